@@ -1,0 +1,56 @@
+# daprperf: performance tests for Dapr's sidecar, daprd.
+#   make perf    build daprd if missing, run the HTTP and gRPC service-invocation perf tests locally
+#   make test    unit and integration tests (real daprd, real Pushgateway)
+# See README.md for every variable.
+
+# The daprd version under test: the one place it is pinned. Served versions that build here:
+# v1.17.5 and v1.16.5 (see scripts/build-daprd.sh).
+DAPR_VERSION ?= v1.17.5
+# Components build tag of daprd: stablecomponents has the kubernetes name resolver the local
+# platform uses and builds faster than allcomponents (README, "daprd").
+DAPRD_TAGS ?= stablecomponents
+export DAPR_VERSION DAPRD_TAGS
+
+DAPRD := .daprd/$(DAPR_VERSION)/daprd
+GO ?= go
+# go test's own timeout per package: perf runs are long, tests are bounded well below.
+PERF_TIMEOUT ?= 90m
+TEST_TIMEOUT ?= 20m
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: all daprd perf test unit bench-tester lint charts clean
+
+all: test
+
+## daprd: build the pinned daprd into .daprd/<version>/daprd, unless it is there already.
+daprd: $(DAPRD)
+$(DAPRD):
+	./scripts/build-daprd.sh $(DAPR_VERSION) $@
+
+## perf: the main job. Overhead bounds that a small machine misses are reported, not fatal
+## (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and achieved QPS always gate.
+perf: daprd
+	DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} \
+	$(GO) test -tags perf -count=1 -v -timeout $(PERF_TIMEOUT) ./tests/...
+
+## test: every test but the perf scenarios, with the real daprd.
+test: daprd
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## unit: the tests that need neither daprd nor the Pushgateway.
+unit:
+	$(GO) test -count=1 -short ./...
+
+## bench-tester: the tester's maximum throughput against httpapp, beside fortio's own runner.
+bench-tester:
+	$(GO) test -run '^$$' -bench 'MaxThroughput' -benchtime 1x -count 3 ./apps/tester/
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) vet -tags perf ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags perf ./...
+
+clean:
+	rm -rf .bin

@@ -1,0 +1,61 @@
+// Package faults holds the knobs the test apps share: a fixed delay added
+// before every answer, and a fraction of answers turned into failures.
+//
+// Failures are deterministic, not random: with FailFraction f, request n
+// (counted from 1) fails when floor(n*f) > floor((n-1)*f), so after n
+// requests exactly floor(n*f) have failed. With f = 0.1 that is request 10,
+// 20, 30, ... : one of every ten.
+//
+//	in := faults.New(faults.Options{FailFraction: 0.1, Delay: time.Millisecond})
+//	fail := in.Next()                    // count the request first
+//	if err := in.Wait(ctx); err != nil { // then the delay, canceled with ctx
+//		return err
+//	}
+//	if fail { ... answer with an error ... }
+package faults
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Options configure the faults a test app injects. The zero value injects
+// none: every request succeeds at once.
+type Options struct {
+	// FailFraction is the fraction of requests answered with a failure, in
+	// [0, 1]: 0 never fails, 0.1 fails exactly 1 of every 10, 1 always fails.
+	FailFraction float64 `json:"failFraction"`
+	// Delay is a fixed wait added before every answer, failures included
+	// (>= 0; 0 means none). It calibrates what the load generator measures.
+	Delay time.Duration `json:"delay"`
+}
+
+// Validate reports every field out of its range; errors name the field.
+func (o Options) Validate() error {
+	var errs []error
+	if err := CheckFailFraction(o.FailFraction); err != nil {
+		errs = append(errs, fmt.Errorf("FailFraction = %v: %w", o.FailFraction, err))
+	}
+	if err := CheckDelay(o.Delay); err != nil {
+		errs = append(errs, fmt.Errorf("Delay = %v: %w", o.Delay, err))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckFailFraction returns an error, without the field name, when f is not
+// in [0, 1] (NaN included). Command lines use it to validate their flag.
+func CheckFailFraction(f float64) error {
+	if !(f >= 0 && f <= 1) {
+		return errors.New("must be in [0, 1]")
+	}
+	return nil
+}
+
+// CheckDelay returns an error, without the field name, when d is negative.
+func CheckDelay(d time.Duration) error {
+	if d < 0 {
+		return errors.New("must be >= 0")
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// ShutdownTimeout bounds a graceful shutdown: in-flight requests get this
+// long to finish before the server is closed hard.
+const ShutdownTimeout = 5 * time.Second
+
+// readHeaderTimeout bounds how long a client may take to send its headers.
+const readHeaderTimeout = 10 * time.Second
+
+// HTTP serves h on ln until ctx is done, then shuts down gracefully within
+// ShutdownTimeout (http.Server.Shutdown), closing the server hard after it.
+// It returns nil after a clean shutdown, or the error that stopped it.
+func HTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc: // Serve failed before any shutdown
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		err = errors.Join(fmt.Errorf("shutdown http within %v: %w", ShutdownTimeout, err), srv.Close())
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, fmt.Errorf("serve http: %w", serr))
+	}
+	return err
+}

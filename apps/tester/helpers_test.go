@@ -1,0 +1,43 @@
+package tester
+
+import (
+	"net"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/apps/grpcapp"
+	"github.com/daprperf/daprperf/apps/httpapp"
+	"github.com/daprperf/daprperf/perf"
+)
+
+// httpApp serves httpapp in-process on loopback and returns its /test URL.
+func httpApp(t testing.TB, o httpapp.Options) string {
+	t.Helper()
+	srv := httptest.NewServer(httpapp.NewHandler(o))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/test"
+}
+
+// grpcApp serves grpcapp in-process on loopback and returns its host:port.
+func grpcApp(t testing.TB, o grpcapp.Options) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := grpcapp.NewServer(o)
+	go func() { _ = s.Serve(ln) }()
+	t.Cleanup(s.Stop)
+	return ln.Addr().String()
+}
+
+// load returns validated params for a run of qps for d over 16 connections.
+func load(t testing.TB, proto perf.Protocol, target string, qps int, d time.Duration) perf.Params {
+	t.Helper()
+	p := perf.DefaultParams()
+	p.Protocol, p.Target = proto, target
+	p.QPS, p.Connections, p.Duration = qps, 16, d
+	require.NoError(t, p.Validate())
+	return p
+}

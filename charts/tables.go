@@ -1,0 +1,506 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// referenceCPUs is the vCPU count of the nodes behind Dapr's published figures.
+const referenceCPUs = 8
+
+// image is a chart embedded in a README: File relative to the README, Title its alt text.
+type image struct{ File, Title string }
+
+// scenarioMarkdown is the README.md of one scenario directory: the tables of rep and the
+// images, linked relative to that directory.
+func scenarioMarkdown(rep *perf.Report, images []image) string {
+	var b strings.Builder
+	env := rep.Environment
+	fmt.Fprintf(&b, "# %s over %s, Dapr %s\n\n", rep.Test, transportName(rep.Transport), orNone(env.DaprVersion))
+	fmt.Fprintf(&b, "Result: **%s**. %s\n\n", resultWord(rep), resultSentence(rep))
+
+	writeTable(&b, append([]string{"transport"}, summaryHeader()...), 1,
+		[][]string{append([]string{string(rep.Transport)}, summaryCells(rep)...)})
+	fmt.Fprintf(&b, "\n%s\n", summaryNote(len(rep.Rounds)))
+
+	b.WriteString("\n## Latency\n\n")
+	writeLatencyTable(&b, rep)
+
+	b.WriteString("\n## Load (main phase)\n\n")
+	writeLoadTable(&b, rep)
+
+	b.WriteString("\n## Rounds\n\n")
+	writeRoundsTable(&b, rep)
+
+	b.WriteString("\n## Resources (main phases)\n\n")
+	writeResourcesTable(&b, rep)
+
+	b.WriteString("\n## Verdicts\n\n")
+	if len(rep.Verdicts) == 0 {
+		b.WriteString("No verdicts recorded.\n")
+	}
+	for _, v := range rep.Verdicts {
+		fmt.Fprintf(&b, "- %s\n", v.String())
+	}
+
+	b.WriteString("\n## Validity\n\n")
+	if rep.Validity.Valid {
+		b.WriteString("Valid: the load kept to its schedule in every phase.\n")
+	} else {
+		b.WriteString("**Invalid**: the run cannot pass.\n")
+		if len(rep.Validity.Reasons) == 0 {
+			b.WriteString("\n- no reason recorded\n")
+		} else {
+			b.WriteString("\n")
+		}
+		for _, r := range rep.Validity.Reasons {
+			fmt.Fprintf(&b, "- %s\n", r)
+		}
+	}
+
+	b.WriteString("\n## Unexpected exits and restarts\n\n")
+	if len(rep.Exits) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, e := range rep.Exits {
+		fmt.Fprintf(&b, "- %s at %s: %s (restarts: %d)\n", e.Process, fmtTime(e.At), e.Reason, e.Restarts)
+	}
+
+	b.WriteString("\n## Environment\n\n")
+	writeEnvironment(&b, rep)
+
+	if len(images) > 0 {
+		b.WriteString("\n## Charts\n")
+		for _, im := range images {
+			fmt.Fprintf(&b, "\n![%s](%s)\n", im.Title, filepath.ToSlash(im.File))
+		}
+	}
+	return b.String()
+}
+
+// versionMarkdown is the README.md of a version directory: one summary row per scenario, each
+// linking to the scenario's README.
+func versionMarkdown(g versionGroup) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Dapr %s: performance reports\n\n", g.Name)
+	rows := make([][]string, 0, len(g.Scenarios))
+	for _, sc := range g.Scenarios {
+		rel, err := filepath.Rel(g.Dir, filepath.Join(sc.Dir, "README.md"))
+		if err != nil {
+			rel = filepath.Join(sc.Dir, "README.md")
+		}
+		link := fmt.Sprintf("[%s](%s)", sc.Key(), filepath.ToSlash(rel))
+		rows = append(rows, append([]string{link}, summaryCells(sc.Report)...))
+	}
+	writeTable(&b, append([]string{"scenario"}, summaryHeader()...), 1, rows)
+	b.WriteString("\nEach scenario's README has the full tables, verdicts, environment and charts.\n")
+	b.WriteString("Latency is the main phase (tester → its sidecar → the app's sidecar → app), median over\n")
+	b.WriteString("rounds; overhead is main minus baseline per round, median over rounds; actual QPS is the\n")
+	b.WriteString("lowest main phase; CPU is the mean under load, memory the peak RSS.\n")
+	b.WriteString("\n| scenario | rounds | daprd | platform | CPU | date |\n|---|---:|---|---|---|---|\n")
+	for i, sc := range g.Scenarios {
+		env := sc.Report.Environment
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", rows[i][0], len(sc.Report.Rounds),
+			cell(orNone(env.DaprVersion)), cell(orNone(env.Platform)), cell(cpuText(env)), fmtTime(env.StartTime))
+	}
+	return b.String()
+}
+
+// summaryHeader names the summary columns, as in Dapr's published report plus the caller's
+// sidecar, requests, success and the result.
+func summaryHeader() []string {
+	return []string{"p50", "p90", "p99", "p99.9", "overhead p50 / p90 / p99",
+		"callee sidecar CPU / memory", "caller sidecar CPU / memory",
+		"requests", "success", "actual QPS", "result"}
+}
+
+// summaryCells are the summary figures of rep, in summaryHeader's order.
+func summaryCells(rep *perf.Report) []string {
+	var out []string
+	mains := rep.MainResults()
+	for _, p := range tablePercentiles() {
+		out = append(out, latencyCell(medianPercentile(mains, p)))
+	}
+	ovs := make([]string, 0, 3)
+	for _, f := range summaryOverheads() {
+		if o, ok := rep.OverheadOf(f); ok {
+			ovs = append(ovs, fmtSignedMs(o.MedianSeconds))
+		} else {
+			ovs = append(ovs, "n/a")
+		}
+	}
+	out = append(out, strings.Join(ovs, " / ")+" ms")
+	out = append(out, sidecarCell(rep, roleCalleeSidecar), sidecarCell(rep, roleCallerSidecar))
+	requests, errs := mainTotals(rep)
+	out = append(out, fmtCount(requests), fmtSuccess(requests, errs))
+	if q, ok := lowestActualQPS(rep); ok {
+		out = append(out, fmtQPS(q))
+	} else {
+		out = append(out, "n/a")
+	}
+	return append(out, resultWord(rep))
+}
+
+func summaryNote(rounds int) string {
+	return fmt.Sprintf("Latency is the main phase (tester → its sidecar → the app's sidecar → app), median over %s;\n"+
+		"overhead is main minus baseline per round, median over rounds; requests and success are over\n"+
+		"the main phases, actual QPS is the lowest main phase; CPU is the mean under load, memory the\n"+
+		"peak RSS.\n", plural(rounds, "round"))
+}
+
+func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
+	ps := tablePercentiles()
+	header := []string{""}
+	for _, p := range ps {
+		header = append(header, perf.PercentileName(p))
+	}
+	row := func(name string, results []perf.Result) []string {
+		r := []string{name}
+		for _, p := range ps {
+			r = append(r, latencyCell(medianPercentile(results, p)))
+		}
+		return r
+	}
+	interval := len(rep.Overhead) > 0
+	for _, o := range rep.Overhead {
+		interval = interval && o.HasInterval
+	}
+	ovName := "overhead (single run: no interval)"
+	if interval {
+		ovName = "overhead [95 % interval]"
+	} else if len(rep.Rounds) > 1 {
+		ovName = "overhead (no interval recorded)"
+	}
+	ov := []string{ovName}
+	for _, p := range ps {
+		o, ok := rep.OverheadOf(perf.PercentileName(p))
+		ov = append(ov, overheadCell(o, ok))
+	}
+	writeTable(b, header, 1, [][]string{
+		row("baseline (tester → app)", baselineResults(rep)),
+		row("main (through both sidecars)", rep.MainResults()),
+		ov,
+	})
+	fmt.Fprintf(b, "\nMedians over %s.", plural(len(rep.Rounds), "round"))
+	if interval {
+		b.WriteString(" The overhead interval is the 95 % bootstrap confidence interval of the median.")
+	}
+	b.WriteString("\n")
+}
+
+func writeLoadTable(b *strings.Builder, rep *perf.Report) {
+	p := rep.Params
+	requests, errs := mainTotals(rep)
+	payload := fmt.Sprintf("%s bytes", fmtCount(int64(p.PayloadBytes)))
+	if p.Payload != "" {
+		payload = "literal payload"
+	}
+	pacing := "fixed rate, no catch-up"
+	if p.CatchUp {
+		pacing = "catch-up allowed"
+	}
+	rows := [][]string{
+		{"target QPS", fmtCount(int64(p.QPS))},
+		{"connections", fmtCount(int64(p.Connections))},
+		{"payload", payload},
+		{"duration per phase", p.Duration.String()},
+		{"pacing", pacing},
+		{"histogram resolution", p.Resolution.String()},
+		{"rounds (baseline and main interleaved)", strconv.Itoa(len(rep.Rounds))},
+		{"requests (main phases)", fmtCount(requests)},
+		{"errors (main phases)", fmtCount(errs)},
+		{"success", fmtSuccess(requests, errs)},
+	}
+	if q, ok := lowestActualQPS(rep); ok {
+		rows = append(rows, []string{"actual QPS (lowest main phase)", fmtQPS(q)})
+	}
+	writeTable(b, []string{"", "value"}, 1, rows)
+}
+
+func writeRoundsTable(b *strings.Builder, rep *perf.Report) {
+	short := []float64{50, 90, 99}
+	triple := func(r perf.Result) string {
+		var parts []string
+		for _, p := range short {
+			d, err := r.Percentile(p)
+			if err != nil {
+				parts = append(parts, "n/a")
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%.3f", d.Seconds()*1e3))
+		}
+		return strings.Join(parts, " / ") + " ms"
+	}
+	rows := make([][]string, 0, len(rep.Rounds))
+	for i := range rep.Rounds {
+		rd := &rep.Rounds[i]
+		rows = append(rows, []string{
+			strconv.Itoa(i + 1),
+			triple(rd.Baseline),
+			triple(rd.Main),
+			fmtCount(rd.Main.Requests),
+			fmtCount(rd.Main.Errors()),
+			fmtQPS(rd.Baseline.ActualQPS) + " / " + fmtQPS(rd.Main.ActualQPS),
+			fmt.Sprintf("%.2f %%", rd.Main.Schedule.BehindFraction()*100),
+		})
+	}
+	writeTable(b, []string{"round", "baseline p50 / p90 / p99", "main p50 / p90 / p99",
+		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule"}, 1, rows)
+}
+
+func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
+	if len(rep.Resources) == 0 {
+		b.WriteString("No resources recorded.\n")
+		return
+	}
+	rows := make([][]string, 0, len(rep.Resources))
+	for _, r := range rep.Resources {
+		rows = append(rows, []string{
+			cell(r.Process), cell(orNone(r.Role)),
+			fmt.Sprintf("%.0f", r.MeanCPUMillicores),
+			fmt.Sprintf("%.1f", r.PeakRSSMiB),
+			fmt.Sprintf("%+.1f KiB/s (R² %.2f)", r.RSSSlopeBytesPerSecond/1024, r.RSSSlopeR2),
+		})
+	}
+	writeTable(b, []string{"process", "role", "mean CPU (mCPU)", "peak RSS (MiB)", "RSS slope, last main phase"}, 2, rows)
+}
+
+func writeEnvironment(b *strings.Builder, rep *perf.Report) {
+	env := rep.Environment
+	writeTable(b, []string{"", ""}, 2, [][]string{
+		{"daprd", cell(orNone(env.DaprVersion))},
+		{"platform", cell(orNone(env.Platform))},
+		{"CPU", cell(cpuText(env))},
+		{"Go", cell(orNone(env.GoVersion))},
+		{"git commit", cell(orNone(env.GitCommit))},
+		{"date", fmtTime(env.StartTime)},
+		{"run", cell(orNone(rep.RunID))},
+	})
+	if env.CPUs > 0 && env.CPUs < referenceCPUs {
+		fmt.Fprintf(b, "\nMeasured on %s shared by the tester, both sidecars and the app; Dapr's published\n"+
+			"figures come from Kubernetes nodes with %d vCPUs. Compare shapes and ratios, not absolute latency.\n",
+			plural(env.CPUs, "CPU"), referenceCPUs)
+	}
+}
+
+// compareMarkdown is the README of comparison c, written to dir: links to the chart file and
+// to the scenarios' READMEs are relative to dir.
+func compareMarkdown(c comparison, dir, chartFile string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Dapr %s vs %s\n\n", c.A, c.B)
+	fmt.Fprintf(&b, "Change %% is (%s − %s) / |%s|. The verdict compares the 95 %% intervals of the two runs:\n", c.B, c.A, c.A)
+	b.WriteString("\"beyond noise\" when they do not overlap, \"within noise\" when they do, and \"no interval\" when a\n")
+	b.WriteString("run has none (a single run, or a figure the report records without an interval).\n")
+	if chartFile != "" {
+		fmt.Fprintf(&b, "\n![Overhead p50, p90, p99: %s vs %s](%s)\n", c.A, c.B, filepath.ToSlash(chartFile))
+	}
+	for _, s := range c.Scenarios {
+		fmt.Fprintf(&b, "\n## %s\n\n", s.Key)
+		fmt.Fprintf(&b, "Reports: %s, %s.\n\n", readmeLink(c.A, dir, s.A.Dir), readmeLink(c.B, dir, s.B.Dir))
+		fmt.Fprintf(&b, "%s: %s, %s. %s: %s, %s.\n", c.A, plural(len(s.A.Report.Rounds), "round"), envLine(s.A.Report),
+			c.B, plural(len(s.B.Report.Rounds), "round"), envLine(s.B.Report))
+		if d := envDifferences(s.A.Report, s.B.Report); d != "" {
+			fmt.Fprintf(&b, "\n**The environments differ** (%s): compare with care.\n", d)
+		}
+		b.WriteString("\n")
+		rows := make([][]string, 0, len(s.Rows))
+		for _, r := range s.Rows {
+			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Verdict})
+		}
+		writeTable(&b, []string{"figure", c.A, c.B, "change %", "verdict"}, 1, rows)
+	}
+	if len(c.OnlyA) > 0 {
+		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.A, strings.Join(c.OnlyA, ", "))
+	}
+	if len(c.OnlyB) > 0 {
+		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.B, strings.Join(c.OnlyB, ", "))
+	}
+	return b.String()
+}
+
+// readmeLink links to the README.md in scenarioDir, relative to dir.
+func readmeLink(text, dir, scenarioDir string) string {
+	path := filepath.Join(scenarioDir, "README.md")
+	if rel, err := filepath.Rel(dir, path); err == nil {
+		path = rel
+	}
+	return fmt.Sprintf("[%s](%s)", text, filepath.ToSlash(path))
+}
+
+func envLine(rep *perf.Report) string {
+	env := rep.Environment
+	return fmt.Sprintf("daprd %s on %s, %s, %s", orNone(env.DaprVersion), orNone(env.Platform), cpuText(env), fmtTime(env.StartTime))
+}
+
+// envDifferences names what differs between the machines of a and b, or "".
+func envDifferences(a, b *perf.Report) string {
+	var d []string
+	ea, eb := a.Environment, b.Environment
+	if ea.Platform != eb.Platform {
+		d = append(d, "platform")
+	}
+	if ea.CPUModel != eb.CPUModel || ea.CPUs != eb.CPUs {
+		d = append(d, "CPU")
+	}
+	if a.Params.QPS != b.Params.QPS || a.Params.Connections != b.Params.Connections ||
+		a.Params.PayloadBytes != b.Params.PayloadBytes || a.Params.Duration != b.Params.Duration {
+		d = append(d, "load parameters")
+	}
+	return strings.Join(d, ", ")
+}
+
+// writeTable writes a Markdown table; columns from rightFrom on are right-aligned.
+func writeTable(b *strings.Builder, header []string, rightFrom int, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i >= rightFrom {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+}
+
+// cell escapes text for a table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func latencyCell(d time.Duration, ok bool) string {
+	if !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f ms", d.Seconds()*1e3)
+}
+
+func overheadCell(o perf.Overhead, ok bool) string {
+	if !ok {
+		return "n/a"
+	}
+	s := fmtSignedMs(o.MedianSeconds) + " ms"
+	if o.HasInterval {
+		s += fmt.Sprintf(" [%s, %s]", fmtSignedMs(o.LowSeconds), fmtSignedMs(o.HighSeconds))
+	}
+	return s
+}
+
+func sidecarCell(rep *perf.Report, role string) string {
+	r, ok := resourceOf(rep, role)
+	if !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f mCPU / %.1f MiB", r.MeanCPUMillicores, r.PeakRSSMiB)
+}
+
+// fmtSignedMs formats seconds as signed milliseconds with µs precision: "+1.060".
+func fmtSignedMs(s float64) string { return fmt.Sprintf("%+.3f", s*1e3) }
+
+func fmtQPS(q float64) string { return fmt.Sprintf("%.2f", q) }
+
+// fmtSuccess is the share of requests that did not fail, never rounded up to 100 %.
+func fmtSuccess(requests, errs int64) string {
+	switch {
+	case requests == 0:
+		return "no requests"
+	case errs == 0:
+		return "100 %"
+	}
+	pct := math.Floor((1-float64(errs)/float64(requests))*100*1000) / 1000
+	return fmt.Sprintf("%.3f %%", pct)
+}
+
+// fmtCount writes n with thousands separators: 60,000.
+func fmtCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "not recorded"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func cpuText(env perf.Environment) string {
+	switch {
+	case env.CPUModel == "" && env.CPUs == 0:
+		return "not recorded"
+	case env.CPUs == 0:
+		return env.CPUModel
+	}
+	return fmt.Sprintf("%s × %d", orNone(env.CPUModel), env.CPUs)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not recorded"
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func transportName(p perf.Protocol) string {
+	switch p {
+	case perf.HTTP:
+		return "HTTP"
+	case perf.GRPC:
+		return "gRPC"
+	}
+	return string(p)
+}
+
+// resultWord is "pass", "FAIL" or "FAIL (invalid)".
+func resultWord(rep *perf.Report) string {
+	switch {
+	case !rep.Validity.Valid:
+		return "FAIL (invalid)"
+	case !rep.Pass:
+		return "FAIL"
+	}
+	return "pass"
+}
+
+func resultSentence(rep *perf.Report) string {
+	passed, gating := 0, 0
+	for _, v := range rep.Verdicts {
+		if v.WarnOnly {
+			continue
+		}
+		gating++
+		if v.Pass {
+			passed++
+		}
+	}
+	valid := "valid run"
+	if !rep.Validity.Valid {
+		valid = "invalid run"
+	}
+	return fmt.Sprintf("%s; %d of %d gating verdicts passed.", strings.ToUpper(valid[:1])+valid[1:], passed, gating)
+}

@@ -1,0 +1,83 @@
+package local
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// kindProtocol is the protocol each app kind serves on its own port.
+var kindProtocol = map[perf.AppKind]perf.Protocol{
+	perf.Tester:  perf.HTTP,
+	perf.HTTPApp: perf.HTTP,
+	perf.GRPCApp: perf.GRPC,
+}
+
+// validName is what an app name may look like: it is a Dapr app id, a file name and a
+// string in the resolver template.
+var validName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$`)
+
+// validate checks apps before anything starts: known kinds, valid and distinct names (also
+// against sidecar names), and sidecar protocols that are http or grpc.
+func validate(apps []perf.App) error {
+	if len(apps) == 0 {
+		return fmt.Errorf("no apps to start")
+	}
+	names := map[string]bool{}
+	for _, a := range apps {
+		if !validName.MatchString(a.Name) {
+			return fmt.Errorf("app %q: name must match %s", a.Name, validName)
+		}
+		if _, ok := kindProtocol[a.Kind]; !ok {
+			return fmt.Errorf("app %s: unknown kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
+		}
+		procs := []string{a.Name}
+		if a.Sidecar != nil {
+			procs = append(procs, perf.SidecarName(a.Name))
+			if p := sidecarProtocol(a); p != perf.HTTP && p != perf.GRPC {
+				return fmt.Errorf("app %s: sidecar app protocol %q (want %s or %s)", a.Name, p, perf.HTTP, perf.GRPC)
+			}
+		}
+		for _, n := range procs {
+			if names[n] {
+				return fmt.Errorf("app %s: process name %s used twice", a.Name, n)
+			}
+			names[n] = true
+		}
+	}
+	return nil
+}
+
+// sidecarProtocol is how a's daprd talks to a: the sidecar's AppProtocol, or else the
+// protocol of a's kind.
+func sidecarProtocol(a perf.App) perf.Protocol {
+	if a.Sidecar != nil && a.Sidecar.AppProtocol != "" {
+		return a.Sidecar.AppProtocol
+	}
+	return kindProtocol[a.Kind]
+}
+
+// appArgs is the command line of an app listening on port: -port, then a.Args.
+func appArgs(a perf.App, port int) []string {
+	return append([]string{"-port", strconv.Itoa(port)}, a.Args...)
+}
+
+// healthPath is the path an HTTP app kind answers 200 on when it is up. httpapp's is
+// /healthz, which it neither counts nor fails on purpose (-fail-fraction), unlike "/".
+var healthPath = map[perf.AppKind]string{
+	perf.Tester:  "/",
+	perf.HTTPApp: "/healthz",
+}
+
+// appCheck is the health check of an app on port: GET healthPath answering 200 for the HTTP
+// kinds, the standard gRPC health service for grpcapp.
+func appCheck(a perf.App, port int) check {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	if kindProtocol[a.Kind] == perf.GRPC {
+		return grpcHealthCheck(addr)
+	}
+	return httpCheck("http://"+addr+healthPath[a.Kind], http.StatusOK)
+}

@@ -1,0 +1,294 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Deployment is a set of apps and sidecars started by Platform.StartE. It implements
+// perf.Deployment, and adds Kill and PID for tests of the platform itself.
+type Deployment struct {
+	dir     string // run directory: logs, configurations, the empty resources folder
+	version string // daprd's version
+	apps    []*deployedApp
+	exitCh  chan *process // unexpected exits, for waitReady; buffered for every process
+
+	mu    sync.Mutex
+	procs []*process // in start order
+}
+
+var _ perf.Deployment = (*Deployment)(nil)
+
+// deployedApp is one app with its ports, its process and its daprd's.
+type deployedApp struct {
+	app     perf.App
+	port    int           // the app's own port
+	sidecar *sidecarPorts // nil without a sidecar
+	config  string        // path of the daprd's Configuration
+	proc    *process
+	daprd   *process
+}
+
+func newDeployment(dir, version string, maxProcs int) *Deployment {
+	return &Deployment{dir: dir, version: version, exitCh: make(chan *process, maxProcs)}
+}
+
+// plan allocates every port and writes each sidecar's Configuration; nothing runs yet.
+func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
+	ps := newPorts(alloc)
+	internal := map[string]int{} // app id -> its daprd's internal gRPC port
+	for _, a := range apps {
+		da := &deployedApp{app: a}
+		port, err := ps.next()
+		if err != nil {
+			return fmt.Errorf("ports of %s: %w", a.Name, err)
+		}
+		da.port = port
+		if a.Sidecar != nil {
+			sp, err := allocSidecarPorts(ps)
+			if err != nil {
+				return fmt.Errorf("ports of %s: %w", perf.SidecarName(a.Name), err)
+			}
+			da.sidecar = &sp
+			internal[a.Name] = sp.InternalGRPC
+		}
+		d.apps = append(d.apps, da)
+	}
+	if err := os.Mkdir(d.resourcesDir(), 0o755); err != nil {
+		return fmt.Errorf("resources folder: %w", err)
+	}
+	for _, da := range d.apps {
+		if da.sidecar == nil {
+			continue
+		}
+		cfg, err := sidecarConfig(da.app.Name, internal, da.app.Sidecar.Config)
+		if err != nil {
+			return err
+		}
+		da.config = runFile(d.dir, da.app.Name+"-config.yaml")
+		if err := os.WriteFile(da.config, cfg, 0o644); err != nil {
+			return fmt.Errorf("config of %s: %w", da.app.Name, err)
+		}
+	}
+	return nil
+}
+
+// resourcesDir is the empty folder given to every daprd as --resources-path, so none loads
+// the components of ~/.dapr.
+func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") }
+
+// launch starts every app, then every daprd, for as long as ctx (the test's) lasts.
+func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string, daprd string) error {
+	for _, da := range d.apps {
+		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], appArgs(da.app, da.port), os.Environ())
+		if err != nil {
+			return err
+		}
+		da.proc = p
+	}
+	for _, da := range d.apps {
+		if da.sidecar == nil {
+			continue
+		}
+		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
+		p, err := d.start(ctx, perf.SidecarName(da.app.Name), daprd, args, daprdEnv())
+		if err != nil {
+			return err
+		}
+		da.daprd = p
+	}
+	return nil
+}
+
+// start starts one process, logging to <run dir>/<name>.log, and adds it to d.
+func (d *Deployment) start(ctx context.Context, name, bin string, args, env []string) (*process, error) {
+	p, err := startProcess(ctx, name, runFile(d.dir, name+".log"), bin, args, env, d.notifyExit)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.procs = append(d.procs, p)
+	d.mu.Unlock()
+	return p, nil
+}
+
+// notifyExit passes an unexpected exit to waitReady; the channel has room for every process.
+func (d *Deployment) notifyExit(p *process) {
+	select {
+	case d.exitCh <- p:
+	default:
+	}
+}
+
+// readiness lists the health check of every process.
+func (d *Deployment) readiness() []readiness {
+	var rs []readiness
+	for _, da := range d.apps {
+		rs = append(rs, readiness{proc: da.proc, check: appCheck(da.app, da.port)})
+		if da.daprd != nil {
+			rs = append(rs, readiness{proc: da.daprd, check: sidecarCheck(*da.sidecar)})
+		}
+	}
+	return rs
+}
+
+// processes returns a copy of the started processes, in start order.
+func (d *Deployment) processes() []*process {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.procs)
+}
+
+// process returns the process called name, or nil.
+func (d *Deployment) process(name string) *process {
+	for _, p := range d.processes() {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// stopAll stops every process at once (SIGTERM, SIGKILL after stopGrace) and waits for all.
+func (d *Deployment) stopAll() error {
+	procs := d.processes()
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Go(func() { errs[i] = p.stop(stopGrace) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// close is the deployment's t.Cleanup: it stops every process, then removes the run
+// directory, or keeps it and logs its path and the logs' when t failed.
+func (d *Deployment) close(t testing.TB) {
+	if err := d.stopAll(); err != nil {
+		t.Errorf("local: teardown: %v", err)
+	}
+	if t.Failed() {
+		t.Logf("local: run dir kept: %s", d.dir)
+		for _, p := range d.processes() {
+			t.Logf("local: log of %s: %s", p.name, p.log)
+		}
+		return
+	}
+	if err := os.RemoveAll(d.dir); err != nil {
+		t.Errorf("local: remove run dir: %v", err)
+	}
+}
+
+// RunDir is the deployment's run directory: <process>.log, <app>-config.yaml, resources/.
+func (d *Deployment) RunDir() string { return d.dir }
+
+// DaprVersion is the version daprd reports ("1.17.5").
+func (d *Deployment) DaprVersion() string { return d.version }
+
+// Processes lists the process names, for each app (in Start's order) its name and, when it
+// has a sidecar, perf.SidecarName(app).
+func (d *Deployment) Processes() []string {
+	var names []string
+	for _, da := range d.apps {
+		names = append(names, da.app.Name)
+		if da.sidecar != nil {
+			names = append(names, perf.SidecarName(da.app.Name))
+		}
+	}
+	return names
+}
+
+// Endpoint returns the address of app's endpoint e: base URLs ("http://127.0.0.1:3500") for
+// HTTP endpoints, host:port for gRPC ones. It is an error when app is unknown, serves no
+// such endpoint (AppHTTP of grpcapp, AppGRPC of httpapp), has no sidecar, or has metrics
+// disabled (SidecarMetrics) or profiling off (SidecarProfile).
+func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
+	i := slices.IndexFunc(d.apps, func(da *deployedApp) bool { return da.app.Name == app })
+	if i < 0 {
+		return "", fmt.Errorf("endpoint %s of %s: no such app", e, app)
+	}
+	da := d.apps[i]
+	httpURL := func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
+	grpcAddr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+	switch e {
+	case perf.AppHTTP, perf.AppGRPC:
+		proto := kindProtocol[da.app.Kind]
+		if (e == perf.AppHTTP) != (proto == perf.HTTP) {
+			return "", fmt.Errorf("endpoint %s of %s: a %s app serves %s only", e, app, da.app.Kind, proto)
+		}
+		if e == perf.AppHTTP {
+			return httpURL(da.port), nil
+		}
+		return grpcAddr(da.port), nil
+	case perf.SidecarHTTP, perf.SidecarGRPC, perf.SidecarMetrics, perf.SidecarProfile:
+	default:
+		return "", fmt.Errorf("endpoint %s of %s: unknown endpoint", e, app)
+	}
+	if da.sidecar == nil {
+		return "", fmt.Errorf("endpoint %s of %s: the app has no sidecar", e, app)
+	}
+	switch e {
+	case perf.SidecarHTTP:
+		return httpURL(da.sidecar.HTTP), nil
+	case perf.SidecarGRPC:
+		return grpcAddr(da.sidecar.GRPC), nil
+	case perf.SidecarMetrics:
+		if da.app.Sidecar.DisableMetrics {
+			return "", fmt.Errorf("endpoint %s of %s: metrics are disabled", e, app)
+		}
+		return httpURL(da.sidecar.Metrics), nil
+	default: // perf.SidecarProfile
+		if !da.app.Sidecar.Profiling {
+			return "", fmt.Errorf("endpoint %s of %s: profiling is off", e, app)
+		}
+		return httpURL(da.sidecar.Profile), nil
+	}
+}
+
+// Exits lists the processes that ended without being asked to (including those ended by
+// Kill), in the order they ended. Restarts is always 0: nothing is restarted.
+func (d *Deployment) Exits(ctx context.Context) ([]perf.Exit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("exits: %w", err)
+	}
+	var exits []perf.Exit
+	for _, p := range d.processes() {
+		if p.exited() && p.exit != nil {
+			exits = append(exits, *p.exit)
+		}
+	}
+	slices.SortFunc(exits, func(a, b perf.Exit) int { return a.At.Compare(b.At) })
+	return exits, nil
+}
+
+// PID is the process ID of the named process, or 0 when there is no such process.
+func (d *Deployment) PID(process string) int {
+	if p := d.process(process); p != nil {
+		return p.pid
+	}
+	return 0
+}
+
+// Kill sends SIGKILL to the named process and returns once it has been reaped; Exits then
+// reports it ("signal SIGKILL"). It is for tests of unexpected exits.
+func (d *Deployment) Kill(process string) error {
+	p := d.process(process)
+	if p == nil {
+		return fmt.Errorf("kill %s: no such process (have %v)", process, d.Processes())
+	}
+	if p.exited() {
+		return fmt.Errorf("kill %s (pid %d): already exited", process, p.pid)
+	}
+	if err := p.kill(); err != nil {
+		return fmt.Errorf("kill %s (pid %d): %w", process, p.pid, err)
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Platform runs apps and daprd sidecars as child processes on 127.0.0.1. It implements
+// perf.Platform; make one with New.
+type Platform struct {
+	daprd     string        // path of the daprd binary
+	version   string        // what `daprd --version` printed
+	root      string        // repository root: the apps are built from here
+	alloc     PortAllocator // where every port comes from
+	runParent string        // run directories are created here; "" is os.TempDir()
+}
+
+var _ perf.Platform = (*Platform)(nil)
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	daprd     string
+	alloc     PortAllocator
+	runParent string
+}
+
+// WithDaprd runs the daprd binary at path instead of the one Daprd finds.
+func WithDaprd(path string) Option { return func(o *options) { o.daprd = path } }
+
+// WithPortAllocator takes every port from alloc instead of FreePort. For each app, in the
+// order given to Start, it is asked for the app's port and then, when the app has a
+// sidecar, for daprd's HTTP, gRPC, internal gRPC, metrics and profile ports. A port
+// already handed out in the same deployment is asked for again.
+func WithPortAllocator(alloc PortAllocator) Option { return func(o *options) { o.alloc = alloc } }
+
+// WithRunDirParent creates each deployment's run directory (logs, configuration) in dir
+// instead of os.TempDir().
+func WithRunDirParent(dir string) Option { return func(o *options) { o.runParent = dir } }
+
+// New returns the local platform. It fails when no daprd can be found (see Daprd), when
+// the one named is missing or not executable, when it cannot tell its version, or when
+// the working directory is not inside the daprperf repository (the apps are built there).
+func New(opts ...Option) (*Platform, error) {
+	o := options{alloc: FreePort}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	daprd := o.daprd
+	if daprd != "" {
+		if err := checkExecutable(daprd); err != nil {
+			return nil, fmt.Errorf("local: WithDaprd(%s): %w", daprd, err)
+		}
+	} else {
+		var err error
+		if daprd, err = Daprd(); err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+	}
+	version, err := daprdVersion(context.Background(), daprd)
+	if err != nil {
+		return nil, fmt.Errorf("local: daprd version: %w", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	root, err := RepoRoot(wd)
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	if o.alloc == nil {
+		o.alloc = FreePort
+	}
+	return &Platform{daprd: daprd, version: version, root: root, alloc: o.alloc, runParent: o.runParent}, nil
+}
+
+// Name is "local".
+func (p *Platform) Name() string { return "local" }
+
+// Daprd is the path of the daprd binary the platform runs.
+func (p *Platform) Daprd() string { return p.daprd }
+
+// DaprVersion is what the daprd binary reports as its version ("1.17.5").
+func (p *Platform) DaprVersion() string { return p.version }
+
+// Start is StartE that fails t (t.Fatalf) instead of returning an error.
+func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+	t.Helper()
+	d, err := p.StartE(ctx, t, apps...)
+	if err != nil {
+		t.Fatalf("local: %v", err)
+	}
+	return d
+}
+
+// StartE starts apps, each with its daprd when it has a Sidecar, and returns once every app
+// answers its health check and every daprd answers /v1.0/healthz with 204. ctx bounds the
+// app builds and that wait, not the processes' life: they run until t ends, when t.Cleanup
+// stops them and removes the run directory (kept, and logged, when t failed). On error
+// whatever was started is stopped at once; the error names the process, the last health
+// error or the exit status, and the log.
+func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
+	t.Helper()
+	if err := validate(apps); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	dir, err := os.MkdirTemp(p.runParent, "daprperf-local-*")
+	if err != nil {
+		return nil, fmt.Errorf("start: run dir: %w", err)
+	}
+	d := newDeployment(dir, p.version, len(apps)*2)
+	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
+
+	if err := d.plan(p.alloc, apps); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	bins, err := p.buildApps(ctx, apps)
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	if err := d.launch(t.Context(), bins, p.daprd); err != nil {
+		return nil, errorsJoinStop(fmt.Errorf("start: %w", err), d)
+	}
+	if err := waitReady(ctx, d.readiness(), d.exitCh); err != nil {
+		return nil, errorsJoinStop(fmt.Errorf("start: %w", err), d)
+	}
+	return d, nil
+}
+
+// buildApps builds the binary of each kind apps use; the result maps kind to path.
+func (p *Platform) buildApps(ctx context.Context, apps []perf.App) (map[perf.AppKind]string, error) {
+	bins := map[perf.AppKind]string{}
+	for _, a := range apps {
+		if _, ok := bins[a.Kind]; ok {
+			continue
+		}
+		bin, err := appBinary(ctx, p.root, a.Kind)
+		if err != nil {
+			return nil, err
+		}
+		bins[a.Kind] = bin
+	}
+	return bins, nil
+}
+
+// errorsJoinStop stops d's processes at once and adds any teardown error to err.
+func errorsJoinStop(err error, d *Deployment) error {
+	if serr := d.stopAll(); serr != nil {
+		return fmt.Errorf("%w\nthen, stopping the rest: %w", err, serr)
+	}
+	return err
+}
+
+// runFile is the path of a file in the run directory.
+func runFile(dir, name string) string { return filepath.Join(dir, name) }

@@ -1,0 +1,172 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Protocol is the wire protocol of a load run.
+type Protocol string
+
+// The protocols a load run speaks.
+const (
+	HTTP Protocol = "http"
+	GRPC Protocol = "grpc"
+)
+
+// Limits on Params, stated once so that errors and docs agree.
+const (
+	// MinDuration is the shortest load run accepted: below it a QPS figure is mostly start-up.
+	MinDuration = time.Second
+	// MaxDuration bounds every load loop in time.
+	MaxDuration = 24 * time.Hour
+	// MaxPayloadBytes is the largest request payload accepted: 10 MiB, far beyond Dapr's
+	// suite (which uses 0 to 100 KB) but below daprd's default 4 MiB body limit times a margin.
+	MaxPayloadBytes = 10 << 20
+	// MaxConnections bounds the number of concurrent connections (fortio threads).
+	MaxConnections = 10_000
+	// MaxQPS bounds the target rate; 1,000,000 requests/s is far beyond any loopback run.
+	MaxQPS = 1_000_000
+	// MinResolution and MaxResolution bound the latency histogram's bucket width.
+	MinResolution = 100 * time.Nanosecond
+	MaxResolution = time.Second
+)
+
+// DefaultPercentiles are the percentiles every run computes: p50, p75, p90, p99, p99.9.
+var DefaultPercentiles = []float64{50, 75, 90, 99, 99.9}
+
+// Params are the settings of one load run: rates in requests per second, sizes in bytes,
+// durations as time.Duration (nanoseconds in JSON). The zero value is not valid: start from
+// DefaultParams or NewParams.
+type Params struct {
+	// QPS is the target rate in requests per second across all connections; at least 1.
+	QPS int `json:"qps"`
+	// Connections is the number of concurrent connections (fortio threads); at least 1.
+	Connections int `json:"connections"`
+	// Duration of the run; at least MinDuration.
+	Duration time.Duration `json:"duration"`
+	// PayloadBytes is the size of a generated request payload, in bytes (0 = no body).
+	// Ignored when Payload is set.
+	PayloadBytes int `json:"payloadBytes"`
+	// Payload is a literal request body; it wins over PayloadBytes.
+	Payload string `json:"payload,omitempty"`
+
+	// Protocol is HTTP or GRPC.
+	Protocol Protocol `json:"protocol"`
+	// Target is where the load goes: a URL for HTTP (http://127.0.0.1:3500/v1.0/invoke/app/method/test),
+	// host:port for gRPC.
+	Target string `json:"target"`
+	// AppID is, for gRPC, the app id to invoke through the sidecar's Dapr.InvokeService API.
+	// Empty means the target is the app itself, called through AppCallback.OnInvoke (the baseline).
+	AppID string `json:"appID,omitempty"`
+	// Method is, for gRPC, the invoked method name (default "test").
+	Method string `json:"method,omitempty"`
+	// UniquePath appends "/<uuid>" to the URL path (HTTP) or the method (gRPC) of every request,
+	// as in the method-name memory-growth case (checkout/{orderId}).
+	UniquePath bool `json:"uniquePath,omitempty"`
+
+	// Resolution is the width of one latency histogram bucket (default 10 µs). fortio's own
+	// default of 1 ms puts every loopback sample in one bucket.
+	Resolution time.Duration `json:"resolution"`
+	// Percentiles to compute, each in (0, 100).
+	Percentiles []float64 `json:"percentiles"`
+	// CatchUp lets the generator burst to catch up after a slow response. The default (false)
+	// keeps a fixed rate and skips the missed slots, which are then counted as fell-behind.
+	CatchUp bool `json:"catchUp,omitempty"`
+}
+
+// DefaultParams are Dapr's perf-suite defaults: 1 QPS, 1 connection, 1 minute, no payload,
+// HTTP; plus this framework's 10 µs resolution, DefaultPercentiles and fixed-rate pacing.
+func DefaultParams() Params {
+	return Params{
+		QPS:         1,
+		Connections: 1,
+		Duration:    time.Minute,
+		Protocol:    HTTP,
+		Method:      "test",
+		Resolution:  10 * time.Microsecond,
+		Percentiles: append([]float64(nil), DefaultPercentiles...),
+	}
+}
+
+// Validate reports every invalid field at once; each error names the field (by its JSON name),
+// the value and what it accepts. Target may be empty here: a scenario fills it in per phase.
+func (p Params) Validate() error {
+	var errs []error
+	bad := func(field string, value any, accepts string) {
+		errs = append(errs, fmt.Errorf("%s = %v: must be %s", field, value, accepts))
+	}
+	if p.QPS < 1 || p.QPS > MaxQPS {
+		bad("qps", p.QPS, fmt.Sprintf("an integer from 1 to %d (requests/s)", MaxQPS))
+	}
+	if p.Connections < 1 || p.Connections > MaxConnections {
+		bad("connections", p.Connections, fmt.Sprintf("an integer from 1 to %d", MaxConnections))
+	}
+	if p.Duration < MinDuration || p.Duration > MaxDuration {
+		bad("duration", p.Duration, fmt.Sprintf("from %v to %v", MinDuration, MaxDuration))
+	}
+	if p.PayloadBytes < 0 || p.PayloadBytes > MaxPayloadBytes {
+		bad("payloadBytes", p.PayloadBytes, fmt.Sprintf("from 0 to %d bytes", MaxPayloadBytes))
+	}
+	if len(p.Payload) > MaxPayloadBytes {
+		bad("payload", fmt.Sprintf("(%d bytes)", len(p.Payload)), fmt.Sprintf("at most %d bytes", MaxPayloadBytes))
+	}
+	switch p.Protocol {
+	case HTTP:
+		if p.Target != "" {
+			if u, err := url.Parse(p.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				bad("target", p.Target, "an http:// or https:// URL for protocol http")
+			}
+		}
+	case GRPC:
+		if p.Target != "" && (strings.Contains(p.Target, "/") || !strings.Contains(p.Target, ":")) {
+			bad("target", p.Target, "host:port for protocol grpc")
+		}
+		if p.Method == "" {
+			bad("method", `""`, "a method name for protocol grpc")
+		}
+	default:
+		bad("protocol", fmt.Sprintf("%q", p.Protocol), `"http" or "grpc"`)
+	}
+	if p.Resolution < MinResolution || p.Resolution > MaxResolution {
+		bad("resolution", p.Resolution, fmt.Sprintf("from %v to %v", MinResolution, MaxResolution))
+	}
+	if len(p.Percentiles) == 0 {
+		bad("percentiles", "[]", "a non-empty list")
+	}
+	for _, q := range p.Percentiles {
+		if !(q > 0 && q < 100) || math.IsNaN(q) {
+			bad("percentiles", q, "each in the open range (0, 100)")
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("perf: invalid params: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// RequestBody returns the body each request sends: Payload if set, else PayloadBytes of
+// generated text, else nil.
+func (p Params) RequestBody() []byte {
+	if p.Payload != "" {
+		return []byte(p.Payload)
+	}
+	if p.PayloadBytes == 0 {
+		return nil
+	}
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, p.PayloadBytes)
+	for i := range b {
+		b[i] = alphabet[i%len(alphabet)]
+	}
+	return b
+}
+
+// ExpectedRequests is the number of requests a run at these params schedules: QPS x Duration.
+func (p Params) ExpectedRequests() int64 {
+	return int64(float64(p.QPS) * p.Duration.Seconds())
+}

@@ -1,0 +1,121 @@
+package perf
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// AppKind names one of the framework's apps; each platform knows how to run each kind
+// (local: a binary built from apps/<kind>/cmd/<kind>; kubernetes: an image).
+type AppKind string
+
+// The apps a scenario can use.
+const (
+	Tester  AppKind = "tester"  // the load generator: GET / health, POST /test
+	HTTPApp AppKind = "httpapp" // the HTTP callee
+	GRPCApp AppKind = "grpcapp" // the gRPC callee (Dapr AppCallback)
+)
+
+// App describes one app of a scenario and, optionally, its daprd sidecar. It is data: a
+// scenario never touches processes or Kubernetes objects.
+type App struct {
+	// Name is unique in a scenario and is also the Dapr app id.
+	Name string `json:"name"`
+	// Kind says which program runs.
+	Kind AppKind `json:"kind"`
+	// Args are extra flags for the app, such as "-delay=1ms" or "-fail-fraction=0.1".
+	Args []string `json:"args,omitempty"`
+	// Sidecar is the daprd beside the app; nil means no sidecar.
+	Sidecar *Sidecar `json:"sidecar,omitempty"`
+	// Resources are requests and limits (kubernetes only; the local platform ignores them).
+	Resources Resources `json:"resources"`
+}
+
+// Sidecar is the daprd configuration of one app.
+type Sidecar struct {
+	// AppProtocol is how daprd talks to its app: HTTP or GRPC.
+	AppProtocol Protocol `json:"appProtocol"`
+	// DisableMetrics sets --enable-metrics=false (the dapr.io/enable-metrics: "false"
+	// annotation); the /metrics endpoint then disappears.
+	DisableMetrics bool `json:"disableMetrics,omitempty"`
+	// Profiling turns on the pprof endpoint (--enable-profiling).
+	Profiling bool `json:"profiling,omitempty"`
+	// ExtraArgs are more daprd flags, appended as given.
+	ExtraArgs []string `json:"extraArgs,omitempty"`
+	// Config is merged into the spec of the Dapr Configuration resource this sidecar gets, for
+	// instance {"metric": {"http": {"increasedCardinality": false}}}. The platform adds what it
+	// needs itself (local: spec.nameResolution).
+	Config map[string]any `json:"config,omitempty"`
+	// Resources are the sidecar's requests and limits (kubernetes only).
+	Resources Resources `json:"resources"`
+}
+
+// Resources are Kubernetes-style requests and limits, as quantities ("250m", "256Mi").
+type Resources struct {
+	CPURequest    string `json:"cpuRequest,omitempty"`
+	CPULimit      string `json:"cpuLimit,omitempty"`
+	MemoryRequest string `json:"memoryRequest,omitempty"`
+	MemoryLimit   string `json:"memoryLimit,omitempty"`
+}
+
+// Endpoint names one address of a deployed app or sidecar.
+type Endpoint string
+
+// The endpoints a Deployment resolves. HTTP endpoints are base URLs without a trailing slash
+// ("http://127.0.0.1:3500"); gRPC endpoints are host:port.
+const (
+	AppHTTP        Endpoint = "app-http"        // the app's own HTTP port (tester, httpapp)
+	AppGRPC        Endpoint = "app-grpc"        // the app's own gRPC port (grpcapp)
+	SidecarHTTP    Endpoint = "sidecar-http"    // daprd's HTTP API
+	SidecarGRPC    Endpoint = "sidecar-grpc"    // daprd's gRPC API (Dapr.InvokeService)
+	SidecarMetrics Endpoint = "sidecar-metrics" // daprd's Prometheus endpoint; base URL, path /metrics
+	SidecarProfile Endpoint = "sidecar-profile" // daprd's pprof endpoint; base URL, path /debug/pprof/...
+)
+
+// Platform starts a scenario's apps with their sidecars.
+type Platform interface {
+	// Name is "local" or "kubernetes", recorded in reports.
+	Name() string
+	// Start returns once every app and sidecar answers its health check, or fails t. ctx bounds
+	// that wait only; teardown is registered with t.Cleanup and also runs when t fails.
+	Start(ctx context.Context, t testing.TB, apps ...App) Deployment
+}
+
+// Deployment is a started set of apps.
+type Deployment interface {
+	// Endpoint returns the address of app's endpoint e, or an error naming both when the
+	// app has no such endpoint (no sidecar, metrics disabled, profiling off).
+	Endpoint(app string, e Endpoint) (string, error)
+	// Processes lists the processes whose usage Usage reports: for each app its name, and
+	// for each sidecar "<app>-daprd".
+	Processes() []string
+	// Usage reads each process's current usage: cumulative CPU time and RSS.
+	Usage(ctx context.Context) (map[string]Usage, error)
+	// Exits lists processes that ended while the deployment was meant to be running
+	// (unexpected exits), or whose containers restarted.
+	Exits(ctx context.Context) ([]Exit, error)
+	// DaprVersion is the daprd version actually running, as daprd reports it ("1.17.5").
+	DaprVersion() string
+}
+
+// Usage is one reading of a process's resource use.
+type Usage struct {
+	// CPUSeconds is the process's cumulative CPU time (user + system), in seconds.
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// RSSBytes is the resident set size, in bytes.
+	RSSBytes uint64 `json:"rssBytes"`
+}
+
+// Exit is an unexpected end of a process, or a restart of a container.
+type Exit struct {
+	Process string    `json:"process"`
+	At      time.Time `json:"at"`
+	// Reason is the exit status or the restart cause, as the platform saw it.
+	Reason string `json:"reason"`
+	// Restarts is how many times it restarted (kubernetes); 0 for a process that just ended.
+	Restarts int `json:"restarts"`
+}
+
+// SidecarName is the process name of app's daprd in Processes, Usage and Exits.
+func SidecarName(app string) string { return app + "-daprd" }

@@ -1,0 +1,428 @@
+package perf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/push"
+)
+
+// Environment variables that configure the Pushgateway push. The names are those of Dapr's
+// perf suite (tests/perf/utils/prometheus_metrics.go), so CI secrets carry over.
+const (
+	// EnvPushgatewayURL is the gateway's base URL, such as http://pushgateway:9091; unset or
+	// empty means no push.
+	EnvPushgatewayURL = "DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_URL"
+	// EnvPushgatewayUsername and EnvPushgatewayPassword enable HTTP basic auth; set both or
+	// neither.
+	EnvPushgatewayUsername = "DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_USERNAME"
+	EnvPushgatewayPassword = "DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_PASSWORD"
+)
+
+// PushJob is the Pushgateway job of every push; the grouping key adds test, version and run_id.
+const PushJob = "daprperf"
+
+// DefaultPushTimeout bounds a whole push (connect, send, answer) when PushConfig.Client is nil.
+const DefaultPushTimeout = 10 * time.Second
+
+// pushMaxErrorBody is how much of a failed push's answer is kept for the error message.
+const pushMaxErrorBody = 4 << 10
+
+// PushConfig says where Push sends a report's figures. The zero value disables the push.
+type PushConfig struct {
+	// URL is the gateway's base URL, without "/metrics/job/...": http://127.0.0.1:9091, or
+	// host:port (http is assumed), optionally with a path prefix. Empty disables the push.
+	URL string
+	// Username and Password are sent as HTTP basic auth when Username is not empty.
+	Username, Password string
+	// Client sends the request. nil means an http.Client (default transport) with
+	// DefaultPushTimeout. A test can hand in a fake; an *http.Client fits.
+	Client interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+}
+
+// Enabled reports whether a push is configured (URL is set).
+func (c PushConfig) Enabled() bool { return c.URL != "" }
+
+// String describes the configuration without the password, for logs.
+func (c PushConfig) String() string {
+	if !c.Enabled() {
+		return "pushgateway: disabled"
+	}
+	if c.Username != "" {
+		return fmt.Sprintf("pushgateway %s (basic auth as %q, password redacted)", c.URL, c.Username)
+	}
+	return "pushgateway " + c.URL
+}
+
+// PushConfigFromEnv reads EnvPushgatewayURL, EnvPushgatewayUsername and EnvPushgatewayPassword.
+// An unset or empty URL gives a disabled config and no error. An invalid URL, or a username
+// without a password (or the reverse), is an error naming the variable; Dapr's suite ignores
+// both silently. The URL is returned normalised (scheme added, trailing slash removed).
+func PushConfigFromEnv() (PushConfig, error) {
+	cfg := PushConfig{
+		Username: os.Getenv(EnvPushgatewayUsername),
+		Password: os.Getenv(EnvPushgatewayPassword),
+	}
+	var errs []error
+	if raw := os.Getenv(EnvPushgatewayURL); raw != "" {
+		u, err := pushgatewayBaseURL(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvPushgatewayURL, pushRedacted(raw), err))
+		}
+		cfg.URL = u
+	}
+	if (cfg.Username == "") != (cfg.Password == "") {
+		errs = append(errs, fmt.Errorf("%s and %s: set both for basic auth, or neither",
+			EnvPushgatewayUsername, EnvPushgatewayPassword))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return PushConfig{}, fmt.Errorf("perf: pushgateway config: %w", err)
+	}
+	return cfg, nil
+}
+
+// pushgatewayBaseURL validates a gateway base URL and returns it normalised. Like
+// client_golang's push.New it accepts host:port and assumes http.
+func pushgatewayBaseURL(raw string) (string, error) {
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("must be a URL such as http://127.0.0.1:9091: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("must be an http or https URL, such as http://127.0.0.1:9091")
+	case u.Hostname() == "":
+		return "", fmt.Errorf("must name a host, such as http://127.0.0.1:9091")
+	case u.User != nil:
+		return "", fmt.Errorf("must not hold credentials (they would be printed in errors): use %s and %s",
+			EnvPushgatewayUsername, EnvPushgatewayPassword)
+	case u.RawQuery != "" || u.Fragment != "":
+		return "", fmt.Errorf("must not have a query or fragment")
+	case strings.Contains(u.Path+"/", "/metrics/"):
+		return "", fmt.Errorf("must be the gateway's base URL: /metrics/job/... is added per push")
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// pushRedacted hides a password written into a URL, for error messages.
+func pushRedacted(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
+}
+
+// PushError is a failed push. Its text names the gateway and carries client_golang's error,
+// which for an answer other than 200/202 holds the status code and the gateway's message.
+type PushError struct {
+	// URL is the gateway's base URL.
+	URL string
+	// StatusCode is the gateway's HTTP status, or 0 when no answer came (unreachable, timeout,
+	// canceled) or the push failed before sending.
+	StatusCode int
+	Err        error
+}
+
+func (e *PushError) Error() string { return fmt.Sprintf("perf: push to %s: %v", e.URL, e.Err) }
+
+func (e *PushError) Unwrap() error { return e.Err }
+
+// Push sends rep's figures to the Pushgateway in cfg, as one group under job PushJob with the
+// grouping key test=<rep.Test>_<rep.Transport>, version=<rep.Environment.DaprVersion> ("unknown"
+// when empty), run_id=<rep.RunID>, so no run overwrites another. It POSTs (client_golang's
+// AddContext), which never deletes metrics already in that group. A disabled cfg is a no-op.
+//
+// What is pushed, and from which report fields, is documented on each metric's Help and in the
+// README ("Pushing to a Prometheus Pushgateway"). A report that lacks a figure (no rounds, a
+// percentile or overhead not computed, two resources with the same role and process) is an
+// error before anything is sent. A failed push is a *PushError.
+func Push(ctx context.Context, cfg PushConfig, rep *Report) error {
+	if !cfg.Enabled() {
+		return nil
+	}
+	base, err := pushgatewayBaseURL(cfg.URL)
+	if err != nil {
+		return &PushError{URL: pushRedacted(cfg.URL), Err: err}
+	}
+	if rep == nil {
+		return &PushError{URL: base, Err: errors.New("no report")}
+	}
+	grouping, err := pushGrouping(rep)
+	if err != nil {
+		return &PushError{URL: base, Err: err}
+	}
+	reg, err := pushRegistry(rep)
+	if err != nil {
+		return &PushError{URL: base, Err: err}
+	}
+	client := cfg.Client
+	if client == nil {
+		client = &http.Client{Timeout: DefaultPushTimeout}
+	}
+	doer := &pushStatusDoer{next: client}
+	p := push.New(base, PushJob).Gatherer(reg).Client(doer)
+	for _, kv := range grouping {
+		p.Grouping(kv[0], kv[1])
+	}
+	if cfg.Username != "" {
+		p.BasicAuth(cfg.Username, cfg.Password)
+	}
+	if err := p.AddContext(ctx); err != nil {
+		return &PushError{URL: base, StatusCode: doer.status, Err: err}
+	}
+	return nil
+}
+
+// pushGrouping is the grouping key of rep, in path order.
+func pushGrouping(rep *Report) ([][2]string, error) {
+	var missing []string
+	if rep.Test == "" {
+		missing = append(missing, "test")
+	}
+	if rep.Transport == "" {
+		missing = append(missing, "transport")
+	}
+	if rep.RunID == "" {
+		missing = append(missing, "runID")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("report has no %s: the grouping key needs it", strings.Join(missing, ", "))
+	}
+	version := rep.Environment.DaprVersion
+	if version == "" {
+		version = "unknown" // as Report.Path
+	}
+	return [][2]string{
+		{"test", rep.Test + "_" + string(rep.Transport)},
+		{"version", version},
+		{"run_id", rep.RunID},
+	}, nil
+}
+
+// pushStatusDoer remembers the status of the answer and, for a non-2xx answer, keeps at most
+// pushMaxErrorBody bytes of its body (trimmed) for client_golang to put in the error.
+type pushStatusDoer struct {
+	next interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+	status int
+}
+
+func (d *pushStatusDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.next.Do(req)
+	if err != nil {
+		return resp, err
+	}
+	d.status = resp.StatusCode
+	if resp.StatusCode/100 != 2 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, pushMaxErrorBody+1)) // for the message only
+		_ = resp.Body.Close()
+		if len(body) > pushMaxErrorBody {
+			body = append(body[:pushMaxErrorBody], " ... (truncated)"...)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(bytes.TrimSpace(body)))
+	}
+	return resp, nil
+}
+
+// Roles whose resources feed Dapr's legacy gauges.
+const (
+	pushRoleApp           = "app"
+	pushRoleCalleeSidecar = "callee-sidecar"
+)
+
+// pushRegistry builds a fresh registry holding rep's figures: the new daprperf_* metrics in
+// base units, and Dapr's legacy gauges in Dapr's units and shape (no labels).
+func pushRegistry(rep *Report) (*prometheus.Registry, error) {
+	if len(rep.Rounds) == 0 {
+		return nil, errors.New("report has no rounds")
+	}
+	reg := prometheus.NewRegistry()
+	var regErrs []error
+	vec := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+		regErrs = append(regErrs, reg.Register(g))
+		return g
+	}
+	one := func(name, help string) prometheus.Gauge {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+		regErrs = append(regErrs, reg.Register(g))
+		return g
+	}
+
+	latency := vec("daprperf_latency_seconds",
+		"Request latency at a quantile, in seconds: the median over rounds of each round's percentile. phase=baseline is tester -> app, phase=main is tester -> sidecar -> sidecar -> app.",
+		"phase", "quantile")
+	overhead := vec("daprperf_overhead_seconds",
+		"Latency the sidecar path adds at a quantile, in seconds (main minus baseline of the same round). bound=median is the median over rounds; low and high bound its 95% bootstrap interval (equal to the median with one round).",
+		"quantile", "bound")
+	overheadMean := vec("daprperf_overhead_mean_seconds",
+		"Mean latency the sidecar path adds, in seconds (main mean minus baseline mean of the same round). bound=median is the median over rounds; low and high bound its 95% bootstrap interval.",
+		"bound")
+	errorCount := vec("daprperf_errors",
+		"Failed requests (any non-2xx HTTP status, socket error or non-OK gRPC status), summed over the rounds of the phase. A count; a gauge because each run is pushed once.",
+		"phase")
+	actualQPS := one("daprperf_actual_qps",
+		"Achieved request rate of the main phase, in requests per second: the median over rounds.")
+	targetQPS := one("daprperf_target_qps",
+		"Target request rate of the main phase, in requests per second.")
+	rounds := one("daprperf_rounds",
+		"Number of interleaved baseline/main rounds the figures are computed from.")
+	cpu := vec("daprperf_cpu_cores",
+		"Mean CPU use of a process under load (main phases), in cores: 1 is one core fully busy.",
+		"role", "process")
+	rss := vec("daprperf_rss_bytes",
+		"Peak resident set size of a process sampled during the main phases, in bytes.",
+		"role", "process")
+	rssSlope := vec("daprperf_rss_slope_bytes_per_second",
+		"Least-squares RSS growth of a process over the last main phase, in bytes per second.",
+		"role", "process")
+	pass := one("daprperf_pass",
+		"1 if the run was valid and every enforced threshold passed, else 0.")
+
+	legacyBaseline := one("BASELINE_RESPONSE_TIME",
+		"Dapr perf suite gauge: mean latency of the baseline phase (no sidecar), in milliseconds; median over rounds.")
+	legacyDapr := one("DAPR_RESPONSE_TIME",
+		"Dapr perf suite gauge: mean latency through the sidecars, in milliseconds; median over rounds.")
+	legacyAdded := one("LATENCY_BY_DAPR",
+		"Dapr perf suite gauge: mean latency added by the sidecars, in milliseconds; median over rounds of main mean minus baseline mean.")
+	legacyAppCPU := one("APP_CPU_USAGE",
+		"Dapr perf suite gauge: mean CPU of the app (role app) under load, in millicores.")
+	legacySidecarCPU := one("DAPR_SIDECAR_CPU_USAGE",
+		"Dapr perf suite gauge: mean CPU of the callee's sidecar (role callee-sidecar) under load, in millicores.")
+	legacyAppMem := one("APP_MEMORY_USAGE",
+		"Dapr perf suite gauge: peak RSS of the app (role app) under load, in MB (MiB, 2^20 bytes).")
+	legacySidecarMem := one("DAPR_SIDECAR_MEMORY_USAGE",
+		"Dapr perf suite gauge: peak RSS of the callee's sidecar (role callee-sidecar) under load, in MB (MiB, 2^20 bytes).")
+	legacyThroughput := one("APPLICATION_THROUGHPUT",
+		"Dapr perf suite gauge: achieved request rate of the main phase, in requests per second; median over rounds.")
+	if err := errors.Join(regErrs...); err != nil {
+		return nil, err
+	}
+
+	// Latency, errors and rates, per phase, over the rounds.
+	phases := []struct {
+		name   string
+		result func(Round) Result
+	}{
+		{"baseline", func(r Round) Result { return r.Baseline }},
+		{"main", func(r Round) Result { return r.Main }},
+	}
+	means := map[string]float64{}
+	for _, ph := range phases {
+		for _, p := range OverheadPercentiles {
+			perRound := make([]float64, 0, len(rep.Rounds))
+			for i, rd := range rep.Rounds {
+				res := ph.result(rd)
+				d, err := res.Percentile(p)
+				if err != nil {
+					return nil, fmt.Errorf("round %d %s: %w", i+1, ph.name, err)
+				}
+				perRound = append(perRound, d.Seconds())
+			}
+			latency.WithLabelValues(ph.name, pushQuantile(p)).Set(median(perRound))
+		}
+		var failed int64
+		avgs := make([]float64, 0, len(rep.Rounds))
+		for _, rd := range rep.Rounds {
+			res := ph.result(rd)
+			failed += res.Errors()
+			avgs = append(avgs, res.Latency.AvgSeconds)
+		}
+		errorCount.WithLabelValues(ph.name).Set(float64(failed))
+		means[ph.name] = median(avgs)
+	}
+	qps := make([]float64, 0, len(rep.Rounds))
+	for _, rd := range rep.Rounds {
+		qps = append(qps, rd.Main.ActualQPS)
+	}
+	mainQPS := median(qps)
+	actualQPS.Set(mainQPS)
+	targetQPS.Set(float64(rep.Params.QPS))
+	rounds.Set(float64(len(rep.Rounds)))
+
+	// Overhead, by percentile value and for the mean.
+	for _, p := range OverheadPercentiles {
+		o, ok := rep.OverheadOf(PercentileName(p))
+		if !ok {
+			return nil, fmt.Errorf("report has no overhead at %s", PercentileName(p))
+		}
+		q := pushQuantile(p)
+		overhead.WithLabelValues(q, "median").Set(o.MedianSeconds)
+		overhead.WithLabelValues(q, "low").Set(o.LowSeconds)
+		overhead.WithLabelValues(q, "high").Set(o.HighSeconds)
+	}
+	meanOverhead, ok := rep.OverheadOf("mean")
+	if !ok {
+		return nil, errors.New("report has no mean overhead")
+	}
+	overheadMean.WithLabelValues("median").Set(meanOverhead.MedianSeconds)
+	overheadMean.WithLabelValues("low").Set(meanOverhead.LowSeconds)
+	overheadMean.WithLabelValues("high").Set(meanOverhead.HighSeconds)
+
+	// Resources, one series per process.
+	seen := map[[2]string]bool{}
+	byRole := map[string][]ResourceSummary{}
+	for _, rs := range rep.Resources {
+		key := [2]string{rs.Role, rs.Process}
+		if seen[key] {
+			return nil, fmt.Errorf("report has two resource summaries for role %q, process %q", rs.Role, rs.Process)
+		}
+		seen[key] = true
+		byRole[rs.Role] = append(byRole[rs.Role], rs)
+		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUMillicores / 1000)
+		rss.WithLabelValues(rs.Role, rs.Process).Set(rs.PeakRSSMiB * (1 << 20))
+		rssSlope.WithLabelValues(rs.Role, rs.Process).Set(rs.RSSSlopeBytesPerSecond)
+	}
+	if rep.Pass {
+		pass.Set(1)
+	}
+
+	// Dapr's legacy gauges: Dapr's units (ms, millicores, MB) and no labels, so that existing
+	// dashboards keep working. A role missing from the report leaves its gauges out rather than
+	// pushing a made-up 0; two processes with one role would be ambiguous.
+	legacyBaseline.Set(means["baseline"] * 1e3)
+	legacyDapr.Set(means["main"] * 1e3)
+	legacyAdded.Set(meanOverhead.MedianSeconds * 1e3)
+	legacyThroughput.Set(mainQPS)
+	for _, l := range []struct {
+		role     string
+		cpu, mem prometheus.Gauge
+	}{
+		{pushRoleApp, legacyAppCPU, legacyAppMem},
+		{pushRoleCalleeSidecar, legacySidecarCPU, legacySidecarMem},
+	} {
+		switch rs := byRole[l.role]; len(rs) {
+		case 0:
+			reg.Unregister(l.cpu)
+			reg.Unregister(l.mem)
+		case 1:
+			l.cpu.Set(rs[0].MeanCPUMillicores)
+			l.mem.Set(rs[0].PeakRSSMiB)
+		default:
+			return nil, fmt.Errorf("report has %d processes with role %q: Dapr's gauges take one", len(rs), l.role)
+		}
+	}
+	return reg, nil
+}
+
+// pushQuantile formats a percentile (99.9) as a Prometheus quantile label value ("0.999").
+func pushQuantile(p float64) string {
+	return strconv.FormatFloat(math.Round(p*1e4)/1e6, 'g', -1, 64)
+}

@@ -1,0 +1,151 @@
+package perf
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ReportSchema is the version of the result-file format; readers reject other versions.
+const ReportSchema = 1
+
+// Report is the result file of one scenario run: everything measured, written before any push
+// or chart step. Latencies are in seconds, sizes in bytes, CPU in cores unless a field name
+// says otherwise.
+type Report struct {
+	Schema int `json:"schema"`
+	// Test is the scenario name, e.g. "service_invocation"; Transport is http or grpc.
+	Test      string   `json:"test"`
+	Transport Protocol `json:"transport"`
+	// RunID tells runs apart, e.g. in Pushgateway groups: "20261129T232800Z-4f2a".
+	RunID       string      `json:"runID"`
+	Environment Environment `json:"environment"`
+	// Params are the main phase's; WarmupParams the warmup's (its results are discarded).
+	Params       Params `json:"params"`
+	WarmupParams Params `json:"warmupParams"`
+	// Rounds are the interleaved baseline/main pairs, in order.
+	Rounds []Round `json:"rounds"`
+	// Overhead per percentile and for the mean, over the rounds.
+	Overhead []Overhead `json:"overhead"`
+	// Resources summarises each process over the main phases.
+	Resources []ResourceSummary `json:"resources"`
+	// Exits lists unexpected process exits and restarts.
+	Exits    []Exit    `json:"exits"`
+	Validity Validity  `json:"validity"`
+	Verdicts []Verdict `json:"verdicts"`
+	// Pass is true when the run is valid and every verdict that is not WarnOnly passed.
+	Pass bool `json:"pass"`
+}
+
+// Round is one interleaved pair of load runs: baseline (tester -> app) then main (tester ->
+// its sidecar -> the app's sidecar -> app), with the resources sampled during main.
+type Round struct {
+	Baseline  Result   `json:"baseline"`
+	Main      Result   `json:"main"`
+	Resources []Series `json:"resources"`
+}
+
+// Environment says where and with what a report was made; stamped, never typed by hand.
+type Environment struct {
+	// DaprVersion is what daprd --version printed, e.g. "1.17.5".
+	DaprVersion string `json:"daprVersion"`
+	// Platform is "local" or "kubernetes".
+	Platform  string    `json:"platform"`
+	CPUModel  string    `json:"cpuModel"`
+	CPUs      int       `json:"cpus"`
+	GoVersion string    `json:"goVersion"`
+	GitCommit string    `json:"gitCommit"`
+	StartTime time.Time `json:"startTime"`
+}
+
+// ResourceSummary is one process over all main phases.
+type ResourceSummary struct {
+	Process string `json:"process"`
+	Role    string `json:"role"`
+	// MeanCPUMillicores is the mean CPU under load: 1000 = one core busy.
+	MeanCPUMillicores float64 `json:"meanCPUMillicores"`
+	// PeakRSSMiB is the largest RSS sampled, in MiB (2^20 bytes).
+	PeakRSSMiB float64 `json:"peakRSSMiB"`
+	// RSSSlopeBytesPerSecond is the least-squares RSS growth over the last main phase, with R².
+	RSSSlopeBytesPerSecond float64 `json:"rssSlopeBytesPerSecond"`
+	RSSSlopeR2             float64 `json:"rssSlopeR2"`
+}
+
+// Validity says whether the load kept to its schedule; an invalid run never passes.
+type Validity struct {
+	Valid bool `json:"valid"`
+	// Reasons name each round and phase that missed, with figures.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Path returns where the report goes under root: <root>/v<dapr version>/<test>/<transport>/result.json.
+func (r *Report) Path(root string) string {
+	v := r.Environment.DaprVersion
+	if v == "" {
+		v = "unknown"
+	}
+	if !strings.HasPrefix(v, "v") {
+		v = "v" + v
+	}
+	return filepath.Join(root, v, r.Test, string(r.Transport), "result.json")
+}
+
+// WriteReport writes r as indented JSON to r.Path(root), atomically (a temp file renamed into
+// place), and returns the path.
+func WriteReport(root string, r *Report) (string, error) {
+	path := r.Path(root)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", fmt.Errorf("perf: write report: %w", err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("perf: write report %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("perf: write report: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("perf: write report: %w", err)
+	}
+	return path, nil
+}
+
+// ReadReport reads a result file, rejecting malformed JSON and other schema versions with an
+// error that names the file.
+func ReadReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("perf: read report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("perf: read report %s: malformed: %w", path, err)
+	}
+	if r.Schema != ReportSchema {
+		return nil, fmt.Errorf("perf: read report %s: schema %d, this reader knows %d", path, r.Schema, ReportSchema)
+	}
+	return &r, nil
+}
+
+// MainResults returns the main phase of every round, in order.
+func (r *Report) MainResults() []Result {
+	out := make([]Result, len(r.Rounds))
+	for i, rd := range r.Rounds {
+		out[i] = rd.Main
+	}
+	return out
+}
+
+// OverheadOf returns the overhead of figure ("p90", "mean").
+func (r *Report) OverheadOf(figure string) (Overhead, bool) {
+	for _, o := range r.Overhead {
+		if o.Figure == figure {
+			return o, true
+		}
+	}
+	return Overhead{}, false
+}

@@ -1,0 +1,228 @@
+package perf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// EnvReportDir overrides where result files go (default: <repo>/reports).
+const EnvReportDir = "DAPR_PERF_REPORT_DIR"
+
+// startTimeout bounds the platform's start-up and health checks.
+const startTimeout = 3 * time.Minute
+
+// RunOption configures Run.
+type RunOption func(*runConfig)
+
+// WithPlatform sets the platform the scenario runs on (required).
+func WithPlatform(p Platform) RunOption { return func(c *runConfig) { c.platform = p } }
+
+// WithReportDir sets the root of the report directories, overriding DAPR_PERF_REPORT_DIR.
+func WithReportDir(dir string) RunOption { return func(c *runConfig) { c.reportRoot = dir } }
+
+type runConfig struct {
+	platform     Platform
+	reportRoot   string
+	push         PushConfig
+	main, warmup Params
+	thresholds   []Threshold
+	rounds       int
+}
+
+// Run runs sc on a platform: start the apps, then for each round a baseline (tester -> app)
+// and a main phase (tester -> its daprd -> the app's daprd -> app), with one warmup through the
+// sidecars before the first main phase, its results discarded. It computes the sidecar
+// overhead, applies the thresholds, writes the result file first, then pushes to the
+// Pushgateway when one is configured, logs a summary, and fails t once per failed bound.
+// Every configuration error (env overrides, thresholds, repeats) fails t before any process
+// starts. It returns the report, also when t has failed.
+func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
+	t.Helper()
+	cfg, err := newRunConfig(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	dep := cfg.platform.Start(ctx, t, sc.Apps...) // ready, or t.Fatal; teardown is in t.Cleanup
+	cancel()
+
+	rep := newReport(sc, cfg, dep)
+	rep.Rounds, err = runRounds(t.Context(), t, dep, sc, cfg)
+	if err != nil {
+		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, err)
+	}
+	exits, exitErr := dep.Exits(t.Context())
+	if exitErr != nil {
+		t.Errorf("%s/%s: read exits: %v", sc.Test, sc.Transport, exitErr)
+	}
+	rep.Exits = exits
+	rep.finish(sc, cfg.thresholds)
+
+	path, werr := WriteReport(cfg.reportRoot, rep) // first: nothing after it can lose the figures
+	if werr != nil {
+		t.Errorf("%v", werr)
+	} else {
+		t.Logf("result file: %s", path)
+	}
+	pushReport(t, cfg.push, rep)
+	t.Log("\n" + Summary(rep))
+	failOn(t, rep)
+	return rep
+}
+
+func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
+	cfg := runConfig{reportRoot: os.Getenv(EnvReportDir)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	cfg.main, err = NewParams(sc.MainOptions...)
+	add(err)
+	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+	cfg.thresholds, err = ThresholdsFromEnv(sc.Thresholds)
+	add(err)
+	cfg.rounds, err = RepeatsFromEnv()
+	add(err)
+	cfg.push, err = PushConfigFromEnv()
+	add(err)
+	if cfg.platform == nil {
+		add(errors.New("perf: no platform: pass perf.WithPlatform"))
+	}
+	if cfg.reportRoot == "" {
+		root, err := RepoRoot()
+		add(err)
+		cfg.reportRoot = filepath.Join(root, "reports")
+	}
+	if err := errors.Join(errs...); err != nil {
+		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+	}
+	return cfg, nil
+}
+
+// runRounds runs the interleaved rounds, B M B M ..., with the warmup before the first M. It
+// stops at the first load that fails and returns the rounds completed so far.
+func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig) ([]Round, error) {
+	t.Helper()
+	tester, err := dep.Endpoint(sc.Tester, AppHTTP)
+	if err != nil {
+		return nil, err
+	}
+	baseline, err := routed(dep, sc, sc.Baseline, cfg.main)
+	if err != nil {
+		return nil, err
+	}
+	main, err := routed(dep, sc, sc.Main, cfg.main)
+	if err != nil {
+		return nil, err
+	}
+	warmup, err := routed(dep, sc, sc.Main, cfg.warmup)
+	if err != nil {
+		return nil, err
+	}
+	interval := sc.SampleInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	var rounds []Round
+	for i := range cfg.rounds {
+		t.Logf("round %d/%d: baseline, %d QPS for %v to %s", i+1, cfg.rounds, baseline.QPS, baseline.Duration, baseline.Target)
+		b, err := RunLoad(ctx, tester, baseline)
+		if err != nil {
+			return rounds, fmt.Errorf("round %d baseline: %w", i+1, err)
+		}
+		if i == 0 {
+			t.Logf("warmup (discarded), %d QPS for %v to %s", warmup.QPS, warmup.Duration, warmup.Target)
+			if _, err := RunLoad(ctx, tester, warmup); err != nil {
+				return rounds, fmt.Errorf("warmup: %w", err)
+			}
+		}
+		t.Logf("round %d/%d: main, %d QPS for %v to %s", i+1, cfg.rounds, main.QPS, main.Duration, main.Target)
+		rec := Record(ctx, dep, interval, sc.Roles())
+		m, err := RunLoad(ctx, tester, main)
+		series, sampleErrs := rec.Stop()
+		if len(sampleErrs) > 0 {
+			t.Logf("round %d: %d resource readings failed, first: %v", i+1, len(sampleErrs), sampleErrs[0])
+		}
+		if err != nil {
+			return rounds, fmt.Errorf("round %d main: %w", i+1, err)
+		}
+		rounds = append(rounds, Round{Baseline: b, Main: m, Resources: series})
+	}
+	return rounds, nil
+}
+
+// routed returns p aimed at route r of the deployment.
+func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
+	p.Protocol = sc.Transport
+	p.Method = r.Method
+	if p.Method == "" {
+		p.Method = "test"
+	}
+	var err error
+	switch {
+	case sc.Transport == HTTP && r.ThroughSidecar:
+		p.Target, err = dep.Endpoint(sc.Tester, SidecarHTTP)
+		p.Target += "/v1.0/invoke/" + r.To + "/method/" + p.Method
+	case sc.Transport == HTTP:
+		p.Target, err = dep.Endpoint(r.To, AppHTTP)
+		p.Target += "/" + p.Method
+	case r.ThroughSidecar:
+		p.Target, err = dep.Endpoint(sc.Tester, SidecarGRPC)
+		p.AppID = r.To
+	default:
+		p.Target, err = dep.Endpoint(r.To, AppGRPC)
+	}
+	if err != nil {
+		return Params{}, err
+	}
+	return p, p.Validate()
+}
+
+var noPushOnce sync.Once
+
+// pushReport pushes rep when a Pushgateway is configured; a failed push is a test error with
+// the server's message. Without one it says so, once per test binary.
+func pushReport(t *testing.T, cfg PushConfig, rep *Report) {
+	t.Helper()
+	if !cfg.Enabled() {
+		noPushOnce.Do(func() { t.Logf("no Pushgateway configured (%s unset): results are not pushed", EnvPushgatewayURL) })
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := Push(ctx, cfg, rep); err != nil {
+		t.Errorf("%s/%s: %v", rep.Test, rep.Transport, err)
+		return
+	}
+	t.Logf("pushed to %s (run_id %s)", cfg.URL, rep.RunID)
+}
+
+// failOn fails t once per failed bound that is not warn-only, and once if the run is invalid;
+// never stopping at the first.
+func failOn(t *testing.T, rep *Report) {
+	t.Helper()
+	if !rep.Validity.Valid {
+		t.Errorf("%s/%s: INVALID run: %v", rep.Test, rep.Transport, rep.Validity.Reasons)
+	}
+	for _, v := range rep.Verdicts {
+		switch {
+		case !v.Pass && !v.WarnOnly:
+			t.Errorf("%s/%s: %s", rep.Test, rep.Transport, v)
+		case !v.Pass:
+			t.Logf("%s/%s: %s: this bound comes from 8-vCPU cluster nodes; on a machine with %d CPUs the tester, both sidecars and the app share the cores", rep.Test, rep.Transport, v, rep.Environment.CPUs)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package perf
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Scenario is one perf test as data: its apps, the routes of its phases, its load and its
+// bounds. perf.Run runs any Scenario; a test file only picks one.
+type Scenario struct {
+	// Test names the scenario in reports and pushes, e.g. "service_invocation".
+	Test string
+	// Transport is the protocol of the load: HTTP or GRPC.
+	Transport Protocol
+	// Apps are started by the platform, each with its sidecar when it has one.
+	Apps []App
+	// Tester is the name of the app that generates the load (Kind Tester).
+	Tester string
+	// Baseline and Main are where the load goes in each phase; the warmup takes Main's route.
+	Baseline, Main Route
+	// MainOptions and WarmupOptions build the phases' Params (NewParams, NewWarmupParams: the
+	// main phase takes Dapr's env overrides, the warmup its own).
+	MainOptions, WarmupOptions []Option
+	// Thresholds are the default bounds; env variables may override them (ThresholdsFromEnv).
+	Thresholds []Threshold
+	// SampleInterval is the resource sampling period during main phases (default 1 s).
+	SampleInterval time.Duration
+}
+
+// Route is where one phase's load goes.
+type Route struct {
+	// To is the callee app's name.
+	To string
+	// ThroughSidecar sends the load to the tester's own daprd, which invokes To through To's
+	// daprd; otherwise the load goes straight to To.
+	ThroughSidecar bool
+	// Method is the invoked method (default "test").
+	Method string
+}
+
+// Roles names what each process is in the scenario, for resource series: the tester's daprd is
+// the caller sidecar, Main.To's daprd the callee sidecar, Main.To the app.
+func (sc Scenario) Roles() map[string]string {
+	return map[string]string{
+		sc.Tester:               "tester",
+		SidecarName(sc.Tester):  "caller-sidecar",
+		sc.Main.To:              "app",
+		SidecarName(sc.Main.To): "callee-sidecar",
+	}
+}
+
+// EnvRepeats sets the number of interleaved baseline/main rounds (default 1).
+const EnvRepeats = "DAPR_PERF_REPEATS"
+
+// MaxRepeats bounds DAPR_PERF_REPEATS.
+const MaxRepeats = 50
+
+// RepeatsFromEnv returns DAPR_PERF_REPEATS (1 when unset), or an error naming it.
+func RepeatsFromEnv() (int, error) {
+	raw, ok := os.LookupEnv(EnvRepeats)
+	if !ok {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > MaxRepeats {
+		return 0, fmt.Errorf("perf: %s=%q: must be an integer from 1 to %d (interleaved baseline/main rounds)", EnvRepeats, raw, MaxRepeats)
+	}
+	return n, nil
+}

@@ -1,0 +1,108 @@
+package perf
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+)
+
+// Summary renders a report as a plain-text table like Dapr's published report: latency per
+// percentile for baseline and main (median over rounds, ms), the overhead with its interval,
+// QPS, requests, success, CPU (millicores) and RSS (MiB) per process, validity and verdicts.
+func Summary(r *Report) string {
+	var b strings.Builder
+	env := r.Environment
+	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
+		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
+		r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
+	if len(r.Rounds) == 0 {
+		b.WriteString("no complete round: nothing measured\n")
+	} else {
+		latencyTable(&b, r)
+		phaseTable(&b, r)
+	}
+	if len(r.Resources) > 0 {
+		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(w, "process\trole\tmean CPU (mCPU)\tpeak RSS (MiB)\tRSS slope (KiB/s)\tR²\t")
+		for _, s := range r.Resources {
+			fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.1f\t%.2f\t\n", s.Process, s.Role, s.MeanCPUMillicores, s.PeakRSSMiB, s.RSSSlopeBytesPerSecond/1024, s.RSSSlopeR2)
+		}
+		_ = w.Flush()
+	}
+	for _, e := range r.Exits {
+		fmt.Fprintf(&b, "UNEXPECTED EXIT: %s at %s: %s (restarts %d)\n", e.Process, e.At.Format("15:04:05"), e.Reason, e.Restarts)
+	}
+	if r.Validity.Valid {
+		b.WriteString("validity: valid (schedule kept, QPS reached)\n")
+	} else {
+		b.WriteString("validity: INVALID: " + strings.Join(r.Validity.Reasons, "; ") + "\n")
+	}
+	for _, v := range r.Verdicts {
+		b.WriteString("verdict: " + v.String() + "\n")
+	}
+	fmt.Fprintf(&b, "result: %s\n", map[bool]string{true: "PASS", false: "FAIL"}[r.Pass])
+	return b.String()
+}
+
+func latencyTable(b *strings.Builder, r *Report) {
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(w, "latency (ms)\t")
+	for _, p := range OverheadPercentiles {
+		fmt.Fprintf(w, "%s\t", PercentileName(p))
+	}
+	fmt.Fprintln(w, "mean\t")
+	row := func(name string, pick func(Round) Result) {
+		fmt.Fprintf(w, "%s\t", name)
+		for _, p := range OverheadPercentiles {
+			vals := make([]float64, 0, len(r.Rounds))
+			for _, rd := range r.Rounds {
+				res := pick(rd)
+				if d, err := res.Percentile(p); err == nil {
+					vals = append(vals, d.Seconds())
+				}
+			}
+			fmt.Fprintf(w, "%.3f\t", 1e3*median(vals))
+		}
+		means := make([]float64, 0, len(r.Rounds))
+		for _, rd := range r.Rounds {
+			means = append(means, pick(rd).Latency.AvgSeconds)
+		}
+		fmt.Fprintf(w, "%.3f\t\n", 1e3*median(means))
+	}
+	row("baseline", func(rd Round) Result { return rd.Baseline })
+	row("main (sidecars)", func(rd Round) Result { return rd.Main })
+	fmt.Fprint(w, "overhead\t")
+	for _, o := range r.Overhead {
+		fmt.Fprintf(w, "%+.3f\t", 1e3*o.MedianSeconds)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "95% interval\t")
+	for _, o := range r.Overhead {
+		if o.HasInterval {
+			fmt.Fprintf(w, "[%.3f, %.3f]\t", 1e3*o.LowSeconds, 1e3*o.HighSeconds)
+		} else {
+			fmt.Fprint(w, "none\t")
+		}
+	}
+	fmt.Fprintln(w)
+	_ = w.Flush()
+	if len(r.Rounds) < 2 {
+		b.WriteString("single round: the overhead has no interval; set DAPR_PERF_REPEATS=3 or more to gate on its 95 % upper bound\n")
+	}
+}
+
+func phaseTable(b *strings.Builder, r *Report) {
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "phase\tround\ttarget QPS\tactual QPS\trequests\terrors\tsuccess %\tskipped+late\t")
+	for i, rd := range r.Rounds {
+		for _, ph := range []struct {
+			name string
+			res  Result
+		}{{"baseline", rd.Baseline}, {"main", rd.Main}} {
+			res := ph.res
+			fmt.Fprintf(w, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%.2f\t%d\t\n", ph.name, i+1, res.RequestedQPS, res.ActualQPS,
+				res.Requests, res.Errors(), 100*res.SuccessRatio(), res.Schedule.Skipped+res.Schedule.Late)
+		}
+	}
+	_ = w.Flush()
+}

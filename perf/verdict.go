@@ -1,0 +1,187 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Op is how a figure is compared with its limit.
+type Op string
+
+// The comparisons.
+const (
+	AtMost  Op = "at most"
+	AtLeast Op = "at least"
+)
+
+// Threshold is one bound a run must keep.
+type Threshold struct {
+	// Figure names what is measured: "errors" (count, all measured phases), "restarts"
+	// (unexpected exits and restarts, count), "qps.ratio" (lowest achieved/target QPS of the
+	// main phases), "overhead.p90" (seconds; see Overhead.GateSeconds), likewise other
+	// percentiles.
+	Figure string `json:"figure"`
+	Op     Op     `json:"op"`
+	// Limit is in the figure's unit: seconds, a count or a ratio.
+	Limit float64 `json:"limit"`
+	// Source says where the bound comes from, e.g. "Dapr v1.17 perf suite" or an env variable.
+	Source string `json:"source"`
+	// WarnOnly bounds are reported but do not fail the test (DAPR_PERF_OVERHEAD_GATE=warn).
+	WarnOnly bool `json:"warnOnly,omitempty"`
+}
+
+// Verdict is a Threshold applied to a run.
+type Verdict struct {
+	Threshold
+	// Got is the measured figure, in the Limit's unit; Measured is false when the run did not
+	// produce it (which fails the verdict).
+	Got      float64 `json:"got"`
+	Measured bool    `json:"measured"`
+	Pass     bool    `json:"pass"`
+}
+
+// String reads like "overhead.p90 = 1.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): pass".
+func (v Verdict) String() string {
+	got := "not measured"
+	if v.Measured {
+		got = formatFigure(v.Figure, v.Got)
+	}
+	word := "pass"
+	switch {
+	case !v.Pass && v.WarnOnly:
+		word = "MISSED (warn only)"
+	case !v.Pass:
+		word = "FAIL"
+	}
+	return fmt.Sprintf("%s = %s, %s %s (%s): %s", v.Figure, got, v.Op, formatFigure(v.Figure, v.Limit), v.Source, word)
+}
+
+func formatFigure(figure string, x float64) string {
+	switch {
+	case strings.HasPrefix(figure, "overhead."):
+		return fmt.Sprintf("%.3f ms", x*1e3)
+	case figure == "qps.ratio":
+		return fmt.Sprintf("%.4f", x)
+	default:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+}
+
+// Evaluate applies each threshold to figures (by Figure name).
+func Evaluate(thresholds []Threshold, figures map[string]float64) []Verdict {
+	out := make([]Verdict, 0, len(thresholds))
+	for _, th := range thresholds {
+		v := Verdict{Threshold: th}
+		v.Got, v.Measured = figures[th.Figure]
+		if v.Measured {
+			switch th.Op {
+			case AtMost:
+				v.Pass = v.Got <= th.Limit
+			case AtLeast:
+				v.Pass = v.Got >= th.Limit
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Dapr's default bounds, from its perf suite (tests/perf/service_invocation_*): 0 errors,
+// 0 restarts, achieved QPS > 0.99 x target, p90 overhead <= 2 ms (HTTP) / 2.5 ms (gRPC).
+const daprSuite = "Dapr v1.17 perf suite"
+
+// DefaultThresholds are Dapr's bounds for a service-invocation scenario over transport.
+func DefaultThresholds(transport Protocol) []Threshold {
+	p90 := 0.002
+	if transport == GRPC {
+		p90 = 0.0025
+	}
+	return []Threshold{
+		{Figure: "errors", Op: AtMost, Limit: 0, Source: daprSuite},
+		{Figure: "restarts", Op: AtMost, Limit: 0, Source: daprSuite},
+		{Figure: "qps.ratio", Op: AtLeast, Limit: 0.99, Source: daprSuite},
+		{Figure: "overhead.p90", Op: AtMost, Limit: p90, Source: daprSuite},
+	}
+}
+
+// Env variables that override thresholds.
+const (
+	EnvMaxErrors    = "DAPR_PERF_MAX_ERRORS"    // a count, >= 0
+	EnvMaxRestarts  = "DAPR_PERF_MAX_RESTARTS"  // a count, >= 0
+	EnvMinQPSRatio  = "DAPR_PERF_MIN_QPS_RATIO" // a ratio in (0, 1]
+	EnvOverheadGate = "DAPR_PERF_OVERHEAD_GATE" // "enforce" (default) or "warn"
+	// EnvMaxOverheadPrefix + P50, P75, P90, P99 or P999: a Go duration such as 2ms.
+	EnvMaxOverheadPrefix = "DAPR_PERF_MAX_OVERHEAD_"
+)
+
+// ThresholdsFromEnv applies the env overrides to base: a set variable replaces (or adds) the
+// bound of its figure and becomes its Source. With DAPR_PERF_OVERHEAD_GATE=warn the overhead
+// bounds are reported but not fatal: they depend on the machine's cores, not on daprd alone.
+// Every invalid value is an error naming the variable, its value and what it accepts.
+func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
+	out := append([]Threshold(nil), base...)
+	set := func(th Threshold) {
+		for i := range out {
+			if out[i].Figure == th.Figure {
+				out[i] = th
+				return
+			}
+		}
+		out = append(out, th)
+	}
+	var errs []error
+	count := func(name, figure string) {
+		raw, ok := os.LookupEnv(name)
+		if !ok {
+			return
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: must be a count >= 0", name, raw))
+			return
+		}
+		set(Threshold{Figure: figure, Op: AtMost, Limit: float64(n), Source: name})
+	}
+	count(EnvMaxErrors, "errors")
+	count(EnvMaxRestarts, "restarts")
+	if raw, ok := os.LookupEnv(EnvMinQPSRatio); ok {
+		r, err := strconv.ParseFloat(raw, 64)
+		if err != nil || !(r > 0 && r <= 1) {
+			errs = append(errs, fmt.Errorf("%s=%q: must be a ratio in (0, 1], such as 0.99", EnvMinQPSRatio, raw))
+		} else {
+			set(Threshold{Figure: "qps.ratio", Op: AtLeast, Limit: r, Source: EnvMinQPSRatio})
+		}
+	}
+	for _, p := range OverheadPercentiles {
+		name := EnvMaxOverheadPrefix + strings.ToUpper(strings.ReplaceAll(PercentileName(p), ".", ""))
+		raw, ok := os.LookupEnv(name)
+		if !ok {
+			continue
+		}
+		d, err := time.ParseDuration(raw)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: must be a Go duration >= 0, such as 2ms", name, raw))
+			continue
+		}
+		set(Threshold{Figure: "overhead." + PercentileName(p), Op: AtMost, Limit: d.Seconds(), Source: name})
+	}
+	switch gate := os.Getenv(EnvOverheadGate); gate {
+	case "", "enforce":
+	case "warn":
+		for i := range out {
+			if strings.HasPrefix(out[i].Figure, "overhead.") {
+				out[i].WarnOnly = true
+			}
+		}
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: must be enforce or warn", EnvOverheadGate, gate))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("perf: threshold override: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,37 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/daprperf/daprperf/local"
+	"github.com/daprperf/daprperf/perf"
+)
+
+// EnvPlatform selects the platform: "local" (default) or "kubernetes".
+const EnvPlatform = "DAPR_PERF_PLATFORM"
+
+// PlatformFromEnv returns the platform DAPR_PERF_PLATFORM names, or an error naming the
+// variable and what it accepts.
+func PlatformFromEnv() (perf.Platform, error) {
+	switch name := os.Getenv(EnvPlatform); name {
+	case "", "local":
+		return local.New()
+	case "kubernetes":
+		return nil, fmt.Errorf("%s=kubernetes: the Kubernetes platform is not part of this build yet; use local", EnvPlatform)
+	default:
+		return nil, fmt.Errorf("%s=%q: must be local or kubernetes", EnvPlatform, name)
+	}
+}
+
+// Run runs sc with perf.Run on the platform from the environment; a bad DAPR_PERF_PLATFORM
+// fails t before anything starts.
+func Run(t *testing.T, sc perf.Scenario, opts ...perf.RunOption) *perf.Report {
+	t.Helper()
+	p, err := PlatformFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return perf.Run(t, sc, append([]perf.RunOption{perf.WithPlatform(p)}, opts...)...)
+}

@@ -1,0 +1,43 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Names of the service-invocation apps, as in Dapr's suite: they are also the Dapr app ids.
+const (
+	TesterApp = "tester"
+	TargetApp = "testapp"
+)
+
+// ServiceInvocation is Dapr's service-invocation perf test over transport (perf.HTTP or
+// perf.GRPC), with Dapr's load: 1000 QPS, 16 connections, 1 minute, 1024-byte payload; warmup
+// 100 QPS for 10 s. Baseline: tester -> testapp. Main: tester -> its daprd -> testapp's daprd
+// -> testapp (HTTP: /v1.0/invoke/testapp/method/test; gRPC: Dapr.InvokeService to
+// AppCallback.OnInvoke). Bounds: perf.DefaultThresholds.
+func ServiceInvocation(transport perf.Protocol) perf.Scenario {
+	kind := perf.HTTPApp
+	if transport == perf.GRPC {
+		kind = perf.GRPCApp
+	}
+	return perf.Scenario{
+		Test:      "service_invocation",
+		Transport: transport,
+		Apps: []perf.App{
+			{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP}},
+			{Name: TargetApp, Kind: kind, Sidecar: &perf.Sidecar{AppProtocol: transport}},
+		},
+		Tester:   TesterApp,
+		Baseline: perf.Route{To: TargetApp},
+		Main:     perf.Route{To: TargetApp, ThroughSidecar: true},
+		MainOptions: []perf.Option{
+			perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute), perf.WithPayloadSize(1024),
+		},
+		WarmupOptions: []perf.Option{
+			perf.WithQPS(100), perf.WithConnections(16), perf.WithDuration(10 * time.Second), perf.WithPayloadSize(1024),
+		},
+		Thresholds: perf.DefaultThresholds(transport),
+	}
+}
