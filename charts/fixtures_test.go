@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -127,14 +128,30 @@ func fixtureSpecs() map[string][]reportSpec {
 	}
 }
 
-// writeFixtures writes every fixture report under its tree, as perf.WriteReport lays it out.
-func writeFixtures() error {
+// fixtureReports builds every fixture report, by tree.
+func fixtureReports() (map[string][]*perf.Report, error) {
+	out := map[string][]*perf.Report{}
 	for root, specs := range fixtureSpecs() {
 		for _, s := range specs {
 			rep, err := buildReport(s)
 			if err != nil {
-				return err
+				return nil, err
 			}
+			out[root] = append(out[root], rep)
+		}
+	}
+	out[reportsFixtures] = append(out[reportsFixtures], growthReport())
+	return out, nil
+}
+
+// writeFixtures writes every fixture report under its tree, as perf.WriteReport lays it out.
+func writeFixtures() error {
+	all, err := fixtureReports()
+	if err != nil {
+		return err
+	}
+	for root, reps := range all {
+		for _, rep := range reps {
 			if _, err := perf.WriteReport(root, rep); err != nil {
 				return err
 			}
@@ -145,12 +162,12 @@ func writeFixtures() error {
 
 // TestFixturesAreRegenerable checks that the committed fixtures are what the helper builds.
 func TestFixturesAreRegenerable(t *testing.T) {
-	for root, specs := range fixtureSpecs() {
-		for _, s := range specs {
-			rep, err := buildReport(s)
-			if err != nil {
-				t.Fatal(err)
-			}
+	all, err := fixtureReports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for root, reps := range all {
+		for _, rep := range reps {
 			path := rep.Path(root)
 			want, err := json.MarshalIndent(rep, "", "  ")
 			if err != nil {
@@ -164,6 +181,61 @@ func TestFixturesAreRegenerable(t *testing.T) {
 				t.Errorf("%s differs from what the fixture helper builds; run go test ./charts -update", path)
 			}
 		}
+	}
+}
+
+// growthReport is a memory-growth run as in Dapr's known case: with a fixed method name the
+// caller's sidecar steps up to 25 MiB and stays; with a unique one per request it grows from
+// 19 to 47, 69 and 80 MiB after 3,000, 6,000 and 9,000 requests.
+func growthReport() *perf.Report {
+	start := time.Date(2026, 5, 1, 14, 0, 0, 0, time.UTC)
+	const perRound = 3000
+	mib := func(x float64) uint64 { return uint64(x * (1 << 20)) }
+	sidecar := func(process, role string, rss []float64, idle float64, series []int) perf.SidecarGrowth {
+		sg := perf.SidecarGrowth{Process: process, Role: role}
+		var load []perf.GrowthPoint
+		for i, r := range rss {
+			rd := perf.GrowthReading{Label: strconv.Itoa(i * perRound), Requests: int64(i * perRound),
+				Seconds: float64(10 * i), RSSBytes: mib(r), Series: series[i]}
+			sg.Readings = append(sg.Readings, rd)
+			load = append(load, perf.GrowthPoint{Requests: rd.Requests, Seconds: rd.Seconds, RSSBytes: rd.RSSBytes})
+		}
+		last := sg.Readings[len(sg.Readings)-1]
+		for k := 1; k <= 3; k++ {
+			sg.Idle = append(sg.Idle, perf.GrowthPoint{Requests: last.Requests, Seconds: last.Seconds + float64(10*k),
+				RSSBytes: mib(rss[len(rss)-1] + (idle-rss[len(rss)-1])*float64(k)/3)})
+		}
+		sg.Readings = append(sg.Readings, perf.GrowthReading{Label: "idle", Requests: last.Requests,
+			Seconds: last.Seconds + 30, RSSBytes: mib(idle), Series: series[len(series)-1]})
+		sg.Growth = perf.ClassifyGrowth(load, sg.Idle, perf.MinGrowthThresholdKiB)
+		if n := len(series); series[0] >= 0 {
+			sg.SeriesPerRequest = float64(series[n-1]-series[0]) / float64(last.Requests)
+		}
+		return sg
+	}
+	params := perf.DefaultParams()
+	params.QPS, params.Connections, params.Duration = 100, 4, 30*time.Second
+	return &perf.Report{
+		Schema: perf.ReportSchema, Test: "memory_growth", Transport: perf.HTTP, RunID: "20260501T140000Z-growth",
+		Environment: perf.Environment{DaprVersion: "1.17.5", Platform: "local", CPUModel: "AMD EPYC 7763 64-Core Processor",
+			CPUs: 2, GoVersion: "go1.26.8", GitCommit: "3f2a9c1d5e7b8a6c4d2e0f1a3b5c7d9e1f2a4b6c", StartTime: start},
+		Params:   params,
+		Validity: perf.Validity{Valid: true},
+		Pass:     true,
+		Growth: &perf.GrowthReport{
+			Rounds: 3, RequestsPerRound: perRound, IdleSeconds: 30,
+			ThresholdKiBPer1000: perf.MinGrowthThresholdKiB, ThresholdSource: "the minimum",
+			Variants: []perf.VariantGrowth{
+				{Name: "fixed", Description: "one method name: checkout", Sidecars: []perf.SidecarGrowth{
+					sidecar("tester-daprd", "caller-sidecar", []float64{19, 25, 25, 25}, 25, []int{120, 124, 124, 124}),
+					sidecar("httpapp-daprd", "callee-sidecar", []float64{18, 20, 20, 20}, 20, []int{-1, -1, -1, -1}),
+				}},
+				{Name: "unique", Description: "a method name per request: checkout/{uuid}", Sidecars: []perf.SidecarGrowth{
+					sidecar("tester-daprd", "caller-sidecar", []float64{19, 47, 69, 80}, 80, []int{120, 3124, 6124, 9124}),
+					sidecar("httpapp-daprd", "callee-sidecar", []float64{18, 20, 20, 20}, 20, []int{-1, -1, -1, -1}),
+				}},
+			},
+		},
 	}
 }
 

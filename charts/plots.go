@@ -30,7 +30,7 @@ const (
 // has nothing to draw (no resources sampled, no histogram), and the chart is then left out.
 type chartSpec struct {
 	File, Title string
-	Build       func(rep *perf.Report, title string) (*figure, error)
+	Build       func(rep *perf.Report) (*figure, error)
 }
 
 // scenarioCharts lists the charts of a scenario directory, in README order. A new chart is
@@ -43,8 +43,7 @@ func scenarioCharts() []chartSpec {
 		{"qps.png", "QPS requested vs actual, per round and phase", qpsChart},
 		{"cpu.png", "CPU per process, last main phase", cpuChart},
 		{"rss.png", "RSS per process, last main phase", rssChart},
-		// Memory growth (RSS per 1000 requests across rounds) goes here once perf.Report
-		// records it: {"growth.png", "Memory growth", growthChart}.
+		{"growth.png", "Sidecar RSS over requests, per variant", growthChart},
 	}
 }
 
@@ -52,7 +51,7 @@ func scenarioCharts() []chartSpec {
 func writeCharts(sc scenario) ([]image, error) {
 	var out []image
 	for _, spec := range scenarioCharts() {
-		fig, err := spec.Build(sc.Report, spec.Title)
+		fig, err := spec.Build(sc.Report)
 		if err != nil {
 			return nil, fmt.Errorf("charts: %s: %s: %w", sc.Path, spec.File, err)
 		}
@@ -68,11 +67,12 @@ func writeCharts(sc scenario) ([]image, error) {
 }
 
 // figure is a plot and the plotters added to it, in order (which tests inspect), with its
-// size in pixels.
+// size in pixels and the number of legend entries.
 type figure struct {
 	Plot          *plot.Plot
 	Layers        []plot.Plotter
 	Width, Height int
+	legend        int
 }
 
 func newFigure(title string) *figure {
@@ -90,11 +90,22 @@ func (f *figure) add(name string, pl plot.Plotter) {
 	f.Layers = append(f.Layers, pl)
 	if th, ok := pl.(plot.Thumbnailer); ok && name != "" {
 		f.Plot.Legend.Add(name, th)
+		f.legend++
 	}
+}
+
+// roomForLegend raises the top of the y axis so that the legend, drawn in the top right
+// corner, does not hide data.
+func (f *figure) roomForLegend() {
+	if f.legend == 0 || f.Plot.Y.Max <= f.Plot.Y.Min {
+		return
+	}
+	f.Plot.Y.Max += (f.Plot.Y.Max - f.Plot.Y.Min) * (0.05 + 0.07*float64(f.legend))
 }
 
 // writePNG renders the figure to path.
 func (f *figure) writePNG(path string) error {
+	f.roomForLegend()
 	c := vgimg.NewWith(vgimg.UseWH(pixels(f.Width), pixels(f.Height)), vgimg.UseDPI(dpi))
 	f.Plot.Draw(draw.New(c))
 	var buf bytes.Buffer
@@ -124,8 +135,17 @@ func translucent(c color.Color) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x80}
 }
 
+// heading starts a chart's title: "service_invocation over gRPC".
+func heading(rep *perf.Report) string { return rep.Test + " over " + transportName(rep.Transport) }
+
+// Legend names of the two phases.
+const (
+	baselineName = "baseline (direct to the app)"
+	mainName     = "main (through both sidecars)"
+)
+
 // latencyChart: p50 … p99.9 of baseline and main, each the median over rounds.
-func latencyChart(rep *perf.Report, title string) (*figure, error) {
+func latencyChart(rep *perf.Report) (*figure, error) {
 	var (
 		names     []string
 		base, sdc []float64
@@ -146,17 +166,17 @@ func latencyChart(rep *perf.Report, title string) (*figure, error) {
 		return nil, nil
 	}
 	u := latencyUnit(largest)
-	fig := newFigure(fmt.Sprintf("%s (%s): latency, median of %s", title, rep.Transport, plural(len(rep.Rounds), "round")))
+	fig := newFigure(fmt.Sprintf("%s: latency percentiles, median of %s", heading(rep), plural(len(rep.Rounds), "round")))
 	fig.Plot.Y.Label.Text = "latency (" + u.Name + ")"
-	fig.add("baseline (tester → app)", groupedBars(scaled(base, u), 0, 2, seriesColor(0)))
-	fig.add("main (through both sidecars)", groupedBars(scaled(sdc, u), 1, 2, seriesColor(1)))
+	fig.add(baselineName, groupedBars(scaled(base, u), 0, 2, seriesColor(0)))
+	fig.add(mainName, groupedBars(scaled(sdc, u), 1, 2, seriesColor(1)))
 	nominalX(fig.Plot, names)
 	return fig, nil
 }
 
 // overheadChart: the median overhead per percentile, with its interval where the report has
 // one.
-func overheadChart(rep *perf.Report, title string) (*figure, error) {
+func overheadChart(rep *perf.Report) (*figure, error) {
 	var (
 		names   []string
 		medians []float64
@@ -185,7 +205,7 @@ func overheadChart(rep *perf.Report, title string) (*figure, error) {
 	if len(ivs) > 0 {
 		note = fmt.Sprintf("median of %d rounds, 95 %% interval", len(rep.Rounds))
 	}
-	fig := newFigure(fmt.Sprintf("%s (%s): %s", title, rep.Transport, note))
+	fig := newFigure(fmt.Sprintf("%s: sidecar overhead per percentile, %s", heading(rep), note))
 	fig.Plot.Y.Label.Text = "overhead (" + u.Name + ")"
 	fig.add("median overhead", groupedBars(scaled(medians, u), 0, 1, seriesColor(1)))
 	if len(ivs) > 0 {
@@ -216,7 +236,7 @@ func intervalBars(xs []float64, ovs []perf.Overhead, u unit) *plotter.YErrorBars
 // histogramChart: the latency histogram of the last round's baseline and main phases, as
 // the share of requests per unit of latency (buckets may differ in width), up to the larger
 // p99.9 so that the tail does not squash the body.
-func histogramChart(rep *perf.Report, title string) (*figure, error) {
+func histogramChart(rep *perf.Report) (*figure, error) {
 	if len(rep.Rounds) == 0 {
 		return nil, nil
 	}
@@ -224,7 +244,7 @@ func histogramChart(rep *perf.Report, title string) (*figure, error) {
 	phases := []struct {
 		name string
 		r    *perf.Result
-	}{{"baseline (tester → app)", &last.Baseline}, {"main (through both sidecars)", &last.Main}}
+	}{{baselineName, &last.Baseline}, {mainName, &last.Main}}
 	var limit float64
 	for _, ph := range phases {
 		if d, err := ph.r.Percentile(99.9); err == nil {
@@ -237,7 +257,7 @@ func histogramChart(rep *perf.Report, title string) (*figure, error) {
 		return nil, nil
 	}
 	u := latencyUnit(limit)
-	fig := newFigure(fmt.Sprintf("%s (%s), round %d, up to p99.9", title, rep.Transport, len(rep.Rounds)))
+	fig := newFigure(fmt.Sprintf("%s: latency histogram of round %d, up to p99.9", heading(rep), len(rep.Rounds)))
 	fig.Plot.X.Label.Text = "latency (" + u.Name + ")"
 	fig.Plot.Y.Label.Text = "% of requests per " + u.Name
 	drawn := false
@@ -268,7 +288,7 @@ func histogramChart(rep *perf.Report, title string) (*figure, error) {
 }
 
 // qpsChart: requested and actual QPS of each phase of each round.
-func qpsChart(rep *perf.Report, title string) (*figure, error) {
+func qpsChart(rep *perf.Report) (*figure, error) {
 	if len(rep.Rounds) == 0 {
 		return nil, nil
 	}
@@ -284,7 +304,7 @@ func qpsChart(rep *perf.Report, title string) (*figure, error) {
 			actual = append(actual, ph.r.ActualQPS)
 		}
 	}
-	fig := newFigure(fmt.Sprintf("%s (%s)", title, rep.Transport))
+	fig := newFigure(heading(rep) + ": QPS requested and actual, per round and phase")
 	fig.Plot.Y.Label.Text = "requests/s"
 	fig.add("requested", groupedBars(requested, 0, 2, seriesColor(2)))
 	fig.add("actual", groupedBars(actual, 1, 2, seriesColor(0)))
@@ -293,19 +313,19 @@ func qpsChart(rep *perf.Report, title string) (*figure, error) {
 }
 
 // cpuChart: CPU in millicores over the last main phase, per process.
-func cpuChart(rep *perf.Report, title string) (*figure, error) {
-	return resourceChart(rep, title, "CPU (millicores)", func(s perf.Sample) float64 { return s.CPUCores * 1000 }, 1)
+func cpuChart(rep *perf.Report) (*figure, error) {
+	return resourceChart(rep, "CPU", "CPU (millicores)", func(s perf.Sample) float64 { return s.CPUCores * 1000 }, 1)
 }
 
 // rssChart: RSS in MiB over the last main phase, per process.
-func rssChart(rep *perf.Report, title string) (*figure, error) {
-	return resourceChart(rep, title, "RSS (MiB)", func(s perf.Sample) float64 { return float64(s.RSSBytes) / (1 << 20) }, 0)
+func rssChart(rep *perf.Report) (*figure, error) {
+	return resourceChart(rep, "RSS", "RSS (MiB)", func(s perf.Sample) float64 { return float64(s.RSSBytes) / (1 << 20) }, 0)
 }
 
 // resourceChart draws value of every sample of the last round that has resources, one line
 // per process, over seconds since its main phase started. skip leaves out each series' first
 // samples (the first CPU reading has no interval and reads 0).
-func resourceChart(rep *perf.Report, title, yLabel string, value func(perf.Sample) float64, skip int) (*figure, error) {
+func resourceChart(rep *perf.Report, what, yLabel string, value func(perf.Sample) float64, skip int) (*figure, error) {
 	round := -1
 	for i := len(rep.Rounds) - 1; i >= 0; i-- {
 		if len(rep.Rounds[i].Resources) > 0 {
@@ -318,7 +338,7 @@ func resourceChart(rep *perf.Report, title, yLabel string, value func(perf.Sampl
 	}
 	rd := rep.Rounds[round]
 	start := rd.Main.StartTime
-	fig := newFigure(fmt.Sprintf("%s (%s), round %d", title, rep.Transport, round+1))
+	fig := newFigure(fmt.Sprintf("%s: %s per process, main phase of round %d", heading(rep), what, round+1))
 	fig.Plot.X.Label.Text = "seconds since the main phase started"
 	fig.Plot.Y.Label.Text = yLabel
 	fig.Plot.Y.Min = 0
@@ -350,6 +370,47 @@ func resourceChart(rep *perf.Report, title, yLabel string, value func(perf.Sampl
 		drawn = true
 	}
 	if !drawn {
+		return nil, nil
+	}
+	fig.Plot.X.Min = min(fig.Plot.X.Min, 0)
+	return fig, nil
+}
+
+// growthChart: each sidecar's RSS after 0, N, 2N, ... requests, one line per variant and
+// sidecar (the memory-growth scenario; nil for reports without Growth).
+func growthChart(rep *perf.Report) (*figure, error) {
+	g := rep.Growth
+	if g == nil {
+		return nil, nil
+	}
+	fig := newFigure(fmt.Sprintf("%s: sidecar RSS over requests, threshold %.0f KiB per 1,000", heading(rep), g.ThresholdKiBPer1000))
+	fig.Plot.X.Label.Text = "requests"
+	fig.Plot.Y.Label.Text = "RSS (MiB)"
+	fig.Plot.Y.Min = 0
+	n := 0
+	for _, v := range g.Variants {
+		for _, sg := range v.Sidecars {
+			var xys plotter.XYs
+			for _, r := range sg.Readings {
+				if r.Label != "idle" {
+					xys = append(xys, plotter.XY{X: float64(r.Requests), Y: float64(r.RSSBytes) / (1 << 20)})
+				}
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			line, points, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", v.Name, sg.Process, err)
+			}
+			line.Color, line.Width = seriesColor(n), vg.Points(1.5)
+			points.Color, points.Shape = seriesColor(n), plotutil.Shape(n)
+			fig.add(fmt.Sprintf("%s, %s: %s", v.Name, orNone(sg.Role), growthVerdict(sg.Growth)), line)
+			fig.add("", points)
+			n++
+		}
+	}
+	if n == 0 {
 		return nil, nil
 	}
 	return fig, nil
@@ -393,9 +454,14 @@ func compareChart(c comparison) (*figure, error) {
 		largest float64
 	)
 	for _, s := range c.Scenarios {
-		for _, f := range summaryOverheads() {
+		figs := summaryOverheads()
+		for j, f := range figs {
 			i := len(names)
-			names = append(names, s.Key+"\n"+f)
+			label := f
+			if j == len(figs)/2 { // the scenario's name once, under its middle group
+				label += "\n" + s.Key
+			}
+			names = append(names, label)
 			for v, rep := range []*perf.Report{s.A.Report, s.B.Report} {
 				o, ok := rep.OverheadOf(f)
 				if !ok {

@@ -23,23 +23,31 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 	var b strings.Builder
 	env := rep.Environment
 	fmt.Fprintf(&b, "# %s over %s, Dapr %s\n\n", rep.Test, transportName(rep.Transport), orNone(env.DaprVersion))
-	fmt.Fprintf(&b, "Result: **%s**. %s\n\n", resultWord(rep), resultSentence(rep))
+	fmt.Fprintf(&b, "Result: **%s**. %s\n", resultWord(rep), resultSentence(rep))
 
-	writeTable(&b, append([]string{"transport"}, summaryHeader()...), 1,
-		[][]string{append([]string{string(rep.Transport)}, summaryCells(rep)...)})
-	fmt.Fprintf(&b, "\n%s\n", summaryNote(len(rep.Rounds)))
+	if len(rep.Rounds) > 0 {
+		b.WriteString("\n")
+		writeTable(&b, append([]string{"transport"}, summaryHeader()...), "l",
+			[][]string{append([]string{string(rep.Transport)}, summaryCells(rep)...)})
+		fmt.Fprintf(&b, "\n%s", summaryNote(len(rep.Rounds)))
 
-	b.WriteString("\n## Latency\n\n")
-	writeLatencyTable(&b, rep)
+		b.WriteString("\n## Latency\n\n")
+		writeLatencyTable(&b, rep)
 
-	b.WriteString("\n## Load (main phase)\n\n")
-	writeLoadTable(&b, rep)
+		b.WriteString("\n## Load (main phase)\n\n")
+		writeLoadTable(&b, rep)
 
-	b.WriteString("\n## Rounds\n\n")
-	writeRoundsTable(&b, rep)
+		b.WriteString("\n## Rounds\n\n")
+		writeRoundsTable(&b, rep)
 
-	b.WriteString("\n## Resources (main phases)\n\n")
-	writeResourcesTable(&b, rep)
+		b.WriteString("\n## Resources (main phases)\n\n")
+		writeResourcesTable(&b, rep)
+	}
+
+	if rep.Growth != nil {
+		b.WriteString("\n## Memory growth\n\n")
+		writeGrowth(&b, rep.Growth)
+	}
 
 	b.WriteString("\n## Verdicts\n\n")
 	if len(rep.Verdicts) == 0 {
@@ -89,27 +97,111 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 func versionMarkdown(g versionGroup) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Dapr %s: performance reports\n\n", g.Name)
-	rows := make([][]string, 0, len(g.Scenarios))
-	for _, sc := range g.Scenarios {
+	links := make([]string, len(g.Scenarios))
+	var rows, growth [][]string
+	for i, sc := range g.Scenarios {
 		rel, err := filepath.Rel(g.Dir, filepath.Join(sc.Dir, "README.md"))
 		if err != nil {
 			rel = filepath.Join(sc.Dir, "README.md")
 		}
-		link := fmt.Sprintf("[%s](%s)", sc.Key(), filepath.ToSlash(rel))
-		rows = append(rows, append([]string{link}, summaryCells(sc.Report)...))
+		links[i] = fmt.Sprintf("[%s](%s)", sc.Key(), filepath.ToSlash(rel))
+		if len(sc.Report.Rounds) > 0 {
+			rows = append(rows, append([]string{links[i]}, summaryCells(sc.Report)...))
+		}
+		if sc.Report.Growth != nil {
+			for _, r := range growthSummaryRows(sc.Report.Growth) {
+				growth = append(growth, append([]string{links[i]}, r...))
+			}
+		}
 	}
-	writeTable(&b, append([]string{"scenario"}, summaryHeader()...), 1, rows)
+	if len(rows) > 0 {
+		writeTable(&b, append([]string{"scenario"}, summaryHeader()...), "l", rows)
+		b.WriteString("\nLatency is the main phase (tester → its sidecar → the app's sidecar → app), median over\n")
+		b.WriteString("rounds; overhead is main minus baseline per round, median over rounds; actual QPS is the\n")
+		b.WriteString("lowest main phase; CPU is the mean under load, memory the peak RSS.\n")
+	}
+	if len(growth) > 0 {
+		if len(rows) > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("## Memory growth\n\n")
+		writeTable(&b, []string{"scenario", "variant", "sidecar", "RSS first → last (MiB)",
+			"slope (KiB per 1,000 requests)", "verdict"}, "llll", growth)
+	}
 	b.WriteString("\nEach scenario's README has the full tables, verdicts, environment and charts.\n")
-	b.WriteString("Latency is the main phase (tester → its sidecar → the app's sidecar → app), median over\n")
-	b.WriteString("rounds; overhead is main minus baseline per round, median over rounds; actual QPS is the\n")
-	b.WriteString("lowest main phase; CPU is the mean under load, memory the peak RSS.\n")
 	b.WriteString("\n| scenario | rounds | daprd | platform | CPU | date |\n|---|---:|---|---|---|---|\n")
 	for i, sc := range g.Scenarios {
 		env := sc.Report.Environment
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", rows[i][0], len(sc.Report.Rounds),
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", links[i], len(sc.Report.Rounds),
 			cell(orNone(env.DaprVersion)), cell(orNone(env.Platform)), cell(cpuText(env)), fmtTime(env.StartTime))
 	}
 	return b.String()
+}
+
+// writeGrowth writes the memory-growth tables: per variant and sidecar, RSS after each round
+// and after the idle window, the /metrics series, the slope and the verdict.
+func writeGrowth(b *strings.Builder, g *perf.GrowthReport) {
+	fmt.Fprintf(b, "%s of %s requests, then %.0f s idle. Threshold: %.0f KiB of RSS per 1,000 requests (%s).\n\n",
+		plural(g.Rounds, "round"), fmtCount(int64(g.RequestsPerRound)), g.IdleSeconds, g.ThresholdKiBPer1000, g.ThresholdSource)
+	for _, v := range g.Variants {
+		fmt.Fprintf(b, "- %s: %s (errors: %s)\n", v.Name, orNone(v.Description), fmtCount(v.Errors))
+	}
+	after := make([]string, 0, g.Rounds+1)
+	for i := 0; i <= g.Rounds; i++ {
+		after = append(after, fmtCount(int64(i*g.RequestsPerRound)))
+	}
+	var rows [][]string
+	for _, v := range g.Variants {
+		for _, sg := range v.Sidecars {
+			var load []string
+			idle := "n/a"
+			for _, r := range sg.Readings {
+				mib := fmt.Sprintf("%.1f", float64(r.RSSBytes)/(1<<20))
+				if r.Label == "idle" {
+					idle = mib
+				} else {
+					load = append(load, mib)
+				}
+			}
+			series := "off"
+			if n := len(sg.Readings); n > 0 && sg.Readings[0].Series >= 0 {
+				series = fmt.Sprintf("%s → %s", fmtCount(int64(sg.Readings[0].Series)), fmtCount(int64(sg.Readings[n-1].Series)))
+			}
+			rows = append(rows, []string{
+				cell(v.Name), cell(orNone(sg.Role)), strings.Join(load, " → "), idle, series,
+				fmt.Sprintf("%.0f (R² %.2f)", sg.Growth.SlopeKiBPer1000, sg.Growth.R2),
+				fmt.Sprintf("%.0f", sg.Growth.TailSlopeKiBPer1000),
+				growthVerdict(sg.Growth),
+			})
+		}
+	}
+	b.WriteString("\n")
+	writeTable(b, []string{"variant", "sidecar", "RSS (MiB) after " + strings.Join(after, ", ") + " requests",
+		"RSS after idle (MiB)", "/metrics series", "slope (KiB per 1,000 requests)", "tail slope", "verdict"}, "lll", rows)
+}
+
+// growthSummaryRows are the version README's memory-growth cells of g: variant, sidecar,
+// RSS first → last, slope and verdict.
+func growthSummaryRows(g *perf.GrowthReport) [][]string {
+	var out [][]string
+	for _, v := range g.Variants {
+		for _, sg := range v.Sidecars {
+			rss := "n/a"
+			if n := len(sg.Readings); n > 0 {
+				rss = fmt.Sprintf("%.1f → %.1f", float64(sg.Readings[0].RSSBytes)/(1<<20), float64(sg.Readings[n-1].RSSBytes)/(1<<20))
+			}
+			out = append(out, []string{cell(v.Name), cell(orNone(sg.Role)), rss,
+				fmt.Sprintf("%.0f", sg.Growth.SlopeKiBPer1000), growthVerdict(sg.Growth)})
+		}
+	}
+	return out
+}
+
+func growthVerdict(g perf.Growth) string {
+	if g.GrowsWhenIdle {
+		return string(g.Verdict) + ", grows when idle"
+	}
+	return string(g.Verdict)
 }
 
 // summaryHeader names the summary columns, as in Dapr's published report plus the caller's
@@ -182,7 +274,7 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 		o, ok := rep.OverheadOf(perf.PercentileName(p))
 		ov = append(ov, overheadCell(o, ok))
 	}
-	writeTable(b, header, 1, [][]string{
+	writeTable(b, header, "l", [][]string{
 		row("baseline (tester → app)", baselineResults(rep)),
 		row("main (through both sidecars)", rep.MainResults()),
 		ov,
@@ -220,7 +312,7 @@ func writeLoadTable(b *strings.Builder, rep *perf.Report) {
 	if q, ok := lowestActualQPS(rep); ok {
 		rows = append(rows, []string{"actual QPS (lowest main phase)", fmtQPS(q)})
 	}
-	writeTable(b, []string{"", "value"}, 1, rows)
+	writeTable(b, []string{"", "value"}, "ll", rows)
 }
 
 func writeRoundsTable(b *strings.Builder, rep *perf.Report) {
@@ -251,7 +343,7 @@ func writeRoundsTable(b *strings.Builder, rep *perf.Report) {
 		})
 	}
 	writeTable(b, []string{"round", "baseline p50 / p90 / p99", "main p50 / p90 / p99",
-		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule"}, 1, rows)
+		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule"}, "l", rows)
 }
 
 func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
@@ -268,12 +360,12 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 			fmt.Sprintf("%+.1f KiB/s (R² %.2f)", r.RSSSlopeBytesPerSecond/1024, r.RSSSlopeR2),
 		})
 	}
-	writeTable(b, []string{"process", "role", "mean CPU (mCPU)", "peak RSS (MiB)", "RSS slope, last main phase"}, 2, rows)
+	writeTable(b, []string{"process", "role", "mean CPU (mCPU)", "peak RSS (MiB)", "RSS slope, last main phase"}, "ll", rows)
 }
 
 func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 	env := rep.Environment
-	writeTable(b, []string{"", ""}, 2, [][]string{
+	writeTable(b, []string{"", ""}, "ll", [][]string{
 		{"daprd", cell(orNone(env.DaprVersion))},
 		{"platform", cell(orNone(env.Platform))},
 		{"CPU", cell(cpuText(env))},
@@ -313,7 +405,7 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 		for _, r := range s.Rows {
 			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Verdict})
 		}
-		writeTable(&b, []string{"figure", c.A, c.B, "change %", "verdict"}, 1, rows)
+		writeTable(&b, []string{"figure", c.A, c.B, "change %", "verdict"}, "lrrrl", rows)
 	}
 	if len(c.OnlyA) > 0 {
 		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.A, strings.Join(c.OnlyA, ", "))
@@ -355,11 +447,12 @@ func envDifferences(a, b *perf.Report) string {
 	return strings.Join(d, ", ")
 }
 
-// writeTable writes a Markdown table; columns from rightFrom on are right-aligned.
-func writeTable(b *strings.Builder, header []string, rightFrom int, rows [][]string) {
+// writeTable writes a Markdown table. align has one letter per column, r for right-aligned
+// (figures), anything else for left; missing letters mean right.
+func writeTable(b *strings.Builder, header []string, align string, rows [][]string) {
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
 	for i := range header {
-		if i >= rightFrom {
+		if i >= len(align) || align[i] == 'r' {
 			b.WriteString("---:|")
 		} else {
 			b.WriteString("---|")
@@ -502,5 +595,9 @@ func resultSentence(rep *perf.Report) string {
 	if !rep.Validity.Valid {
 		valid = "invalid run"
 	}
-	return fmt.Sprintf("%s; %d of %d gating verdicts passed.", strings.ToUpper(valid[:1])+valid[1:], passed, gating)
+	valid = strings.ToUpper(valid[:1]) + valid[1:]
+	if gating == 0 {
+		return valid + "; no gating verdicts."
+	}
+	return fmt.Sprintf("%s; %d of %d gating verdicts passed.", valid, passed, gating)
 }

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // Environment variables that choose the daprd binary; see Daprd.
@@ -22,9 +24,6 @@ const (
 	// for a built daprd under <repo root>/.daprd/<version>/daprd.
 	EnvDaprVersion = "DAPR_VERSION"
 )
-
-// ModulePath is the module whose go.mod marks the repository root.
-const ModulePath = "github.com/daprperf/daprperf"
 
 // ErrDaprdNotFound is wrapped by the error of Daprd (and New) when no daprd binary exists
 // where Daprd looks and DAPR_PERF_DAPRD is not set.
@@ -41,7 +40,7 @@ const versionTimeout = 10 * time.Second
 //  3. ~/.dapr/bin/daprd (where `dapr init --slim` installs it).
 //
 // The repo root is the nearest directory, from the working directory up, whose go.mod
-// declares module ModulePath. When none of them exists the error says to run `make daprd`.
+// declares module perf.ModulePath. When none of them exists the error says to run `make daprd`.
 func Daprd() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -61,7 +60,7 @@ func findDaprd(lookupEnv func(string) (string, bool), wd, home string) (string, 
 	}
 	var tried []string
 	built := "<repo root>/.daprd/<version>/daprd"
-	if root, err := RepoRoot(wd); err == nil {
+	if root, err := perf.RepoRootFrom(wd); err == nil {
 		version, ok := lookupEnv(EnvDaprVersion)
 		if !ok || version == "" {
 			version, _ = makefileVersion(filepath.Join(root, "Makefile"))
@@ -126,37 +125,6 @@ func makefileVersion(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: no DAPR_VERSION line", path)
-}
-
-// RepoRoot returns the nearest directory, dir or above, whose go.mod declares module
-// ModulePath. Nested modules (such as daprd's build wrapper) are skipped.
-func RepoRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("repo root: %w", err)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if modulePath(filepath.Join(d, "go.mod")) == ModulePath {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("repo root: no go.mod of module %s in %s or above", ModulePath, dir)
-		}
-	}
-}
-
-// modulePath returns the module path declared in the go.mod at path, or "".
-func modulePath(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`+"`")
-		}
-	}
-	return ""
 }
 
 // daprdVersion runs `daprd --version` and returns what it prints ("1.17.5").

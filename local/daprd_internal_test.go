@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // fakeRepo makes a directory tree with the daprperf go.mod at its root, an optional
@@ -15,7 +17,7 @@ import (
 func fakeRepo(t *testing.T, makefile string, execs ...string) string {
 	t.Helper()
 	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+ModulePath+"\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module "+perf.ModulePath+"\n\ngo 1.26\n"), 0o644))
 	if makefile != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte(makefile), 0o644))
 	}

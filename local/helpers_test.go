@@ -39,19 +39,23 @@ func isolated(t *testing.T, body func(t *testing.T, p *local.Platform), opts ...
 	t.Helper()
 	parent, err := os.MkdirTemp("", "daprperf-local-test-*")
 	require.NoError(t, err)
+	t.Cleanup(func() { // also after a skip; kept, with the failed run's logs, after a failure
+		if t.Failed() {
+			t.Logf("run dirs of the failed test kept in %s", parent)
+			return
+		}
+		assert.NoError(t, os.RemoveAll(parent))
+	})
 	p := newPlatform(t, append(opts, local.WithRunDirParent(parent))...)
 
 	passed := t.Run("deployment", func(t *testing.T) { body(t, p) })
 
 	assert.Zero(t, children(t), "child processes left after the deployment's cleanup")
-	if !passed {
-		t.Logf("run dirs of the failed subtest kept in %s", parent)
-		return
+	if passed {
+		entries, err := os.ReadDir(parent)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "run dir left in %s", parent)
 	}
-	entries, err := os.ReadDir(parent)
-	require.NoError(t, err)
-	assert.Empty(t, entries, "run dir left in %s", parent)
-	require.NoError(t, os.Remove(parent))
 }
 
 // children counts the processes whose parent is the test binary, from /proc/<pid>/stat.

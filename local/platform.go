@@ -71,7 +71,7 @@ func New(opts ...Option) (*Platform, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	root, err := RepoRoot(wd)
+	root, err := perf.RepoRootFrom(wd)
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
@@ -126,10 +126,10 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	if err := d.launch(t.Context(), bins, p.daprd); err != nil {
-		return nil, errorsJoinStop(fmt.Errorf("start: %w", err), d)
+		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
 	if err := waitReady(ctx, d.readiness(), d.exitCh); err != nil {
-		return nil, errorsJoinStop(fmt.Errorf("start: %w", err), d)
+		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
 	return d, nil
 }
@@ -150,8 +150,9 @@ func (p *Platform) buildApps(ctx context.Context, apps []perf.App) (map[perf.App
 	return bins, nil
 }
 
-// errorsJoinStop stops d's processes at once and adds any teardown error to err.
-func errorsJoinStop(err error, d *Deployment) error {
+// stopAfter stops d's processes at once, after err stopped the start, and adds any
+// teardown error to err.
+func stopAfter(err error, d *Deployment) error {
 	if serr := d.stopAll(); serr != nil {
 		return fmt.Errorf("%w\nthen, stopping the rest: %w", err, serr)
 	}

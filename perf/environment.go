@@ -17,10 +17,19 @@ import (
 // ModulePath is this framework's Go module; RepoRoot looks for its go.mod.
 const ModulePath = "github.com/daprperf/daprperf"
 
-// RepoRoot walks up from the working directory to the folder whose go.mod declares
-// ModulePath, and returns it.
+// RepoRoot is RepoRootFrom the working directory.
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("perf: repo root: %w", err)
+	}
+	return RepoRootFrom(dir)
+}
+
+// RepoRootFrom returns the nearest directory, dir or above, whose go.mod declares module
+// ModulePath. Nested modules (such as daprd's build wrapper) are skipped.
+func RepoRootFrom(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("perf: repo root: %w", err)
 	}
@@ -29,15 +38,15 @@ func RepoRoot() (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("perf: repo root: no go.mod of %s above %s", ModulePath, dir)
+			return "", fmt.Errorf("perf: repo root: no go.mod of module %s in %s or above", ModulePath, dir)
 		}
 	}
 }
 
 func moduleLine(gomod string) string {
 	for line := range strings.Lines(gomod) {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`)
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`+"`")
 		}
 	}
 	return ""

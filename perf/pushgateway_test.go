@@ -140,7 +140,6 @@ func tryStartPushgateway(t testing.TB, bin string) (*pushgateway, error) {
 func (g *pushgateway) waitReady(ctx context.Context) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	last := errors.New("not polled yet")
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+"/-/ready", nil)
 		if err != nil {
@@ -154,12 +153,11 @@ func (g *pushgateway) waitReady(ctx context.Context) error {
 			}
 			err = fmt.Errorf("/-/ready answered %s", resp.Status)
 		}
-		last = err
 		select {
 		case <-g.done:
-			return fmt.Errorf("exited before it was ready (%v)", g.cmd.ProcessState)
+			return fmt.Errorf("exited before it was ready (last poll: %v)", err)
 		case <-ctx.Done():
-			return fmt.Errorf("not ready: %w (last: %v)", ctx.Err(), last)
+			return fmt.Errorf("not ready: %w (last poll: %v)", ctx.Err(), err)
 		case <-tick.C:
 		}
 	}

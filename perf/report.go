@@ -38,6 +38,8 @@ type Report struct {
 	Verdicts []Verdict `json:"verdicts"`
 	// Pass is true when the run is valid and every verdict that is not WarnOnly passed.
 	Pass bool `json:"pass"`
+	// Growth is set by the memory-growth scenario (RunGrowth).
+	Growth *GrowthReport `json:"growth,omitempty"`
 }
 
 // Round is one interleaved pair of load runs: baseline (tester -> app) then main (tester ->

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -102,9 +101,8 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 		add(errors.New("perf: no platform: pass perf.WithPlatform"))
 	}
 	if cfg.reportRoot == "" {
-		root, err := RepoRoot()
+		cfg.reportRoot, err = defaultReportRoot()
 		add(err)
-		cfg.reportRoot = filepath.Join(root, "reports")
 	}
 	if err := errors.Join(errs...); err != nil {
 		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)

@@ -118,9 +118,9 @@ func TestOptionsValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.field)
 	}
 	err := httpapp.Options{FailFraction: 1.5}.Validate()
-	assert.EqualError(t, err, "FailFraction = 1.5: must be in [0, 1]")
+	assert.EqualError(t, err, "invalid FailFraction 1.5: must be in [0, 1]")
 	err = httpapp.Options{Delay: -time.Millisecond}.Validate()
-	assert.EqualError(t, err, "Delay = -1ms: must be >= 0")
+	assert.EqualError(t, err, "invalid Delay -1ms: must be >= 0")
 }
 
 func TestNewHandlerPanicsOnInvalidOptions(t *testing.T) {

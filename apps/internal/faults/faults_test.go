@@ -34,7 +34,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestNewPanicsOnInvalid(t *testing.T) {
-	assert.PanicsWithValue(t, "faults: FailFraction = 2: must be in [0, 1]", func() { New(Options{FailFraction: 2}) })
+	assert.PanicsWithValue(t, "faults: invalid FailFraction 2: must be in [0, 1]", func() { New(Options{FailFraction: 2}) })
 }
 
 func TestNextExactFraction(t *testing.T) {

@@ -35,10 +35,10 @@ type Options struct {
 func (o Options) Validate() error {
 	var errs []error
 	if err := CheckFailFraction(o.FailFraction); err != nil {
-		errs = append(errs, fmt.Errorf("FailFraction = %v: %w", o.FailFraction, err))
+		errs = append(errs, fmt.Errorf("invalid FailFraction %v: %w", o.FailFraction, err))
 	}
 	if err := CheckDelay(o.Delay); err != nil {
-		errs = append(errs, fmt.Errorf("Delay = %v: %w", o.Delay, err))
+		errs = append(errs, fmt.Errorf("invalid Delay %v: %w", o.Delay, err))
 	}
 	return errors.Join(errs...)
 }

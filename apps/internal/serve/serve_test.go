@@ -151,11 +151,11 @@ func TestGRPCStopsGracefully(t *testing.T) {
 func TestGracefulStopIsBounded(t *testing.T) {
 	ln, err := Listen(0)
 	require.NoError(t, err)
-	release := make(chan struct{})
-	defer close(release)
-	s := grpc.NewServer(grpc.UnknownServiceHandler(func(any, grpc.ServerStream) error {
-		<-release // a call that never ends by itself
-		return nil
+	entered := make(chan struct{})
+	s := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		close(entered)
+		<-stream.Context().Done() // a call that never ends by itself; Stop cancels it
+		return stream.Context().Err()
 	}))
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
@@ -165,7 +165,11 @@ func TestGracefulStopIsBounded(t *testing.T) {
 	stream, err := conn.NewStream(t.Context(), &grpc.StreamDesc{ServerStreams: true}, "/x.Y/Z")
 	require.NoError(t, err)
 	require.NoError(t, stream.CloseSend())
-	time.Sleep(20 * time.Millisecond) // let the server take the call
+	select {
+	case <-entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not reach the server")
+	}
 
 	start := time.Now()
 	assert.False(t, gracefulStop(s, 50*time.Millisecond), "the hanging call outlives the graceful stop")

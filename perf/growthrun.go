@@ -1,0 +1,199 @@
+package perf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// idleReadings is how many RSS readings the idle window takes, evenly spaced.
+const idleReadings = 6
+
+// RunGrowth runs a GrowthScenario: for each variant, in a subtest with its own deployment,
+// a short warmup with a fixed method (so start-up allocation is not read as growth), a
+// reading, K rounds of exactly M requests through the tester's sidecar each followed by a
+// reading, and an idle window with RSS readings and a last full reading. A reading takes, for
+// the tester's and the callee's sidecars, RSS first, then Go heap in use (pprof, when
+// profiling is on) and the series on /metrics (when the endpoint is on). Each sidecar is then
+// classified (ClassifyGrowth) against GrowthThreshold, derived from the Reference variant. The
+// result file is written before RunGrowth returns the report; the caller asserts verdicts.
+func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
+	t.Helper()
+	cfg := runConfig{}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	g, err := g.withEnv()
+	if err == nil && cfg.platform == nil {
+		err = errors.New("perf: no platform: pass perf.WithPlatform")
+	}
+	if err == nil && cfg.reportRoot == "" {
+		cfg.reportRoot, err = defaultReportRoot()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &Report{Schema: ReportSchema, Test: g.Test, Transport: HTTP, Params: g.roundParams()}
+	gr := &GrowthReport{Rounds: g.Rounds, RequestsPerRound: g.RequestsPerRound, IdleSeconds: g.Idle.Seconds()}
+	for _, v := range g.Variants {
+		t.Run(v.Name, func(t *testing.T) {
+			vg, env, err := runVariant(t, g, v, cfg.platform)
+			if err != nil {
+				t.Errorf("%s: %v", v.Name, err)
+			}
+			if rep.Environment.DaprVersion == "" && env != nil {
+				rep.Environment, rep.RunID = env.Environment, env.RunID
+			}
+			gr.Variants = append(gr.Variants, vg)
+		})
+	}
+	var reference [][]GrowthPoint
+	for i, v := range g.Variants {
+		if v.Reference && i < len(gr.Variants) {
+			for _, s := range gr.Variants[i].Sidecars {
+				reference = append(reference, s.loadPoints())
+			}
+		}
+	}
+	gr.ThresholdKiBPer1000, gr.ThresholdSource, err = GrowthThreshold(reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range gr.Variants {
+		for j := range gr.Variants[i].Sidecars {
+			s := &gr.Variants[i].Sidecars[j]
+			s.Growth = ClassifyGrowth(s.loadPoints(), s.Idle, gr.ThresholdKiBPer1000)
+		}
+	}
+	rep.Growth = gr
+	rep.Validity = Validity{Valid: true}
+	rep.Pass = !t.Failed()
+	if path, err := WriteReport(cfg.reportRoot, rep); err != nil {
+		t.Error(err)
+	} else {
+		t.Logf("result file: %s", path)
+	}
+	t.Log("\n" + GrowthTable(gr))
+	return rep
+}
+
+func defaultReportRoot() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "reports"), nil
+}
+
+// runVariant deploys one variant, loads it and reads its sidecars. The deployment is torn down
+// when the subtest t ends.
+func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platform) (VariantGrowth, *Report, error) {
+	t.Helper()
+	out := VariantGrowth{Name: v.Name, Description: v.Description}
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	dep := platform.Start(ctx, t, v.Apps...)
+	cancel()
+	env := newReport(Scenario{}, runConfig{platform: platform}, dep)
+
+	tester, err := dep.Endpoint(v.Tester, AppHTTP)
+	if err != nil {
+		return out, env, err
+	}
+	sc := Scenario{Transport: HTTP, Tester: v.Tester}
+	p, err := routed(dep, sc, v.Route, g.roundParams())
+	if err != nil {
+		return out, env, err
+	}
+	warm := p
+	warm.Duration = time.Second
+	if _, err := RunLoad(t.Context(), tester, warm); err != nil {
+		return out, env, fmt.Errorf("warmup: %w", err)
+	}
+	p.UniquePath = v.UniquePath
+
+	roles := map[string]string{SidecarName(v.Tester): "caller-sidecar", SidecarName(v.Route.To): "callee-sidecar"}
+	for _, app := range []string{v.Tester, v.Route.To} {
+		out.Sidecars = append(out.Sidecars, SidecarGrowth{Process: SidecarName(app), Role: roles[SidecarName(app)]})
+	}
+	start := time.Now()
+	var requests int64
+	read := func(label string) error {
+		usage, err := dep.Usage(t.Context()) // RSS first, before any scrape
+		if err != nil {
+			return err
+		}
+		for i := range out.Sidecars {
+			s := &out.Sidecars[i]
+			app := s.Process[:len(s.Process)-len("-daprd")]
+			r := GrowthReading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
+				RSSBytes: usage[s.Process].RSSBytes, Series: -1}
+			if u, err := dep.Endpoint(app, SidecarProfile); err == nil {
+				if r.HeapInUseBytes, err = HeapInUse(t.Context(), u); err != nil {
+					return err
+				}
+			}
+			if u, err := dep.Endpoint(app, SidecarMetrics); err == nil {
+				if r.Series, err = MetricsSeries(t.Context(), u); err != nil {
+					return err
+				}
+			}
+			s.Readings = append(s.Readings, r)
+		}
+		return nil
+	}
+	if err := read("0"); err != nil {
+		return out, env, err
+	}
+	for k := 1; k <= g.Rounds; k++ {
+		res, err := RunLoad(t.Context(), tester, p)
+		if err != nil {
+			return out, env, fmt.Errorf("round %d: %w", k, err)
+		}
+		requests += res.Requests
+		out.Errors += res.Errors()
+		if err := read(fmt.Sprint(requests)); err != nil {
+			return out, env, fmt.Errorf("round %d: %w", k, err)
+		}
+	}
+	if err := idle(t.Context(), dep, g.Idle, start, requests, out.Sidecars); err != nil {
+		return out, env, err
+	}
+	if err := read("idle"); err != nil {
+		return out, env, err
+	}
+	for i := range out.Sidecars {
+		s := &out.Sidecars[i]
+		first, last := s.Readings[0], s.Readings[len(s.Readings)-2] // last load reading
+		if first.Series >= 0 && last.Requests > first.Requests {
+			s.SeriesPerRequest = float64(last.Series-first.Series) / float64(last.Requests-first.Requests)
+		}
+	}
+	if out.Errors > 0 {
+		return out, env, fmt.Errorf("%d requests failed", out.Errors)
+	}
+	return out, env, nil
+}
+
+// idle waits out the idle window, reading only RSS (no scrape) idleReadings times.
+func idle(ctx context.Context, dep Deployment, window time.Duration, start time.Time, requests int64, sidecars []SidecarGrowth) error {
+	step := window / idleReadings
+	for range idleReadings {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(step):
+		}
+		usage, err := dep.Usage(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range sidecars {
+			sidecars[i].Idle = append(sidecars[i].Idle, GrowthPoint{Requests: requests,
+				Seconds: time.Since(start).Seconds(), RSSBytes: usage[sidecars[i].Process].RSSBytes})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// The memory-growth variants, as named in reports and asserted by tests/memory_growth.
+const (
+	GrowthFixed            = "a-fixed"
+	GrowthUnique           = "b-unique"
+	GrowthUniqueNoMetrics  = "c-unique-enable-metrics-false"
+	GrowthUniqueLowCard    = "d-unique-increasedCardinality-false"
+	GrowthUniqueMetricsOff = "e-unique-metric-enabled-false"
+)
+
+// MemoryGrowth is the method-name memory-growth case: daprd kept metrics per invoked path, so
+// methods such as checkout/{orderId} added series and memory per new id until OOM, and the
+// dapr.io/enable-metrics: "false" annotation did not stop it. Each variant deploys a tester
+// and an httpapp, both with profiling sidecars, and sends rounds of requests through the
+// tester's sidecar to method "checkout", or "checkout/<uuid>" (a new path per request):
+//
+//	a-fixed                              checkout
+//	b-unique                             checkout/<uuid>
+//	c-unique-enable-metrics-false        checkout/<uuid>, daprd --enable-metrics=false
+//	d-unique-increasedCardinality-false  checkout/<uuid>, spec.metric.http.increasedCardinality: false
+//	e-unique-metric-enabled-false        checkout/<uuid>, spec.metric.enabled: false
+//
+// Load: 500 QPS over 8 connections, so a round of 3,000 requests takes 6 s.
+func MemoryGrowth() perf.GrowthScenario {
+	variant := func(name, desc string, unique bool, sidecar perf.Sidecar) perf.GrowthVariant {
+		sidecar.Profiling = true
+		caller, callee := sidecar, sidecar
+		caller.AppProtocol, callee.AppProtocol = perf.HTTP, perf.HTTP
+		return perf.GrowthVariant{
+			Name:        name,
+			Description: desc,
+			Apps: []perf.App{
+				{Name: TesterApp, Kind: perf.Tester, Sidecar: &caller},
+				{Name: TargetApp, Kind: perf.HTTPApp, Sidecar: &callee},
+			},
+			Tester:     TesterApp,
+			Route:      perf.Route{To: TargetApp, ThroughSidecar: true, Method: "checkout"},
+			UniquePath: unique,
+			Reference:  !unique,
+		}
+	}
+	metricConfig := func(m map[string]any) map[string]any { return map[string]any{"metric": m} }
+	return perf.GrowthScenario{
+		Test:        "memory_growth",
+		QPS:         500,
+		Connections: 8,
+		Variants: []perf.GrowthVariant{
+			variant(GrowthFixed, "fixed method checkout", false, perf.Sidecar{}),
+			variant(GrowthUnique, "checkout/<uuid>", true, perf.Sidecar{}),
+			variant(GrowthUniqueNoMetrics, "checkout/<uuid>, --enable-metrics=false", true, perf.Sidecar{DisableMetrics: true}),
+			variant(GrowthUniqueLowCard, "checkout/<uuid>, increasedCardinality: false", true,
+				perf.Sidecar{Config: metricConfig(map[string]any{"http": map[string]any{"increasedCardinality": false}})}),
+			variant(GrowthUniqueMetricsOff, "checkout/<uuid>, metric.enabled: false", true,
+				perf.Sidecar{Config: metricConfig(map[string]any{"enabled": false})}),
+		},
+	}
+}
+
+// RunGrowth runs g with perf.RunGrowth on the platform from the environment.
+func RunGrowth(t *testing.T, g perf.GrowthScenario) *perf.Report {
+	t.Helper()
+	p, err := PlatformFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return perf.RunGrowth(t, g, perf.WithPlatform(p))
+}
