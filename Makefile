@@ -35,11 +35,15 @@ perf: daprd
 
 ## test: every test but the perf scenarios, with the real daprd.
 test: daprd
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
-## unit: the tests that need neither daprd nor the Pushgateway.
+## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:
-	$(GO) test -count=1 -short ./...
+	$(GO) test -count=1 -short ./perf/... ./apps/... ./charts/...
+
+## charts: PNG charts and README tables next to every result file under reports/.
+charts:
+	$(GO) run ./charts -reports reports
 
 ## bench-tester: the tester's maximum throughput against httpapp, beside fortio's own runner.
 bench-tester:

@@ -78,4 +78,4 @@ func (d *fakeDeployment) Usage(context.Context) (map[string]perf.Usage, error) {
 }
 
 func (d *fakeDeployment) Exits(context.Context) ([]perf.Exit, error) { return nil, nil }
-func (d *fakeDeployment) DaprVersion() string                       { return "0.0.0-fake" }
+func (d *fakeDeployment) DaprVersion() string                        { return "0.0.0-fake" }

@@ -30,6 +30,7 @@ type VariantGrowth struct {
 
 // SidecarGrowth is one sidecar's readings and their classification.
 type SidecarGrowth struct {
+	app     string // the app the sidecar belongs to
 	Process string `json:"process"`
 	Role    string `json:"role"`
 	// Readings: before the first round, after each round, then after the idle window.
@@ -92,22 +93,25 @@ func GrowthTable(g *GrowthReport) string {
 	for i := 0; i <= g.Rounds; i++ {
 		fmt.Fprintf(w, "RSS@%d (MiB)\t", i*g.RequestsPerRound)
 	}
-	fmt.Fprintln(w, "RSS idle (MiB)\tseries 0 -> last\tseries/request\tslope (KiB/1000)\tR²\tverdict\t")
+	fmt.Fprintln(w, "RSS idle (MiB)\tGo heap 0 -> last (MiB)\tseries 0 -> last\tseries/request\tslope (KiB/1000)\tR²\tverdict\t")
 	for _, v := range g.Variants {
 		for _, s := range v.Sidecars {
 			fmt.Fprintf(w, "%s\t%s\t", v.Name, s.Role)
 			for _, r := range s.Readings {
 				fmt.Fprintf(w, "%.1f\t", float64(r.RSSBytes)/(1<<20))
 			}
-			series := "off"
+			series, heap := "off", "off"
 			if n := len(s.Readings); n > 0 && s.Readings[0].Series >= 0 {
 				series = fmt.Sprintf("%d -> %d", s.Readings[0].Series, s.Readings[n-1].Series)
+			}
+			if n := len(s.Readings); n > 0 && s.Readings[0].HeapInUseBytes > 0 {
+				heap = fmt.Sprintf("%.1f -> %.1f", float64(s.Readings[0].HeapInUseBytes)/(1<<20), float64(s.Readings[n-1].HeapInUseBytes)/(1<<20))
 			}
 			verdict := string(s.Growth.Verdict)
 			if s.Growth.GrowsWhenIdle {
 				verdict += ", GROWS WHEN IDLE"
 			}
-			fmt.Fprintf(w, "%s\t%.2f\t%.0f\t%.2f\t%s\t\n", series, s.SeriesPerRequest, s.Growth.SlopeKiBPer1000, s.Growth.R2, verdict)
+			fmt.Fprintf(w, "%s\t%s\t%.2f\t%.0f\t%.2f\t%s\t\n", heap, series, s.SeriesPerRequest, s.Growth.SlopeKiBPer1000, s.Growth.R2, verdict)
 		}
 	}
 	_ = w.Flush()

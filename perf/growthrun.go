@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const idleReadings = 6
 // result file is written before RunGrowth returns the report; the caller asserts verdicts.
 func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 	t.Helper()
-	cfg := runConfig{}
+	cfg := runConfig{reportRoot: os.Getenv(EnvReportDir)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -107,36 +108,34 @@ func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platfo
 	if err != nil {
 		return out, env, err
 	}
-	warm := p
-	warm.Duration = time.Second
-	if _, err := RunLoad(t.Context(), tester, warm); err != nil {
+	// Warm up with one round of the fixed method: the first round after start-up steps RSS
+	// up by several MiB (connection pools, buffers, heap target), which is not growth.
+	if _, err := RunLoad(t.Context(), tester, p); err != nil {
 		return out, env, fmt.Errorf("warmup: %w", err)
 	}
 	p.UniquePath = v.UniquePath
 
 	roles := map[string]string{SidecarName(v.Tester): "caller-sidecar", SidecarName(v.Route.To): "callee-sidecar"}
 	for _, app := range []string{v.Tester, v.Route.To} {
-		out.Sidecars = append(out.Sidecars, SidecarGrowth{Process: SidecarName(app), Role: roles[SidecarName(app)]})
+		out.Sidecars = append(out.Sidecars, SidecarGrowth{Process: SidecarName(app), Role: roles[SidecarName(app)], app: app})
 	}
 	start := time.Now()
 	var requests int64
-	read := func(label string) error {
-		usage, err := dep.Usage(t.Context()) // RSS first, before any scrape
+	// read takes a reading of both sidecars: RSS first; then, when scrape is set, heap in use
+	// and /metrics series. The reading after the last round skips the scrape, so that the idle
+	// window's RSS is not inflated by it; the final reading after the idle window scrapes
+	// (no request ran meanwhile, so its series are the last round's).
+	read := func(label string, scrape bool) error {
+		usage, err := dep.Usage(t.Context())
 		if err != nil {
 			return err
 		}
 		for i := range out.Sidecars {
 			s := &out.Sidecars[i]
-			app := s.Process[:len(s.Process)-len("-daprd")]
 			r := GrowthReading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
 				RSSBytes: usage[s.Process].RSSBytes, Series: -1}
-			if u, err := dep.Endpoint(app, SidecarProfile); err == nil {
-				if r.HeapInUseBytes, err = HeapInUse(t.Context(), u); err != nil {
-					return err
-				}
-			}
-			if u, err := dep.Endpoint(app, SidecarMetrics); err == nil {
-				if r.Series, err = MetricsSeries(t.Context(), u); err != nil {
+			if scrape {
+				if r.HeapInUseBytes, r.Series, err = scrapeSidecar(t.Context(), dep, s.app); err != nil {
 					return err
 				}
 			}
@@ -144,7 +143,7 @@ func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platfo
 		}
 		return nil
 	}
-	if err := read("0"); err != nil {
+	if err := read("0", true); err != nil {
 		return out, env, err
 	}
 	for k := 1; k <= g.Rounds; k++ {
@@ -154,19 +153,19 @@ func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platfo
 		}
 		requests += res.Requests
 		out.Errors += res.Errors()
-		if err := read(fmt.Sprint(requests)); err != nil {
+		if err := read(fmt.Sprint(requests), k < g.Rounds); err != nil {
 			return out, env, fmt.Errorf("round %d: %w", k, err)
 		}
 	}
 	if err := idle(t.Context(), dep, g.Idle, start, requests, out.Sidecars); err != nil {
 		return out, env, err
 	}
-	if err := read("idle"); err != nil {
+	if err := read("idle", true); err != nil {
 		return out, env, err
 	}
 	for i := range out.Sidecars {
 		s := &out.Sidecars[i]
-		first, last := s.Readings[0], s.Readings[len(s.Readings)-2] // last load reading
+		first, last := s.Readings[0], s.Readings[len(s.Readings)-1] // "idle": the last round's series
 		if first.Series >= 0 && last.Requests > first.Requests {
 			s.SeriesPerRequest = float64(last.Series-first.Series) / float64(last.Requests-first.Requests)
 		}
@@ -196,4 +195,21 @@ func idle(ctx context.Context, dep Deployment, window time.Duration, start time.
 		}
 	}
 	return nil
+}
+
+// scrapeSidecar reads app's sidecar's Go heap in use (bytes; 0 when profiling is off) and the
+// series on its /metrics (-1 when the endpoint is off).
+func scrapeSidecar(ctx context.Context, dep Deployment, app string) (heap uint64, series int, err error) {
+	series = -1
+	if u, err := dep.Endpoint(app, SidecarProfile); err == nil {
+		if heap, err = HeapInUse(ctx, u); err != nil {
+			return 0, 0, err
+		}
+	}
+	if u, err := dep.Endpoint(app, SidecarMetrics); err == nil {
+		if series, err = MetricsSeries(ctx, u); err != nil {
+			return 0, 0, err
+		}
+	}
+	return heap, series, nil
 }

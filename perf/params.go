@@ -44,7 +44,11 @@ var DefaultPercentiles = []float64{50, 75, 90, 99, 99.9}
 // DefaultParams or NewParams.
 type Params struct {
 	// QPS is the target rate in requests per second across all connections; at least 1.
+	// Ignored when MaxRate is set.
 	QPS int `json:"qps"`
+	// MaxRate sends as fast as the connections allow, with no schedule: for throughput
+	// benchmarks, never for latency (a closed loop hides queueing).
+	MaxRate bool `json:"maxRate,omitempty"`
 	// Connections is the number of concurrent connections (fortio threads); at least 1.
 	Connections int `json:"connections"`
 	// Duration of the run; at least MinDuration.
@@ -100,7 +104,7 @@ func (p Params) Validate() error {
 	bad := func(field string, value any, accepts string) {
 		errs = append(errs, fmt.Errorf("%s = %v: must be %s", field, value, accepts))
 	}
-	if p.QPS < 1 || p.QPS > MaxQPS {
+	if !p.MaxRate && (p.QPS < 1 || p.QPS > MaxQPS) {
 		bad("qps", p.QPS, fmt.Sprintf("an integer from 1 to %d (requests/s)", MaxQPS))
 	}
 	if p.Connections < 1 || p.Connections > MaxConnections {
@@ -166,7 +170,11 @@ func (p Params) RequestBody() []byte {
 	return b
 }
 
-// ExpectedRequests is the number of requests a run at these params schedules: QPS x Duration.
+// ExpectedRequests is the number of requests a run at these params schedules: QPS x Duration
+// (0 with MaxRate: no schedule).
 func (p Params) ExpectedRequests() int64 {
+	if p.MaxRate {
+		return 0
+	}
 	return int64(float64(p.QPS) * p.Duration.Seconds())
 }

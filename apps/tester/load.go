@@ -62,15 +62,21 @@ func Run(ctx context.Context, p perf.Params) (perf.Result, error) {
 		return perf.Result{}, err
 	}
 	out := convert(p, res, codes)
-	out.Schedule = tracker.summary(out.Requests)
+	if !p.MaxRate {
+		out.Schedule = tracker.summary(out.Requests)
+	}
 	return out, nil
 }
 
 // runnerOptions maps Params onto fortio's RunnerOptions. Resolution is fortio's "divider applied
 // to durations in seconds"; the connections are fortio's threads.
 func runnerOptions(p perf.Params, tracker *scheduleTracker) periodic.RunnerOptions {
+	qps := float64(p.QPS)
+	if p.MaxRate {
+		qps = -1 // fortio: a negative rate means as fast as possible
+	}
 	return periodic.RunnerOptions{
-		QPS:          float64(p.QPS),
+		QPS:          qps,
 		Duration:     p.Duration,
 		NumThreads:   p.Connections,
 		Percentiles:  p.Percentiles,
@@ -121,7 +127,7 @@ func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64) pe
 	out := perf.Result{
 		Params:         stored,
 		StartTime:      r.StartTime,
-		RequestedQPS:   float64(p.QPS),
+		RequestedQPS:   requestedQPS(p),
 		ActualQPS:      r.ActualQPS,
 		ActualDuration: r.ActualDuration,
 		RetCodes:       codes,
@@ -147,4 +153,12 @@ func buckets(data []stats.Bucket) []perf.Bucket {
 		out = append(out, perf.Bucket{StartSeconds: b.Start, EndSeconds: b.End, Count: b.Count})
 	}
 	return out
+}
+
+// requestedQPS is the target rate of p in requests/s; 0 for a max-rate run.
+func requestedQPS(p perf.Params) float64 {
+	if p.MaxRate {
+		return 0
+	}
+	return float64(p.QPS)
 }

@@ -2,6 +2,7 @@ package tester
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -29,6 +30,9 @@ type threadSchedule struct {
 }
 
 func newScheduleTracker(p perf.Params) *scheduleTracker {
+	if p.MaxRate {
+		return &scheduleTracker{perThread: make([]threadSchedule, p.Connections), perThreadQPS: math.Inf(1), callsPerThrd: 2}
+	}
 	total := max(p.ExpectedRequests(), 2)
 	threads := p.Connections
 	if int64(2*threads) > total { // fortio lowers the connection count the same way
@@ -52,7 +56,7 @@ func (s *scheduleTracker) Start(ctx context.Context, id periodic.ThreadID, iter 
 	t := &s.perThread[id]
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if iter == 0 || t.first.IsZero() {
+	if iter == 0 || t.first.IsZero() || math.IsInf(s.perThreadQPS, 1) {
 		t.first = at
 		return ctx
 	}
