@@ -3,6 +3,7 @@ package perf
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Validity bounds: a measured phase is invalid when it achieved less than 99 % of its target
@@ -27,7 +28,7 @@ func (r *Report) finish(sc Scenario, thresholds []Threshold) {
 		r.Validity.Valid = false
 		r.Validity.Reasons = append(r.Validity.Reasons, "overhead: "+err.Error())
 	}
-	r.Resources = summariseResources(r.Rounds)
+	r.Resources = summariseResources(r.Rounds, r.Idle)
 	r.Verdicts = Evaluate(thresholds, r.figures())
 	r.Pass = r.Validity.Valid
 	for _, v := range r.Verdicts {
@@ -81,8 +82,9 @@ func (r *Report) figures() map[string]float64 {
 	return f
 }
 
-// summariseResources merges each process's series over all main phases.
-func summariseResources(rounds []Round) []ResourceSummary {
+// summariseResources merges each process's series over all main phases, and classifies the
+// growth of its RSS over the last main phase and the idle window.
+func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 	var out []ResourceSummary
 	index := map[string]int{}
 	cpuSum := map[string]float64{}
@@ -108,5 +110,40 @@ func summariseResources(rounds []Round) []ResourceSummary {
 			out[i].MeanCPUMillicores = 1000 * cpuSum[out[i].Process] / float64(n)
 		}
 	}
+	if len(rounds) > 0 {
+		last := rounds[len(rounds)-1]
+		for i := range out {
+			load, idleRSS := growthPoints(last, idle, out[i].Process)
+			out[i].Growth = ClassifyGrowth(load, idleRSS, MinGrowthThresholdKiB)
+		}
+	}
 	return out
+}
+
+// growthPoints turns a process's main-phase samples into growth points (requests estimated as
+// seconds x achieved QPS) and its idle samples into points at the phase's request count.
+func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []GrowthPoint) {
+	var start time.Time
+	for _, s := range rd.Resources {
+		if s.Process != process {
+			continue
+		}
+		for _, p := range s.Points {
+			if start.IsZero() {
+				start = p.At
+			}
+			sec := p.At.Sub(start).Seconds()
+			load = append(load, GrowthPoint{Requests: int64(sec * rd.Main.ActualQPS), Seconds: sec, RSSBytes: p.RSSBytes})
+		}
+	}
+	total := rd.Main.Requests
+	for _, s := range idle {
+		if s.Process != process || start.IsZero() {
+			continue
+		}
+		for _, p := range s.Points {
+			idleRSS = append(idleRSS, GrowthPoint{Requests: total, Seconds: p.At.Sub(start).Seconds(), RSSBytes: p.RSSBytes})
+		}
+	}
+	return load, idleRSS
 }

@@ -26,6 +26,14 @@ const (
 // 2,400-3,000 KiB per 1,000 distinct paths (../shared/notes.md), ten times this.
 const MinGrowthThresholdKiB = 256
 
+// A rise of RSS counts as retained (stepped up, then flat) only beyond
+// max(RetainedMinBytes, RetainedMinFraction x the first reading): smaller steps are the Go
+// runtime's heap and scavenger pacing (about 1 MiB on a 100 MiB daprd, measured here).
+const (
+	RetainedMinBytes    = 2 << 20
+	RetainedMinFraction = 0.02
+)
+
 // EnvGrowthThreshold overrides the growth threshold, in KiB per 1,000 requests (> 0).
 const EnvGrowthThreshold = "DAPR_PERF_GROWTH_THRESHOLD_KIB"
 
@@ -41,8 +49,8 @@ type GrowthPoint struct {
 type Growth struct {
 	Verdict GrowthVerdict `json:"verdict"`
 	// SlopeKiBPer1000 is the least-squares RSS growth over all load readings, in KiB per 1,000
-	// requests, with its R²; TailSlopeKiBPer1000 is the same without the first step (readings
-	// from the second on), which separates growing from retained.
+	// requests, with its R²; TailSlopeKiBPer1000 is the same without the first third of the
+	// readings (at least the first one), which separates growing from retained.
 	SlopeKiBPer1000     float64 `json:"slopeKiBPer1000"`
 	R2                  float64 `json:"r2"`
 	TailSlopeKiBPer1000 float64 `json:"tailSlopeKiBPer1000"`
@@ -59,8 +67,8 @@ type Growth struct {
 // (readings after the load stopped, in time order; may be empty) against threshold, in KiB
 // per 1,000 requests:
 //   - growing: both the overall and the tail slope exceed threshold;
-//   - retained: not growing, but RSS rose by more than half of what threshold would add over
-//     all the requests;
+//   - retained: not growing, but RSS rose over the load by more than
+//     max(RetainedMinBytes, RetainedMinFraction x the first reading);
 //   - flat: otherwise.
 func ClassifyGrowth(load, idle []GrowthPoint, thresholdKiB float64) Growth {
 	g := Growth{Verdict: Flat, ThresholdKiBPer1000: thresholdKiB}
@@ -68,15 +76,14 @@ func ClassifyGrowth(load, idle []GrowthPoint, thresholdKiB float64) Growth {
 		g.SlopeKiBPer1000, g.R2 = rssPerRequests(load)
 		g.TailSlopeKiBPer1000 = g.SlopeKiBPer1000
 		if len(load) >= 3 {
-			g.TailSlopeKiBPer1000, _ = rssPerRequests(load[1:])
+			g.TailSlopeKiBPer1000, _ = rssPerRequests(load[max(1, len(load)/3):])
 		}
 		first, last := load[0], load[len(load)-1]
-		riseKiB := (float64(last.RSSBytes) - float64(first.RSSBytes)) / 1024
-		requests := float64(last.Requests - first.Requests)
+		rise := float64(last.RSSBytes) - float64(first.RSSBytes)
 		switch {
 		case g.SlopeKiBPer1000 > thresholdKiB && g.TailSlopeKiBPer1000 > thresholdKiB:
 			g.Verdict = Growing
-		case riseKiB > 0.5*thresholdKiB*requests/1000:
+		case rise > math.Max(RetainedMinBytes, RetainedMinFraction*float64(first.RSSBytes)):
 			g.Verdict = Retained
 		}
 	}

@@ -81,3 +81,10 @@ func TestGrowthThreshold(t *testing.T) {
 	assert.Equal(t, 512.0, kib)
 	assert.Equal(t, EnvGrowthThreshold, source)
 }
+
+func TestSmallStepIsFlatNotRetained(t *testing.T) {
+	// The fixed-method caller measured on daprd 1.17.5: +1.0 MiB in the first round, then flat.
+	rss := []float64{101.3, 102.3, 102.6, 102.7}
+	g := ClassifyGrowth(series(4, func(i int) float64 { return rss[i] * mib }), nil, MinGrowthThresholdKiB)
+	assert.Equal(t, Flat, g.Verdict, "%+v", g)
+}

@@ -32,6 +32,8 @@ type Report struct {
 	Overhead []Overhead `json:"overhead"`
 	// Resources summarises each process over the main phases.
 	Resources []ResourceSummary `json:"resources"`
+	// Idle are the resource series of the idle window after the last main phase.
+	Idle []Series `json:"idle,omitempty"`
 	// Exits lists unexpected process exits and restarts.
 	Exits    []Exit    `json:"exits"`
 	Validity Validity  `json:"validity"`
@@ -74,6 +76,9 @@ type ResourceSummary struct {
 	// RSSSlopeBytesPerSecond is the least-squares RSS growth over the last main phase, with R².
 	RSSSlopeBytesPerSecond float64 `json:"rssSlopeBytesPerSecond"`
 	RSSSlopeR2             float64 `json:"rssSlopeR2"`
+	// Growth classifies RSS over the last main phase (requests estimated from the achieved
+	// QPS) and the idle window after it, against MinGrowthThresholdKiB.
+	Growth Growth `json:"growth"`
 }
 
 // Validity says whether the load kept to its schedule; an invalid run never passes.

@@ -32,6 +32,7 @@ type runConfig struct {
 	main, warmup Params
 	thresholds   []Threshold
 	rounds       int
+	idle         time.Duration
 }
 
 // Run runs sc on a platform: start the apps, then for each round a baseline (tester -> app)
@@ -55,6 +56,9 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	rep.Rounds, err = runRounds(t.Context(), t, dep, sc, cfg)
 	if err != nil {
 		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, err)
+	} else if cfg.idle > 0 {
+		t.Logf("idle window: sampling resources for %v with no load", cfg.idle)
+		rep.Idle = sampleIdle(t.Context(), dep, cfg.idle, sc)
 	}
 	exits, exitErr := dep.Exits(t.Context())
 	if exitErr != nil {
@@ -94,6 +98,8 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 	cfg.thresholds, err = ThresholdsFromEnv(sc.Thresholds)
 	add(err)
 	cfg.rounds, err = RepeatsFromEnv()
+	add(err)
+	cfg.idle, err = sc.IdleWindowFromEnv()
 	add(err)
 	cfg.push, err = PushConfigFromEnv()
 	add(err)
@@ -160,6 +166,21 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 		rounds = append(rounds, Round{Baseline: b, Main: m, Resources: series})
 	}
 	return rounds, nil
+}
+
+// sampleIdle samples resources for window with no load.
+func sampleIdle(ctx context.Context, dep Deployment, window time.Duration, sc Scenario) []Series {
+	interval := sc.SampleInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	rec := Record(ctx, dep, interval, sc.Roles())
+	select {
+	case <-ctx.Done():
+	case <-time.After(window):
+	}
+	series, _ := rec.Stop()
+	return series
 }
 
 // routed returns p aimed at route r of the deployment.

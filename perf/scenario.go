@@ -27,6 +27,30 @@ type Scenario struct {
 	Thresholds []Threshold
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
 	SampleInterval time.Duration
+	// IdleWindow is how long resources are sampled after the last main phase, with no load,
+	// to catch memory that keeps growing (default 10 s; env DAPR_PERF_IDLE_WINDOW; 0 = none
+	// only through the env variable).
+	IdleWindow time.Duration
+}
+
+// EnvIdleWindow overrides Scenario.IdleWindow: a Go duration from 0s to 1h.
+const EnvIdleWindow = "DAPR_PERF_IDLE_WINDOW"
+
+// IdleWindowFromEnv returns DAPR_PERF_IDLE_WINDOW when set, else the scenario's window (10 s
+// when zero), or an error naming the variable.
+func (sc Scenario) IdleWindowFromEnv() (time.Duration, error) {
+	raw, ok := os.LookupEnv(EnvIdleWindow)
+	if !ok {
+		if sc.IdleWindow > 0 {
+			return sc.IdleWindow, nil
+		}
+		return 10 * time.Second, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil || d < 0 || d > time.Hour {
+		return 0, fmt.Errorf("perf: %s=%q: must be a Go duration from 0s to 1h, such as 10s", EnvIdleWindow, raw)
+	}
+	return d, nil
 }
 
 // Route is where one phase's load goes.

@@ -23,9 +23,14 @@ func Summary(r *Report) string {
 	}
 	if len(r.Resources) > 0 {
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(w, "process\trole\tmean CPU (mCPU)\tpeak RSS (MiB)\tRSS slope (KiB/s)\tR²\t")
+		fmt.Fprintln(w, "process\trole\tmean CPU (mCPU)\tpeak RSS (MiB)\tRSS slope (KiB/1000 req)\tR²\tmemory\tidle growth (KiB)\t")
 		for _, s := range r.Resources {
-			fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.1f\t%.2f\t\n", s.Process, s.Role, s.MeanCPUMillicores, s.PeakRSSMiB, s.RSSSlopeBytesPerSecond/1024, s.RSSSlopeR2)
+			memory := string(s.Growth.Verdict)
+			if s.Growth.GrowsWhenIdle {
+				memory += ", GROWS WHEN IDLE"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.0f\t%.2f\t%s\t%.0f\t\n", s.Process, s.Role, s.MeanCPUMillicores, s.PeakRSSMiB,
+				s.Growth.SlopeKiBPer1000, s.Growth.R2, memory, s.Growth.IdleGrowthKiB)
 		}
 		_ = w.Flush()
 	}

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -36,20 +37,37 @@ func (in *Injector) Next() bool {
 // Count returns how many requests Next has counted.
 func (in *Injector) Count() uint64 { return in.n.Load() }
 
-// Wait blocks for the Delay, or until ctx is done; then it returns ctx.Err().
-// It returns nil at once when Delay is 0.
+// timerSlack is how late a Go timer may fire: when the process is otherwise idle the
+// runtime's netpoller sleeps in whole milliseconds, so a 1 ms timer often fires after 1.3 to
+// 2 ms. Wait sleeps on a timer until timerSlack before the deadline and yields the rest.
+const timerSlack = time.Millisecond
+
+// Wait blocks for the Delay, measured from its call, or until ctx is done; then it returns
+// ctx.Err(). It returns nil at once when Delay is 0. It keeps to the Delay within tens of
+// microseconds (a calibration delay of 1 ms must read as 1 ms, not as the timer's 1.4): it
+// sleeps on a timer until timerSlack before the deadline, then yields (runtime.Gosched) until
+// the deadline, which costs up to timerSlack of CPU per request.
 func (in *Injector) Wait(ctx context.Context) error {
 	if in.opts.Delay <= 0 {
 		return nil
 	}
-	t := time.NewTimer(in.opts.Delay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	deadline := time.Now().Add(in.opts.Delay)
+	if d := in.opts.Delay - timerSlack; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
 	}
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		runtime.Gosched()
+	}
+	return ctx.Err()
 }
 
 // shouldFail is the deterministic decision for request n (from 1). The

@@ -1,0 +1,87 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Deployment is a set of apps started by Platform.StartE in the namespace Namespace. It
+// implements perf.Deployment.
+type Deployment struct {
+	p    *Platform
+	ns   string
+	apps []AppDescription
+
+	mu       sync.Mutex
+	version  string
+	forwards map[string]*forward // app -> its port-forward, made on first use
+	cpu      cpuIntegrator
+	closed   bool
+}
+
+var _ perf.Deployment = (*Deployment)(nil)
+
+func newDeployment(p *Platform, ns string, apps []AppDescription) *Deployment {
+	return &Deployment{p: p, ns: ns, apps: apps, forwards: map[string]*forward{}, cpu: cpuIntegrator{}}
+}
+
+// Namespace is the run's namespace, daprperf-<random>.
+func (d *Deployment) Namespace() string { return d.ns }
+
+// Apps are the descriptions the deployment was made from.
+func (d *Deployment) Apps() []AppDescription { return d.apps }
+
+// DaprVersion is the tag of the injected daprd image ("1.17.5"), or "" when no pod has a
+// daprd container (no app has a sidecar, or the cluster has no Dapr injector).
+func (d *Deployment) DaprVersion() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.version
+}
+
+// Processes lists each app's name and, for each app with a sidecar, "<app>-daprd".
+func (d *Deployment) Processes() []string {
+	var ps []string
+	for _, a := range d.apps {
+		ps = append(ps, a.Name)
+		if a.DaprEnabled {
+			ps = append(ps, perf.SidecarName(a.Name))
+		}
+	}
+	return ps
+}
+
+// app returns the description of the app named name.
+func (d *Deployment) app(name string) (AppDescription, error) {
+	for _, a := range d.apps {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return AppDescription{}, fmt.Errorf("no app %q in namespace %s", name, d.ns)
+}
+
+// close stops every port-forward, then deletes the namespace and waits until it is gone
+// (bounded by the platform's delete timeout). It runs once; later calls return nil.
+func (d *Deployment) close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	fws := d.forwards
+	d.forwards = nil
+	d.mu.Unlock()
+	for _, f := range fws {
+		f.Close()
+	}
+	var errs []error
+	// The test's context has ended when cleanups run; teardown has a bound of its own.
+	errs = append(errs, deleteNamespace(context.Background(), d.p.cs, d.ns, d.p.deleteTimeout))
+	return errors.Join(errs...)
+}

@@ -1,0 +1,152 @@
+package kube
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Ports inside every app pod. The app's port is the same for every kind: each app has a pod
+// of its own. The sidecar ports are daprd's defaults in Kubernetes, which the injector uses.
+const (
+	AppPort            = 3000 // the app's own HTTP or gRPC port, passed as -port
+	SidecarHTTPPort    = 3500 // daprd's HTTP API
+	SidecarGRPCPort    = 50001
+	SidecarMetricsPort = 9090 // also set through dapr.io/metrics-port
+	SidecarProfilePort = 7777 // daprd's pprof, when dapr.io/enable-profiling is "true"
+)
+
+// SidecarContainer is the name of the container Dapr's injector adds.
+const SidecarContainer = "daprd"
+
+// Labels every object of a run carries.
+const (
+	LabelApp    = "app"                       // the app name; the Service and affinity select on it
+	LabelKind   = "daprperf.io/kind"          // the perf.AppKind
+	LabelRun    = "daprperf.io/run"           // the run's namespace name, also on the namespace
+	LabelPartOf = "app.kubernetes.io/part-of" // always "daprperf"
+)
+
+// HostnameTopology is the topology key of the tester's pod affinity: the same node. Dapr's
+// suite uses the zone; a node is stricter and keeps the network path short and fixed.
+const HostnameTopology = "kubernetes.io/hostname"
+
+// AppDescription is the Kubernetes form of a perf.App: everything the platform needs to write
+// its Deployment, Service and Dapr annotations. Describe makes one; tests may edit it.
+type AppDescription struct {
+	Name     string       // Deployment, Service and container name; the Dapr app id
+	Kind     perf.AppKind // which program runs
+	Image    string       // "<registry>/daprperf-<kind>:<tag>"
+	Replicas int32        // always 1 for perf runs: one tester, one target
+	// Args is the container's command line: -port AppPort -host 0.0.0.0, then perf.App.Args.
+	Args []string
+	// AppPort is the container port the app listens on (all interfaces).
+	AppPort int32
+	// AppProtocol is what the app serves on AppPort, and what daprd uses to call it: http or grpc.
+	AppProtocol perf.Protocol
+	// DaprEnabled asks the injector for a sidecar (dapr.io/enabled). Sidecar is then its settings.
+	DaprEnabled bool
+	Sidecar     perf.Sidecar
+	// ConfigName names the Dapr Configuration the sidecar uses (dapr.io/config); "" when the
+	// sidecar has no Config.
+	ConfigName string
+	// Labels go on the Deployment, its pods and the Service; LabelApp selects the pods.
+	Labels map[string]string
+	// ColocateWith names the apps whose pods this app's pod must share a node with
+	// (requiredDuringScheduling pod affinity on HostnameTopology). The tester gets the targets.
+	ColocateWith []string
+	// Resources are the app container's requests and limits; the sidecar's are in Sidecar.
+	Resources perf.Resources
+}
+
+// kindProtocol is the protocol each app kind serves on its own port.
+var kindProtocol = map[perf.AppKind]perf.Protocol{
+	perf.Tester:  perf.HTTP,
+	perf.HTTPApp: perf.HTTP,
+	perf.GRPCApp: perf.GRPC,
+}
+
+// validName is an RFC 1123 label: a Deployment, Service and container name, and a Dapr app id.
+var validName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// Describe turns apps into their descriptions with images from im and the run label run. Every
+// tester is placed on the node of every other app. It returns an error naming the app and the
+// field that cannot be deployed: a bad name, an unknown kind, a sidecar protocol other than
+// http or grpc, sidecar ExtraArgs (no annotation carries them), or a malformed quantity.
+func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error) {
+	if len(apps) == 0 {
+		return nil, fmt.Errorf("no apps to deploy")
+	}
+	var targets []string
+	seen := map[string]bool{}
+	for _, a := range apps {
+		if err := validateApp(a); err != nil {
+			return nil, err
+		}
+		if seen[a.Name] {
+			return nil, fmt.Errorf("app %s: name used twice", a.Name)
+		}
+		seen[a.Name] = true
+		if a.Kind != perf.Tester {
+			targets = append(targets, a.Name)
+		}
+	}
+	descs := make([]AppDescription, 0, len(apps))
+	for _, a := range apps {
+		d := AppDescription{
+			Name:        a.Name,
+			Kind:        a.Kind,
+			Image:       im.Image(a.Kind),
+			Replicas:    1,
+			Args:        append([]string{"-port", fmt.Sprint(AppPort), "-host", "0.0.0.0"}, a.Args...),
+			AppPort:     AppPort,
+			AppProtocol: kindProtocol[a.Kind],
+			Labels: map[string]string{
+				LabelApp: a.Name, LabelKind: string(a.Kind), LabelRun: run, LabelPartOf: "daprperf",
+			},
+			Resources: a.Resources,
+		}
+		if a.Sidecar != nil {
+			d.DaprEnabled = true
+			d.Sidecar = *a.Sidecar
+			if d.Sidecar.AppProtocol == "" {
+				d.Sidecar.AppProtocol = d.AppProtocol
+			}
+			if len(a.Sidecar.Config) > 0 {
+				d.ConfigName = a.Name + "-config"
+			}
+		}
+		if a.Kind == perf.Tester {
+			d.ColocateWith = targets
+		}
+		descs = append(descs, d)
+	}
+	return descs, nil
+}
+
+// validateApp checks what Describe needs of one app.
+func validateApp(a perf.App) error {
+	if !validName.MatchString(a.Name) || a.Name == SidecarContainer {
+		return fmt.Errorf("app %q: Name must be a lowercase RFC 1123 label (%s), and not %q", a.Name, validName, SidecarContainer)
+	}
+	if _, ok := kindProtocol[a.Kind]; !ok {
+		return fmt.Errorf("app %s: unknown Kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
+	}
+	if err := checkResources(a.Resources); err != nil {
+		return fmt.Errorf("app %s: Resources.%w", a.Name, err)
+	}
+	if a.Sidecar == nil {
+		return nil
+	}
+	if p := a.Sidecar.AppProtocol; p != "" && p != perf.HTTP && p != perf.GRPC {
+		return fmt.Errorf("app %s: Sidecar.AppProtocol %q (want %s or %s)", a.Name, p, perf.HTTP, perf.GRPC)
+	}
+	if len(a.Sidecar.ExtraArgs) > 0 {
+		return fmt.Errorf("app %s: Sidecar.ExtraArgs %q: not supported on kubernetes (no dapr.io annotation passes daprd flags)", a.Name, a.Sidecar.ExtraArgs)
+	}
+	if err := checkResources(a.Sidecar.Resources); err != nil {
+		return fmt.Errorf("app %s: Sidecar.Resources.%w", a.Name, err)
+	}
+	return nil
+}

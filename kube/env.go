@@ -1,0 +1,106 @@
+package kube
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// The environment variables New reads.
+const (
+	// EnvKubeconfig is the kubeconfig file (or a list, as kubectl reads it). Unset means
+	// in-cluster configuration (the service account of the pod the test runs in).
+	EnvKubeconfig = "KUBECONFIG"
+	// EnvImageRegistry is where the app images are: "ghcr.io/me" gives
+	// "ghcr.io/me/daprperf-tester:<tag>". Required unless WithImages is given.
+	EnvImageRegistry = "DAPR_PERF_IMAGE_REGISTRY"
+	// EnvImageTag is the tag of every app image. Required unless WithImages is given.
+	EnvImageTag = "DAPR_PERF_IMAGE_TAG"
+	// EnvServiceType is the type of the apps' Services: ClusterIP (default, reached by
+	// port-forward) or LoadBalancer (reached through the ingress address once it has one).
+	EnvServiceType = "DAPR_PERF_SERVICE_TYPE"
+)
+
+var (
+	// validRegistry is a registry host with an optional port and path, without a scheme or a
+	// trailing slash: "localhost:5000", "ghcr.io/me/perf".
+	validRegistry = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*$`)
+	// validTag is Docker's tag grammar.
+	validTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+)
+
+// Images names the app images: <Registry>/daprperf-<kind>:<Tag>.
+type Images struct {
+	Registry string // "ghcr.io/me", no scheme, no trailing slash
+	Tag      string // "v0.3.0", "nightly-2026-11-29"
+}
+
+// Image is the image reference of an app kind.
+func (im Images) Image(kind perf.AppKind) string {
+	return im.Registry + "/daprperf-" + string(kind) + ":" + im.Tag
+}
+
+// Validate returns an error naming the variable (EnvImageRegistry or EnvImageTag) whose value
+// is missing or malformed.
+func (im Images) Validate() error {
+	switch {
+	case im.Registry == "":
+		return fmt.Errorf("%s is not set: name the registry that holds the daprperf-* images, e.g. ghcr.io/me", EnvImageRegistry)
+	case !validRegistry.MatchString(im.Registry):
+		return fmt.Errorf("%s=%q: want a registry host and path without scheme or trailing slash, e.g. ghcr.io/me or localhost:5000", EnvImageRegistry, im.Registry)
+	case im.Tag == "":
+		return fmt.Errorf("%s is not set: name the tag the images were pushed with, e.g. v0.3.0", EnvImageTag)
+	case !validTag.MatchString(im.Tag):
+		return fmt.Errorf("%s=%q: want an image tag (letters, digits, _ . -; at most 128)", EnvImageTag, im.Tag)
+	}
+	return nil
+}
+
+// imagesFromEnv reads EnvImageRegistry and EnvImageTag.
+func imagesFromEnv() Images {
+	return Images{
+		Registry: strings.TrimSpace(os.Getenv(EnvImageRegistry)),
+		Tag:      strings.TrimSpace(os.Getenv(EnvImageTag)),
+	}
+}
+
+// serviceTypeFromEnv reads EnvServiceType; unset is ClusterIP.
+func serviceTypeFromEnv() (corev1.ServiceType, error) {
+	switch v := os.Getenv(EnvServiceType); v {
+	case "", string(corev1.ServiceTypeClusterIP):
+		return corev1.ServiceTypeClusterIP, nil
+	case string(corev1.ServiceTypeLoadBalancer):
+		return corev1.ServiceTypeLoadBalancer, nil
+	default:
+		return "", fmt.Errorf("%s=%q: must be %s or %s", EnvServiceType, v, corev1.ServiceTypeClusterIP, corev1.ServiceTypeLoadBalancer)
+	}
+}
+
+// restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
+func restConfigFromEnv() (*rest.Config, error) {
+	path := os.Getenv(EnvKubeconfig)
+	if path == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("%s is not set and this is not a pod in a cluster: %w", EnvKubeconfig, err)
+		}
+		return cfg, nil
+	}
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path} // a missing file is an error
+	if strings.ContainsRune(path, os.PathListSeparator) {
+		rules = &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(path)} // merged, as kubectl does
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("%s=%s: %w", EnvKubeconfig, path, err)
+	}
+	return cfg, nil
+}

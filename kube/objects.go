@@ -1,0 +1,107 @@
+package kube
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// healthPath is the path an HTTP app kind answers 200 on when it is up; grpcapp serves the
+// standard gRPC health service instead.
+var healthPath = map[perf.AppKind]string{
+	perf.Tester:  "/",
+	perf.HTTPApp: "/healthz",
+}
+
+// Service port names; the sidecar's exist only for apps with Dapr enabled.
+const (
+	PortApp            = "app"
+	PortSidecarHTTP    = "dapr-http"
+	PortSidecarGRPC    = "dapr-grpc"
+	PortSidecarMetrics = "dapr-metrics"
+	PortSidecarProfile = "dapr-profile"
+)
+
+// DeploymentObject is d's Deployment in namespace ns: d.Replicas pods, each with one container
+// named d.Name running d.Image with d.Args, a readiness probe on the app's health check, d's
+// resources on the container, the dapr.io annotations on the pod template, and the pod
+// affinity of d.ColocateWith.
+func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
+	replicas := d.Replicas
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: ns, Labels: d.Labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelApp: d.Name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: d.Labels, Annotations: DaprAnnotations(d)},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{
+						Name:           d.Name,
+						Image:          d.Image,
+						Args:           d.Args,
+						Ports:          []corev1.ContainerPort{{Name: PortApp, ContainerPort: d.AppPort, Protocol: corev1.ProtocolTCP}},
+						Resources:      containerResources(d.Resources),
+						ReadinessProbe: readinessProbe(d),
+					}},
+					Affinity: affinity(d.ColocateWith),
+				},
+			},
+		},
+	}
+}
+
+// readinessProbe is the app's own health check: HTTP GET healthPath, or the gRPC health service.
+func readinessProbe(d AppDescription) *corev1.Probe {
+	p := &corev1.Probe{PeriodSeconds: 2, TimeoutSeconds: 1, FailureThreshold: 3}
+	if d.AppProtocol == perf.GRPC {
+		p.GRPC = &corev1.GRPCAction{Port: d.AppPort}
+	} else {
+		p.HTTPGet = &corev1.HTTPGetAction{Path: healthPath[d.Kind], Port: intstr.FromInt32(d.AppPort)}
+	}
+	return p
+}
+
+// affinity requires the pod on the same node (HostnameTopology) as a pod of each app in apps;
+// nil when apps is empty.
+func affinity(apps []string) *corev1.Affinity {
+	if len(apps) == 0 {
+		return nil
+	}
+	var terms []corev1.PodAffinityTerm
+	for _, a := range apps {
+		terms = append(terms, corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelApp: a}},
+			TopologyKey:   HostnameTopology,
+		})
+	}
+	return &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}}
+}
+
+// ServiceObject is d's Service in namespace ns, of type typ, selecting d's pods: the app port
+// and, with Dapr enabled, daprd's HTTP, gRPC, metrics and profile ports (named Port*).
+func ServiceObject(ns string, d AppDescription, typ corev1.ServiceType) *corev1.Service {
+	ports := []corev1.ServicePort{servicePort(PortApp, d.AppPort)}
+	if d.DaprEnabled {
+		ports = append(ports,
+			servicePort(PortSidecarHTTP, SidecarHTTPPort),
+			servicePort(PortSidecarGRPC, SidecarGRPCPort),
+			servicePort(PortSidecarMetrics, SidecarMetricsPort),
+			servicePort(PortSidecarProfile, SidecarProfilePort))
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: ns, Labels: d.Labels},
+		Spec: corev1.ServiceSpec{
+			Type:     typ,
+			Selector: map[string]string{LabelApp: d.Name},
+			Ports:    ports,
+		},
+	}
+}
+
+func servicePort(name string, port int32) corev1.ServicePort {
+	return corev1.ServicePort{Name: name, Port: port, TargetPort: intstr.FromInt32(port), Protocol: corev1.ProtocolTCP}
+}

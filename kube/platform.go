@@ -1,0 +1,173 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Platform runs apps as Deployments and Services in a namespace per run. It implements
+// perf.Platform; make one with New.
+type Platform struct {
+	cfg           *rest.Config
+	cs            kubernetes.Interface
+	dyn           dynamic.Interface
+	metrics       metricsclient.Interface
+	images        Images
+	serviceType   corev1.ServiceType
+	deleteTimeout time.Duration
+}
+
+var _ perf.Platform = (*Platform)(nil)
+
+// Option configures New; an option replaces what New would read from the environment.
+type Option func(*options)
+
+type options struct {
+	cfg           *rest.Config
+	images        *Images
+	serviceType   corev1.ServiceType
+	deleteTimeout time.Duration
+}
+
+// WithRESTConfig talks to the cluster cfg describes instead of reading EnvKubeconfig.
+func WithRESTConfig(cfg *rest.Config) Option { return func(o *options) { o.cfg = cfg } }
+
+// WithImages takes the app images from im instead of EnvImageRegistry and EnvImageTag.
+func WithImages(im Images) Option { return func(o *options) { o.images = &im } }
+
+// WithServiceType makes the apps' Services of type typ (ClusterIP or LoadBalancer) instead of
+// reading EnvServiceType.
+func WithServiceType(typ corev1.ServiceType) Option {
+	return func(o *options) { o.serviceType = typ }
+}
+
+// WithDeleteTimeout bounds the wait for the run's namespace to be gone at teardown (default
+// DefaultDeleteTimeout).
+func WithDeleteTimeout(d time.Duration) Option { return func(o *options) { o.deleteTimeout = d } }
+
+// DefaultDeleteTimeout is how long teardown waits for the run's namespace to be gone.
+const DefaultDeleteTimeout = 2 * time.Minute
+
+// New returns the Kubernetes platform. Without options it reads EnvKubeconfig (or the
+// in-cluster configuration), EnvImageRegistry, EnvImageTag and EnvServiceType; a missing or
+// malformed value is an error naming the variable. It does not contact the cluster.
+func New(opts ...Option) (*Platform, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout}
+	var errs []error
+	if p.cfg == nil {
+		cfg, err := restConfigFromEnv()
+		errs = append(errs, err)
+		p.cfg = cfg
+	}
+	if o.images != nil {
+		p.images = *o.images
+	} else {
+		p.images = imagesFromEnv()
+	}
+	errs = append(errs, p.images.Validate())
+	if p.serviceType == "" {
+		typ, err := serviceTypeFromEnv()
+		errs = append(errs, err)
+		p.serviceType = typ
+	}
+	if p.deleteTimeout <= 0 {
+		p.deleteTimeout = DefaultDeleteTimeout
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	var err error
+	if p.cs, err = kubernetes.NewForConfig(p.cfg); err != nil {
+		return nil, fmt.Errorf("kube: client: %w", err)
+	}
+	if p.dyn, err = dynamic.NewForConfig(p.cfg); err != nil {
+		return nil, fmt.Errorf("kube: dynamic client: %w", err)
+	}
+	if p.metrics, err = metricsclient.NewForConfig(p.cfg); err != nil {
+		return nil, fmt.Errorf("kube: metrics client: %w", err)
+	}
+	return p, nil
+}
+
+// Name is "kubernetes".
+func (p *Platform) Name() string { return "kubernetes" }
+
+// Images are the app images the platform deploys.
+func (p *Platform) Images() Images { return p.images }
+
+// Start is StartE that fails t (t.Fatalf) instead of returning an error.
+func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+	t.Helper()
+	d, err := p.StartE(ctx, t, apps...)
+	if err != nil {
+		t.Fatalf("kube: %v", err)
+	}
+	return d
+}
+
+// StartE deploys apps into a new namespace, daprperf-<random>: for each app a Dapr
+// Configuration (when its sidecar has a Config), a Deployment and a Service. It returns once
+// every Deployment is rolled out: its pods Ready, which means the app's readiness probe and
+// the injected daprd's pass. ctx bounds that wait; on timeout the error is a *RolloutError
+// naming the app and its pods' conditions. Teardown, registered with t.Cleanup as soon as the
+// namespace exists, deletes the namespace and waits until it is gone.
+func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
+	t.Helper()
+	ns := NamespacePrefix + rand.String(5)
+	descs, err := Describe(p.images, ns, apps...)
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	if err := createNamespace(ctx, p.cs, ns); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	d := newDeployment(p, ns, descs)
+	t.Cleanup(func() {
+		if err := d.close(); err != nil {
+			t.Errorf("kube: teardown: %v", err)
+		}
+	})
+	for _, desc := range descs {
+		if err := p.create(ctx, ns, desc); err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+	}
+	if err := waitRollout(ctx, p.cs, ns, descs); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	if err := d.readVersion(ctx); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	return d, nil
+}
+
+// create writes desc's Configuration, Deployment and Service into ns.
+func (p *Platform) create(ctx context.Context, ns string, desc AppDescription) error {
+	if err := createConfiguration(ctx, p.dyn, ns, desc); err != nil {
+		return err
+	}
+	if _, err := p.cs.AppsV1().Deployments(ns).Create(ctx, DeploymentObject(ns, desc), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("app %s: create Deployment: %w", desc.Name, err)
+	}
+	if _, err := p.cs.CoreV1().Services(ns).Create(ctx, ServiceObject(ns, desc, p.serviceType), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("app %s: create Service: %w", desc.Name, err)
+	}
+	return nil
+}

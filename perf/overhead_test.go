@@ -1,0 +1,71 @@
+package perf
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// withPercentiles returns a result whose every percentile and mean is at ms milliseconds.
+func withPercentiles(ms float64) Result {
+	r := Result{}
+	for _, p := range OverheadPercentiles {
+		r.Latency.Percentiles = append(r.Latency.Percentiles, PercentileValue{P: p, Seconds: ms / 1e3})
+	}
+	r.Latency.AvgSeconds = ms / 1e3
+	return r
+}
+
+func TestOverheadIsMainMinusBaselineOfTheSameRound(t *testing.T) {
+	rounds := []Round{
+		{Baseline: withPercentiles(0.5), Main: withPercentiles(2.5)}, // +2.0
+		{Baseline: withPercentiles(1.0), Main: withPercentiles(2.0)}, // +1.0
+		{Baseline: withPercentiles(0.5), Main: withPercentiles(3.5)}, // +3.0
+	}
+	overheads, err := ComputeOverheads(rounds)
+	require.NoError(t, err)
+	require.Len(t, overheads, len(OverheadPercentiles)+1)
+	assert.Equal(t, "p90", overheads[2].Figure)
+	assert.Equal(t, "mean", overheads[len(overheads)-1].Figure)
+	for _, o := range overheads {
+		assert.InDeltaSlice(t, []float64{0.002, 0.001, 0.003}, o.PerRoundSeconds, 1e-12)
+		assert.InDelta(t, 0.002, o.MedianSeconds, 1e-12)
+		assert.True(t, o.HasInterval)
+		assert.LessOrEqual(t, o.LowSeconds, o.MedianSeconds, "the interval contains the median")
+		assert.GreaterOrEqual(t, o.HighSeconds, o.MedianSeconds, "the interval contains the median")
+		assert.GreaterOrEqual(t, o.LowSeconds, 0.001-1e-12, "bootstrap medians stay within the data")
+		assert.LessOrEqual(t, o.HighSeconds, 0.003+1e-12)
+		assert.Equal(t, o.HighSeconds, o.GateSeconds(), "three rounds gate on the upper bound")
+	}
+}
+
+func TestSingleRoundHasNoInterval(t *testing.T) {
+	overheads, err := ComputeOverheads([]Round{{Baseline: withPercentiles(0.3), Main: withPercentiles(1.8)}})
+	require.NoError(t, err)
+	o := overheads[0]
+	assert.False(t, o.HasInterval)
+	assert.InDelta(t, 0.0015, o.MedianSeconds, 1e-12)
+	assert.Equal(t, o.MedianSeconds, o.LowSeconds)
+	assert.Equal(t, o.MedianSeconds, o.HighSeconds)
+	assert.Equal(t, o.MedianSeconds, o.GateSeconds())
+}
+
+func TestOverheadNeedsEveryPercentile(t *testing.T) {
+	b := withPercentiles(1)
+	b.Latency.Percentiles = b.Latency.Percentiles[:2] // p50, p75 only
+	_, err := ComputeOverheads([]Round{{Baseline: b, Main: withPercentiles(2)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "round 1 baseline")
+	assert.Contains(t, err.Error(), "p90")
+}
+
+func TestBootstrapIntervalIsReproducible(t *testing.T) {
+	xs := []float64{1, 4, 2, 8, 5, 7}
+	lo1, hi1 := bootstrapMedianInterval(xs)
+	lo2, hi2 := bootstrapMedianInterval(xs)
+	assert.Equal(t, lo1, lo2)
+	assert.Equal(t, hi1, hi2)
+	assert.Less(t, lo1, median(xs))
+	assert.Greater(t, hi1, median(xs))
+}

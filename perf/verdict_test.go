@@ -1,0 +1,55 @@
+package perf
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEvaluateAndString(t *testing.T) {
+	vs := Evaluate(DefaultThresholds(HTTP), map[string]float64{"errors": 0, "restarts": 1, "qps.ratio": 0.995, "overhead.p90": 0.00148})
+	require.Len(t, vs, 4)
+	assert.Equal(t, "errors = 0, at most 0 (Dapr v1.17 perf suite): pass", vs[0].String())
+	assert.Equal(t, "restarts = 1, at most 0 (Dapr v1.17 perf suite): FAIL", vs[1].String())
+	assert.True(t, vs[2].Pass)
+	assert.Equal(t, "overhead.p90 = 1.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): pass", vs[3].String())
+
+	missing := Evaluate(DefaultThresholds(GRPC), map[string]float64{})
+	assert.False(t, missing[0].Pass, "a figure that was not measured fails")
+	assert.Contains(t, missing[3].String(), "not measured")
+	assert.InDelta(t, 0.0025, missing[3].Limit, 1e-12, "gRPC p90 bound")
+}
+
+func TestThresholdsFromEnv(t *testing.T) {
+	t.Setenv(EnvMaxOverheadPrefix+"P90", "6ms")
+	t.Setenv(EnvMaxOverheadPrefix+"P999", "20ms")
+	t.Setenv(EnvMinQPSRatio, "0.95")
+	t.Setenv(EnvOverheadGate, "warn")
+	ths, err := ThresholdsFromEnv(DefaultThresholds(HTTP))
+	require.NoError(t, err)
+	byFigure := map[string]Threshold{}
+	for _, th := range ths {
+		byFigure[th.Figure] = th
+	}
+	assert.InDelta(t, 0.006, byFigure["overhead.p90"].Limit, 1e-12)
+	assert.Equal(t, "DAPR_PERF_MAX_OVERHEAD_P90", byFigure["overhead.p90"].Source)
+	assert.InDelta(t, 0.02, byFigure["overhead.p99.9"].Limit, 1e-12)
+	assert.True(t, byFigure["overhead.p99.9"].WarnOnly)
+	assert.Equal(t, 0.95, byFigure["qps.ratio"].Limit)
+	assert.False(t, byFigure["errors"].WarnOnly, "only overhead bounds are warn-only")
+}
+
+func TestBadThresholdEnvNamesTheVariable(t *testing.T) {
+	for name, value := range map[string]string{
+		EnvMaxErrors: "-1", EnvMaxRestarts: "x", EnvMinQPSRatio: "1.5",
+		EnvMaxOverheadPrefix + "P50": "fast", EnvOverheadGate: "maybe",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, value)
+			_, err := ThresholdsFromEnv(DefaultThresholds(HTTP))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), name+`="`+value+`"`)
+		})
+	}
+}
