@@ -58,6 +58,9 @@ type AppDescription struct {
 	ColocateWith []string
 	// Resources are the app container's requests and limits; the sidecar's are in Sidecar.
 	Resources perf.Resources
+	// NodeSelector restricts the pod to nodes with these labels (a dedicated perf node pool);
+	// nil means any node. Describe leaves it nil; the platform sets WithNodeSelector's.
+	NodeSelector map[string]string
 }
 
 // kindProtocol is the protocol each app kind serves on its own port.

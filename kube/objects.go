@@ -27,8 +27,8 @@ const (
 
 // DeploymentObject is d's Deployment in namespace ns: d.Replicas pods, each with one container
 // named d.Name running d.Image with d.Args, a readiness probe on the app's health check, d's
-// resources on the container, the dapr.io annotations on the pod template, and the pod
-// affinity of d.ColocateWith.
+// resources on the container, the dapr.io annotations on the pod template, the pod affinity
+// of d.ColocateWith and d.NodeSelector.
 func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 	replicas := d.Replicas
 	return &appsv1.Deployment{
@@ -47,7 +47,8 @@ func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 						Resources:      containerResources(d.Resources),
 						ReadinessProbe: readinessProbe(d),
 					}},
-					Affinity: affinity(d.ColocateWith),
+					Affinity:     affinity(d.ColocateWith),
+					NodeSelector: d.NodeSelector,
 				},
 			},
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type Platform struct {
 	images        Images
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
+	nodeSelector  map[string]string
 }
 
 var _ perf.Platform = (*Platform)(nil)
@@ -40,6 +42,7 @@ type options struct {
 	images        *Images
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
+	nodeSelector  map[string]string
 }
 
 // WithRESTConfig talks to the cluster cfg describes instead of reading EnvKubeconfig.
@@ -58,6 +61,13 @@ func WithServiceType(typ corev1.ServiceType) Option {
 // DefaultDeleteTimeout).
 func WithDeleteTimeout(d time.Duration) Option { return func(o *options) { o.deleteTimeout = d } }
 
+// WithNodeSelector puts every pod on nodes with the labels sel, such as a node pool kept for
+// perf runs ({"pool": "perf"}). Pods no node matches never schedule: Start then times out
+// with a *RolloutError that says so.
+func WithNodeSelector(sel map[string]string) Option {
+	return func(o *options) { o.nodeSelector = maps.Clone(sel) }
+}
+
 // DefaultDeleteTimeout is how long teardown waits for the run's namespace to be gone.
 const DefaultDeleteTimeout = 2 * time.Minute
 
@@ -69,7 +79,7 @@ func New(opts ...Option) (*Platform, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout}
+	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector}
 	var errs []error
 	if p.cfg == nil {
 		cfg, err := restConfigFromEnv()
@@ -134,6 +144,9 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	descs, err := Describe(p.images, ns, apps...)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
+	}
+	for i := range descs {
+		descs[i].NodeSelector = p.nodeSelector
 	}
 	if err := createNamespace(ctx, p.cs, ns); err != nil {
 		return nil, fmt.Errorf("start: %w", err)

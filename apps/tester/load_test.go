@@ -54,7 +54,7 @@ func TestCalibrationWithFixedDelay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3 s load run")
 	}
-	p := load(t, perf.HTTP, httpApp(t, httpapp.Options{Delay: 2 * time.Millisecond}), 500, 3*time.Second)
+	p := load(t, perf.HTTP, httpApp(t, httpapp.Options{Delay: 2 * time.Millisecond}), 200, 3*time.Second)
 	res, err := Run(t.Context(), p)
 	require.NoError(t, err)
 	p50, err := res.Percentile(50)

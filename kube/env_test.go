@@ -1,0 +1,65 @@
+package kube
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestNewReadsEnv(t *testing.T) {
+	kubeconfig := t.TempDir() + "/kubeconfig"
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want []string // substrings of the error; none means success
+	}{
+		{"all missing", map[string]string{}, []string{"KUBECONFIG is not set", "DAPR_PERF_IMAGE_REGISTRY is not set"}},
+		{"kubeconfig file missing", map[string]string{"KUBECONFIG": kubeconfig, "DAPR_PERF_IMAGE_REGISTRY": "ghcr.io/me", "DAPR_PERF_IMAGE_TAG": "v1"}, []string{"KUBECONFIG=" + kubeconfig}},
+		{"bad registry", map[string]string{"DAPR_PERF_IMAGE_REGISTRY": "https://ghcr.io/me/", "DAPR_PERF_IMAGE_TAG": "v1"}, []string{`DAPR_PERF_IMAGE_REGISTRY="https://ghcr.io/me/"`}},
+		{"tag missing", map[string]string{"DAPR_PERF_IMAGE_REGISTRY": "localhost:5000"}, []string{"DAPR_PERF_IMAGE_TAG is not set"}},
+		{"bad tag", map[string]string{"DAPR_PERF_IMAGE_REGISTRY": "localhost:5000", "DAPR_PERF_IMAGE_TAG": "v1:2"}, []string{`DAPR_PERF_IMAGE_TAG="v1:2"`}},
+		{"bad service type", map[string]string{"DAPR_PERF_IMAGE_REGISTRY": "localhost:5000", "DAPR_PERF_IMAGE_TAG": "v1", "DAPR_PERF_SERVICE_TYPE": "NodePort"}, []string{`DAPR_PERF_SERVICE_TYPE="NodePort"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{EnvKubeconfig, EnvImageRegistry, EnvImageTag, EnvServiceType, "KUBERNETES_SERVICE_HOST"} {
+				t.Setenv(k, tc.env[k])
+			}
+			_, err := New()
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("New() = %v, want an error with %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNewFromKubeconfig(t *testing.T) {
+	path := t.TempDir() + "/kubeconfig"
+	const kc = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := writeFile(path, kc); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvKubeconfig, path)
+	t.Setenv(EnvImageRegistry, "ghcr.io/me")
+	t.Setenv(EnvImageTag, "nightly-2026-11-29")
+	t.Setenv(EnvServiceType, "LoadBalancer")
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name() != "kubernetes" || p.cfg.Host != "https://127.0.0.1:6443" || p.serviceType != "LoadBalancer" {
+		t.Errorf("platform %s, host %s, service type %s", p.Name(), p.cfg.Host, p.serviceType)
+	}
+	if got := p.Images().Image("httpapp"); got != "ghcr.io/me/daprperf-httpapp:nightly-2026-11-29" {
+		t.Errorf("image %s", got)
+	}
+}
+
+func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }
