@@ -114,11 +114,17 @@ func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 		last := rounds[len(rounds)-1]
 		for i := range out {
 			load, idleRSS := growthPoints(last, idle, out[i].Process)
-			out[i].Growth = ClassifyGrowth(load, idleRSS, MinGrowthThresholdKiB)
+			if len(load) >= minGrowthSamples {
+				out[i].Growth = ClassifyGrowth(load, idleRSS, MinGrowthThresholdKiB)
+			}
 		}
 	}
 	return out
 }
+
+// minGrowthSamples is the fewest main-phase samples the growth check classifies: a shorter
+// phase is mostly the ramp from the warmup's load to the main one (Growth stays empty).
+const minGrowthSamples = 20
 
 // growthPoints turns a process's main-phase samples into growth points (requests estimated as
 // seconds x achieved QPS) and its idle samples into points at the phase's request count.

@@ -77,7 +77,8 @@ type ResourceSummary struct {
 	RSSSlopeBytesPerSecond float64 `json:"rssSlopeBytesPerSecond"`
 	RSSSlopeR2             float64 `json:"rssSlopeR2"`
 	// Growth classifies RSS over the last main phase (requests estimated from the achieved
-	// QPS) and the idle window after it, against MinGrowthThresholdKiB.
+	// QPS) and the idle window after it, against MinGrowthThresholdKiB; empty when the main
+	// phase had fewer than 20 samples.
 	Growth Growth `json:"growth"`
 }
 
