@@ -28,10 +28,11 @@ $(DAPRD):
 	./scripts/build-daprd.sh $(DAPR_VERSION) $@
 
 ## perf: the main job. Overhead bounds that a small machine misses are reported, not fatal
-## (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and achieved QPS always gate.
+## (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and achieved QPS always gate. -p 1: one
+## scenario at a time, or they would share the cores they measure.
 perf: daprd
 	DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} \
-	$(GO) test -tags perf -count=1 -v -timeout $(PERF_TIMEOUT) ./tests/...
+	$(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT) ./tests/...
 
 ## test: every test but the perf scenarios, with the real daprd.
 test: daprd
