@@ -54,6 +54,15 @@ func validity(rounds []Round) Validity {
 		check(fmt.Sprintf("round %d main", i+1), rd.Main)
 	}
 	v.Valid = len(v.Reasons) == 0
+	if !v.Valid && len(rounds) > 0 {
+		p := rounds[0].Main.Params
+		if p.QPS > 0 {
+			period := time.Duration(float64(p.Connections) / float64(p.QPS) * float64(time.Second))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("hint: each connection sends one request every %v (connections/QPS = %d/%d); "+
+				"requests slower than that skip the next slot, so lower DAPR_PERF_QPS or raise DAPR_PERF_CONNECTIONS until the run is valid",
+				period, p.Connections, p.QPS))
+		}
+	}
 	return v
 }
 

@@ -217,7 +217,11 @@ var noPushOnce sync.Once
 func pushReport(t *testing.T, cfg PushConfig, rep *Report) {
 	t.Helper()
 	if !cfg.Enabled() {
-		noPushOnce.Do(func() { t.Logf("no Pushgateway configured (%s unset): results are not pushed", EnvPushgatewayURL) })
+		first := false
+		noPushOnce.Do(func() { first = true })
+		if first {
+			t.Logf("no Pushgateway configured (%s unset): results are not pushed", EnvPushgatewayURL)
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
