@@ -490,3 +490,19 @@ func TestMedian(t *testing.T) {
 		t.Errorf("no results: %v, %v", got, ok)
 	}
 }
+
+func TestGrowthComparisonSetsVerdictsSideBySide(t *testing.T) {
+	g := growthReport().Growth
+	var b strings.Builder
+	writeGrowthComparison(&b, "v1.16.5", "v1.17.5", g, g)
+	out := b.String()
+	for _, want := range []string{
+		"| variant | sidecar | v1.16.5 slope | v1.16.5 verdict | v1.17.5 slope | v1.17.5 verdict |",
+		"| unique | caller-sidecar | 6997 | growing | 6997 | growing |",
+		"| fixed | callee-sidecar |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("growth comparison lacks %q:\n%s", want, out)
+		}
+	}
+}

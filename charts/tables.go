@@ -401,6 +401,11 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 			fmt.Fprintf(&b, "\n**The environments differ** (%s): compare with care.\n", d)
 		}
 		b.WriteString("\n")
+		if s.A.Report.Growth != nil && s.B.Report.Growth != nil {
+			writeGrowthComparison(&b, c.A, c.B, s.A.Report.Growth, s.B.Report.Growth)
+			continue
+		}
+		fmt.Fprintf(&b, "Validity: %s %s; %s %s.\n\n", c.A, validityText(s.A.Report), c.B, validityText(s.B.Report))
 		rows := make([][]string, 0, len(s.Rows))
 		for _, r := range s.Rows {
 			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Verdict})
@@ -600,4 +605,37 @@ func resultSentence(rep *perf.Report) string {
 		return valid + "; no gating verdicts."
 	}
 	return fmt.Sprintf("%s; %d of %d gating verdicts passed.", valid, passed, gating)
+}
+
+// validityText is "valid", or "INVALID" with the number of reasons, for a comparison line.
+func validityText(rep *perf.Report) string {
+	if rep.Validity.Valid {
+		return "valid"
+	}
+	return fmt.Sprintf("INVALID (%s; see its README)", plural(len(rep.Validity.Reasons), "reason"))
+}
+
+// writeGrowthComparison writes, per variant and sidecar present in both growth reports, the
+// RSS slope (KiB per 1,000 requests) and verdict of a and b side by side.
+func writeGrowthComparison(b *strings.Builder, nameA, nameB string, a, g *perf.GrowthReport) {
+	fmt.Fprintf(b, "Thresholds: %s %.0f, %s %.0f KiB per 1,000 requests.\n\n", nameA, a.ThresholdKiBPer1000, nameB, g.ThresholdKiBPer1000)
+	var rows [][]string
+	for _, va := range a.Variants {
+		for _, sa := range va.Sidecars {
+			for _, vb := range g.Variants {
+				if vb.Name != va.Name {
+					continue
+				}
+				for _, sb := range vb.Sidecars {
+					if sb.Process != sa.Process {
+						continue
+					}
+					rows = append(rows, []string{va.Name, sa.Role,
+						fmt.Sprintf("%.0f", sa.Growth.SlopeKiBPer1000), growthVerdict(sa.Growth),
+						fmt.Sprintf("%.0f", sb.Growth.SlopeKiBPer1000), growthVerdict(sb.Growth)})
+				}
+			}
+		}
+	}
+	writeTable(b, []string{"variant", "sidecar", nameA + " slope", nameA + " verdict", nameB + " slope", nameB + " verdict"}, "llrlrl", rows)
 }
