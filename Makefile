@@ -11,6 +11,17 @@ DAPR_VERSION ?= v1.17.5
 DAPRD_TAGS ?= stablecomponents
 export DAPR_VERSION DAPRD_TAGS
 
+# The Kubernetes control plane kube/'s tests run against (scripts/build-kube.sh): kube-apiserver,
+# etcd, kube-controller-manager, kube-scheduler and kwok, cached in .kube-bin/<version>.
+KUBE_VERSION ?= v1.37.2
+KWOK_VERSION ?= v0.8.0
+KUBE_BIN := .kube-bin/$(KUBE_VERSION)
+export KUBE_VERSION KWOK_VERSION
+# Images of the kube platform: $(REGISTRY)/daprperf-<app>:$(TAG) (make images).
+REGISTRY ?= $(DAPR_PERF_IMAGE_REGISTRY)
+TAG ?= $(DAPR_PERF_IMAGE_TAG)
+IMAGE_APPS := tester httpapp grpcapp
+
 DAPRD := .daprd/$(DAPR_VERSION)/daprd
 GO ?= go
 # go test's own timeout per package: perf runs are long, tests are bounded well below.
@@ -18,7 +29,7 @@ PERF_TIMEOUT ?= 90m
 TEST_TIMEOUT ?= 20m
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all daprd perf test unit bench-tester lint charts clean
+.PHONY: all daprd kube-bin images perf test unit bench-tester lint charts clean
 
 all: test
 
@@ -27,6 +38,20 @@ daprd: $(DAPRD)
 $(DAPRD):
 	./scripts/build-daprd.sh $(DAPR_VERSION) $@
 
+## kube-bin: build the control plane for kube/'s tests into .kube-bin/<version>, unless it is
+## there already (about 10 min on 2 cores the first time; seconds afterwards).
+kube-bin:
+	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
+
+## images: build and push the app images for the kube platform (docker, from the repo root).
+images:
+	@test -n "$(REGISTRY)" || { echo "make images: set REGISTRY, e.g. make images REGISTRY=ghcr.io/me TAG=v0.3.0" >&2; exit 2; }
+	@test -n "$(TAG)" || { echo "make images: set TAG, e.g. make images REGISTRY=ghcr.io/me TAG=v0.3.0" >&2; exit 2; }
+	set -e; for app in $(IMAGE_APPS); do \
+		docker build -f apps/$$app/Dockerfile -t $(REGISTRY)/daprperf-$$app:$(TAG) . ; \
+		docker push $(REGISTRY)/daprperf-$$app:$(TAG) ; \
+	done
+
 ## perf: the main job. Overhead bounds that a small machine misses are reported, not fatal
 ## (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and achieved QPS always gate. -p 1: one
 ## scenario at a time, or they would share the cores they measure.
@@ -34,9 +59,10 @@ perf: daprd
 	DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} \
 	$(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT) ./tests/...
 
-## test: every test but the perf scenarios, with the real daprd.
-test: daprd
-	$(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
+## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
+## Kubernetes API server.
+test: daprd kube-bin
+	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
 ## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:

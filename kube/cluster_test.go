@@ -97,8 +97,7 @@ func startCluster(t *testing.T) *cluster {
 	env.ControlPlane.GetAPIServer().Configure().
 		Set("endpoint-reconciler-type", "none"). // no master Endpoints on loopback
 		Set("service-cluster-ip-range", "10.96.0.0/16")
-	cfg, err := env.Start()
-	if err != nil {
+	if _, err := env.Start(); err != nil { // its user is not in system:masters: AddUser below
 		t.Fatalf("start kube-apiserver and etcd from %s: %v", dir, err)
 	}
 	t.Cleanup(func() {
@@ -177,6 +176,16 @@ func (c *cluster) addNode(t *testing.T) {
 		}
 		return false, nil
 	})
+	// The NodeRestriction/TaintNodesByCondition admission adds node.kubernetes.io/not-ready;
+	// the node lifecycle controller, not run here, would lift it once Ready. Lift it ourselves.
+	n, err := c.cs.CoreV1().Nodes().Get(ctx, FakeNode, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Spec.Taints = nil
+	if _, err := c.cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("untaint node %s: %v", FakeNode, err)
+	}
 }
 
 // daprConfigurationCRD is a minimal Configuration CRD: dapr.io/v1alpha1, namespaced, any spec.

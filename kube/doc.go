@@ -10,7 +10,9 @@
 //	}
 //	dep := p.Start(ctx, t, apps...) // namespace, objects, rollout; teardown in t.Cleanup
 //
-// The full one names everything: kube.New(kube.WithRESTConfig(cfg), kube.WithImages(reg, tag)).
+// The full one names everything:
+//
+//	kube.New(kube.WithRESTConfig(cfg), kube.WithImages(kube.Images{Registry: reg, Tag: tag}))
 //
 // Each perf.App becomes an AppDescription (Describe), and that becomes a Deployment, a Service
 // and, when its sidecar has a Config, a Dapr Configuration (dapr.io/v1alpha1). The cluster must

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsfake "k8s.io/metrics/pkg/client/clientset/versioned/fake"
 
@@ -161,10 +162,10 @@ func TestRolloutErrorNamesPodConditions(t *testing.T) {
 
 func TestUsageIntegratesCPU(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	reading := func(at time.Time, appCPU, daprdCPU string) metricsv1beta1.PodMetrics {
+	reading := func(appCPU, daprdCPU string) metricsv1beta1.PodMetrics {
 		return metricsv1beta1.PodMetrics{
 			ObjectMeta: metav1.ObjectMeta{Name: "testapp-6d4cf56db6-x7k2p", Namespace: "ns"}, // no labels: name fallback
-			Timestamp:  metav1.NewTime(at), Window: metav1.Duration{Duration: 10 * time.Second},
+			Timestamp:  metav1.NewTime(t0), Window: metav1.Duration{Duration: 10 * time.Second},
 			Containers: []metricsv1beta1.ContainerMetrics{
 				{Name: "testapp", Usage: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(appCPU), corev1.ResourceMemory: resource.MustParse("20Mi")}},
 				{Name: "daprd", Usage: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(daprdCPU), corev1.ResourceMemory: resource.MustParse("50Mi")}},
@@ -174,16 +175,18 @@ func TestUsageIntegratesCPU(t *testing.T) {
 	d, _ := fakeDeployment(t, siApps)
 	c := cpuIntegrator{}
 	steps := []struct {
+		at                time.Duration // wall time of the call, after t0
 		pm                metricsv1beta1.PodMetrics
 		wantApp, wantDapr float64 // cumulative CPU seconds
 	}{
-		{reading(t0, "100m", "500m"), 1, 5},                       // first: rate x window (10 s)
-		{reading(t0, "900m", "900m"), 1, 5},                       // same timestamp: nothing new
-		{reading(t0.Add(15*time.Second), "200m", "1"), 4, 20},     // + rate x 15 s
-		{reading(t0.Add(75*time.Second), "50m", "250m"), 7, 35.0}, // + rate x 60 s
+		{0, reading("100m", "500m"), 1, 5},                      // first: rate x window (10 s)
+		{0, reading("900m", "900m"), 1, 5},                      // no time passed: nothing new
+		{15 * time.Second, reading("200m", "1"), 4, 20},         // + latest rate x 15 s
+		{75 * time.Second, reading("50m", "250m"), 7, 35.0},     // + latest rate x 60 s
+		{76 * time.Second, reading("50m", "250m"), 7.05, 35.25}, // + 1 s at the same rate
 	}
 	for i, s := range steps {
-		u := c.add([]metricsv1beta1.PodMetrics{s.pm}, d.appOfPod)
+		u := c.add([]metricsv1beta1.PodMetrics{s.pm}, t0.Add(s.at), d.appOfPod)
 		if got := u["testapp"].CPUSeconds; !near(got, s.wantApp) {
 			t.Errorf("step %d: testapp CPU %v s, want %v", i, got, s.wantApp)
 		}
@@ -204,7 +207,12 @@ func TestUsageFromFakeMetricsAPI(t *testing.T) {
 			corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")}}},
 	}
 	d, _ := fakeDeployment(t, siApps)
-	d.p.metrics = metricsfake.NewSimpleClientset(pm)
+	mc := metricsfake.NewSimpleClientset()
+	// The fake tracker files PodMetrics under "podmetricses" but lists "pods": answer directly.
+	mc.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, &metricsv1beta1.PodMetricsList{Items: []metricsv1beta1.PodMetrics{*pm}}, nil
+	})
+	d.p.metrics = mc
 	u, err := d.Usage(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -224,4 +232,4 @@ func TestDeleteNamespace(t *testing.T) {
 	}
 }
 
-func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }

@@ -314,6 +314,10 @@ func checkLoadBalancer(t *testing.T, c *cluster, d *kube.Deployment) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer // as WithServiceType(LoadBalancer) makes it
+	if svc, err = c.cs.CoreV1().Services(d.Namespace()).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("make tester's Service a LoadBalancer: %v", err)
+	}
 	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.0.2.10"}}
 	if _, err := c.cs.CoreV1().Services(d.Namespace()).UpdateStatus(ctx, svc, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("set ingress: %v", err)

@@ -18,9 +18,10 @@ const MetricsGroupVersion = "metrics.k8s.io/v1beta1"
 
 // Usage reads each process's usage from the metrics API (PodMetrics, per container):
 //   - CPUSeconds is cumulative CPU time in seconds, integrated by the platform: the metrics API
-//     gives a rate (cores, averaged over a window of about 15 s to 1 min), so each reading adds
-//     rate x the time since the previous reading's timestamp; the first adds rate x window. It
-//     moves only when metrics-server has a new reading, so sample for minutes, not seconds.
+//     gives a rate (cores, averaged over metrics-server's window of about 15 s to 1 min), so
+//     each call adds the latest rate x the wall time since the previous call, and the first
+//     call starts at rate x window. Per-second CPU derived from it is therefore that rate: a
+//     step function lagging the load by up to a window, right in the mean over minutes.
 //   - RSSBytes is the container's working set in bytes (what the kubelet and the OOM killer
 //     watch: RSS plus active page cache), not the process's RSS.
 //
@@ -35,22 +36,23 @@ func (d *Deployment) Usage(ctx context.Context) (map[string]perf.Usage, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.cpu.add(list.Items, d.appOfPod), nil
+	return d.cpu.add(list.Items, time.Now(), d.appOfPod), nil
 }
 
 // cpuIntegrator turns CPU rates into cumulative CPU seconds, per pod and container.
 type cpuIntegrator map[string]cpuState
 
 type cpuState struct {
-	at      time.Time // timestamp of the last reading
+	at      time.Time // wall time of the previous call
 	seconds float64   // cumulative CPU seconds so far
 }
 
-// add folds one PodMetrics listing in and returns the usage per process: CPU seconds and
-// working-set bytes summed over the pods of each app (one pod per app in perf runs).
+// add folds one PodMetrics listing, read at wall time now, in and returns the usage per
+// process: CPU seconds and working-set bytes summed over the pods of each app (one pod per
+// app in perf runs).
 // appOf names the app of a PodMetrics (metrics-server copies the pod's labels; appOf is the
 // fallback when they are missing).
-func (c cpuIntegrator) add(items []metricsv1beta1.PodMetrics, appOf func(pod string) string) map[string]perf.Usage {
+func (c cpuIntegrator) add(items []metricsv1beta1.PodMetrics, now time.Time, appOf func(pod string) string) map[string]perf.Usage {
 	out := map[string]perf.Usage{}
 	for _, pm := range items {
 		app := pm.Labels[LabelApp]
@@ -63,10 +65,10 @@ func (c cpuIntegrator) add(items []metricsv1beta1.PodMetrics, appOf func(pod str
 			st, seen := c[key]
 			switch {
 			case !seen:
-				st = cpuState{at: pm.Timestamp.Time, seconds: cores * pm.Window.Seconds()}
-			case pm.Timestamp.After(st.at):
-				st.seconds += cores * pm.Timestamp.Sub(st.at).Seconds()
-				st.at = pm.Timestamp.Time
+				st = cpuState{at: now, seconds: cores * pm.Window.Seconds()}
+			case now.After(st.at):
+				st.seconds += cores * now.Sub(st.at).Seconds()
+				st.at = now
 			}
 			c[key] = st
 			name := processName(app, cm.Name)

@@ -93,7 +93,9 @@ else
 	# @upgrade and drag newer grpc, otel and x/ modules into the apiserver build.
 	etcd_version=$(go mod edit -json "$kube_mod" | jq -r '.Require[] | select(.Path == "go.etcd.io/etcd/server/v3") | .Version')
 	echo "kube $kube_version: resolving and downloading modules (etcd $etcd_version)"
+	# Every command's packages, so that go.sum covers all of them.
 	(cd "$work" && GOFLAGS=-mod=mod go get "k8s.io/kubernetes/cmd/kube-apiserver@$kube_version" \
+		"k8s.io/kubernetes/cmd/kube-controller-manager@$kube_version" "k8s.io/kubernetes/cmd/kube-scheduler@$kube_version" \
 		"go.etcd.io/etcd/server/v3@$etcd_version" 2>&1) | grep -v '^go: \(downloading\|upgraded\|added\)' || true
 
 	now=$(date -u +%Y-%m-%dT%H:%M:%SZ)

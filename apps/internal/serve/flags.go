@@ -14,6 +14,7 @@ import (
 // AppFlags is the command line of the test apps.
 type AppFlags struct {
 	Port   int            // -port: TCP port on Host, 0 picks a free one
+	Host   string         // -host: IP address to listen on; "" is Host (loopback)
 	Faults faults.Options // -fail-fraction, -delay
 }
 
@@ -26,6 +27,7 @@ func ParseAppFlags(name string, args []string, stderr io.Writer) (AppFlags, erro
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var((*Port)(&f.Port), "port", "TCP `port` on "+Host+" (0 picks a free port)")
+	fs.Var((*hostFlag)(&f.Host), "host", "IP `address` to listen on (default "+Host+"); 0.0.0.0 serves every interface (in a pod)")
 	fs.Var((*failFraction)(&f.Faults.FailFraction), "fail-fraction",
 		"`fraction` of requests answered with a failure, in [0, 1]; deterministic: 0.1 fails every 10th")
 	fs.Var((*delay)(&f.Faults.Delay), "delay", "fixed delay before every answer, a Go `duration` such as 2ms (>= 0)")
@@ -94,5 +96,18 @@ func (d *delay) Set(s string) error {
 		return err
 	}
 	*d = delay(v)
+	return nil
+}
+
+// hostFlag is the flag.Value of -host: an IP address (CheckHost).
+type hostFlag string
+
+func (h *hostFlag) String() string { return string(*h) }
+
+func (h *hostFlag) Set(s string) error {
+	if err := CheckHost(s); err != nil {
+		return err
+	}
+	*h = hostFlag(s)
 	return nil
 }

@@ -20,7 +20,8 @@ import (
 	"strconv"
 )
 
-// Host is the only address the apps bind: loopback.
+// Host is the address the apps bind by default: loopback. -host 0.0.0.0 serves every
+// interface, which a pod needs when another pod calls it directly (the kube baseline).
 const Host = "127.0.0.1"
 
 // MaxPort is the largest TCP port.
@@ -37,15 +38,32 @@ func CheckPort(port int) error {
 
 // Listen opens a TCP listener on Host:port; port 0 picks a free port, which
 // Port(ln) then tells.
-func Listen(port int) (net.Listener, error) {
+func Listen(port int) (net.Listener, error) { return ListenOn(Host, port) }
+
+// ListenOn opens a TCP listener on host:port; host is an IP address (CheckHost), "" is Host.
+func ListenOn(host string, port int) (net.Listener, error) {
+	if host == "" {
+		host = Host
+	}
 	if err := CheckPort(port); err != nil {
 		return nil, fmt.Errorf("listen: port %d: %w", port, err)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(Host, strconv.Itoa(port)))
+	if err := CheckHost(host); err != nil {
+		return nil, fmt.Errorf("listen: host %q: %w", host, err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	return ln, nil
+}
+
+// CheckHost returns an error, without the flag name, when host is not an IP address.
+func CheckHost(host string) error {
+	if net.ParseIP(host) == nil {
+		return fmt.Errorf("not an IP address (want %s, or 0.0.0.0 for every interface)", Host)
+	}
+	return nil
 }
 
 // ListenPort returns the TCP port ln listens on, or 0 if it is not TCP.
@@ -60,9 +78,13 @@ func ListenPort(ln net.Listener) int {
 //
 //	listening on 127.0.0.1:<port>
 //
-// followed by a newline. Nothing else is written to w.
+// (the address ln listens on) followed by a newline. Nothing else is written to w.
 func Announce(w io.Writer, ln net.Listener) error {
-	_, err := fmt.Fprintf(w, "%s%s\n", AnnouncePrefix, net.JoinHostPort(Host, strconv.Itoa(ListenPort(ln))))
+	host := Host
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		host = a.IP.String()
+	}
+	_, err := fmt.Fprintf(w, "%s%s\n", AnnouncePrefix, net.JoinHostPort(host, strconv.Itoa(ListenPort(ln))))
 	return err
 }
 

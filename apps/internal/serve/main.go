@@ -23,7 +23,7 @@ const (
 type RunFunc func(ctx context.Context, ln net.Listener, o faults.Options) error
 
 // Main is the whole of a test app's main: it parses args with
-// ParseAppFlags, listens on Host, writes the Announce line to stdout,
+// ParseAppFlags, listens on -host (default Host), writes the Announce line to stdout,
 // and runs run until SIGTERM or SIGINT. It returns the exit code: ExitOK
 // after a clean stop, ExitUsage for bad flags (the message names the flag),
 // ExitError otherwise. Errors go to stderr prefixed with name.
@@ -37,7 +37,7 @@ func Main(name string, args []string, stdout, stderr io.Writer, run RunFunc) int
 	}
 	ctx, stop := SignalContext(context.Background()) // before Announce: see SignalContext
 	defer stop()
-	ln, err := Listen(f.Port)
+	ln, err := ListenOn(f.Host, f.Port)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitError

@@ -1,6 +1,6 @@
 // Command grpcapp is the gRPC test app (package grpcapp) on 127.0.0.1.
 //
-//	grpcapp [-port 0] [-fail-fraction 0] [-delay 0s]
+//	grpcapp [-port 0] [-host 127.0.0.1] [-fail-fraction 0] [-delay 0s]
 //
 // Once it listens it prints one line, "listening on 127.0.0.1:<port>", to
 // stdout. SIGTERM or SIGINT stop it gracefully (GracefulStop, then Stop

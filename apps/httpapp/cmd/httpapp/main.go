@@ -1,6 +1,6 @@
 // Command httpapp is the HTTP test app (package httpapp) on 127.0.0.1.
 //
-//	httpapp [-port 0] [-fail-fraction 0] [-delay 0s]
+//	httpapp [-port 0] [-host 127.0.0.1] [-fail-fraction 0] [-delay 0s]
 //
 // Once it listens it prints one line, "listening on 127.0.0.1:<port>", to
 // stdout. SIGTERM or SIGINT shut it down gracefully (5 s at most) and it

@@ -1,6 +1,6 @@
 // Command tester is daprperf's load generator as an HTTP service on 127.0.0.1.
 //
-//	tester [-port 0]
+//	tester [-port 0] [-host 127.0.0.1]
 //
 // GET / is its health check; POST /test takes perf.Params as JSON and answers the
 // perf.Result as JSON (see package tester). Once it listens it prints one line,
@@ -24,6 +24,7 @@ func run(args []string) int {
 	var port int
 	fs := flag.NewFlagSet("tester", flag.ContinueOnError)
 	fs.Var((*serve.Port)(&port), "port", "TCP `port` on "+serve.Host+" (0 picks a free port)")
+	host := fs.String("host", serve.Host, "IP `address` to listen on; 0.0.0.0 serves every interface (in a pod)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return serve.ExitOK
@@ -36,7 +37,7 @@ func run(args []string) int {
 	}
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()
-	ln, err := serve.Listen(port)
+	ln, err := serve.ListenOn(*host, port)
 	if err == nil {
 		err = serve.Announce(os.Stdout, ln)
 	}
