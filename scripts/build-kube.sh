@@ -146,5 +146,5 @@ echo "kube $kube_version: ready in $dir after $(($(date +%s) - start)) s"
 "$dir/kube-apiserver" --version
 "$dir/kube-controller-manager" --version
 "$dir/kube-scheduler" --version
-"$dir/etcd" --version | head -1
-"$dir/kwok" --version 2>/dev/null | head -1 || true
+"$dir/etcd" --version | sed -n 1p # sed reads all: head would SIGPIPE etcd under pipefail
+"$dir/kwok" --version 2>/dev/null | sed -n 1p || true
