@@ -46,7 +46,9 @@ func (d *killingDeployment) Usage(ctx context.Context) (map[string]perf.Usage, e
 // exist and record the exit.
 func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_CHILD_DIR"); dir != "" {
-		p, err := local.New()
+		// This child fails on purpose, and a failed test keeps its run dir: put it in the
+		// parent's temporary dir, which the parent removes.
+		p, err := local.New(local.WithRunDirParent(dir))
 		require.NoError(t, err)
 		perf.Run(t, ServiceInvocation(perf.HTTP), perf.WithPlatform(killAtMain{p}), perf.WithReportDir(dir))
 		return
