@@ -48,7 +48,7 @@ images:
 	@test -n "$(REGISTRY)" || { echo "make images: set REGISTRY, e.g. make images REGISTRY=ghcr.io/me TAG=v0.3.0" >&2; exit 2; }
 	@test -n "$(TAG)" || { echo "make images: set TAG, e.g. make images REGISTRY=ghcr.io/me TAG=v0.3.0" >&2; exit 2; }
 	set -e; for app in $(IMAGE_APPS); do \
-		docker build -f apps/$$app/Dockerfile -t $(REGISTRY)/daprperf-$$app:$(TAG) . ; \
+		docker build -f apps/Dockerfile --build-arg APP=$$app -t $(REGISTRY)/daprperf-$$app:$(TAG) . ; \
 		docker push $(REGISTRY)/daprperf-$$app:$(TAG) ; \
 	done
 
