@@ -3,7 +3,6 @@ package perf
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,5 +122,3 @@ func gitCommit() string {
 	}
 	return ""
 }
-
-var errNoRounds = errors.New("no complete round")

@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -9,6 +10,9 @@ import (
 // Validity bounds: a measured phase is invalid when it achieved less than 99 % of its target
 // QPS, or when more than 1 % of its schedule was skipped or late (the generator fell behind,
 // so its latencies understate queueing: coordinated omission).
+// errNoRounds is the overhead error of a run that completed no round.
+var errNoRounds = errors.New("no complete round")
+
 const (
 	minValidQPSRatio       = 0.99
 	maxValidBehindFraction = 0.01

@@ -136,10 +136,7 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 	if err != nil {
 		return nil, err
 	}
-	interval := sc.SampleInterval
-	if interval <= 0 {
-		interval = time.Second
-	}
+	interval := sc.sampleInterval()
 	var rounds []Round
 	for i := range cfg.rounds {
 		t.Logf("round %d/%d: baseline, %d QPS for %v to %s", i+1, cfg.rounds, baseline.QPS, baseline.Duration, baseline.Target)
@@ -170,10 +167,7 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 
 // sampleIdle samples resources for window with no load.
 func sampleIdle(ctx context.Context, dep Deployment, window time.Duration, sc Scenario) []Series {
-	interval := sc.SampleInterval
-	if interval <= 0 {
-		interval = time.Second
-	}
+	interval := sc.sampleInterval()
 	rec := Record(ctx, dep, interval, sc.Roles())
 	select {
 	case <-ctx.Done():

@@ -33,6 +33,14 @@ type Scenario struct {
 	IdleWindow time.Duration
 }
 
+// sampleInterval is SampleInterval, or 1 s when it is not set.
+func (sc Scenario) sampleInterval() time.Duration {
+	if sc.SampleInterval > 0 {
+		return sc.SampleInterval
+	}
+	return time.Second
+}
+
 // EnvIdleWindow overrides Scenario.IdleWindow: a Go duration from 0s to 1h.
 const EnvIdleWindow = "DAPR_PERF_IDLE_WINDOW"
 
