@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// Validity bounds: a measured phase is invalid when it achieved less than 99 % of its target
-// QPS, or when more than 1 % of its schedule was skipped or late (the generator fell behind,
-// so its latencies understate queueing: coordinated omission).
 // errNoRounds is the overhead error of a run that completed no round.
 var errNoRounds = errors.New("no complete round")
 
+// Validity bounds: a measured phase is invalid when it achieved less than 99 % of its target
+// QPS, or when more than 1 % of its schedule was skipped or late (the generator fell behind,
+// so its latencies understate queueing: coordinated omission).
 const (
 	minValidQPSRatio       = 0.99
 	maxValidBehindFraction = 0.01
