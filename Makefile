@@ -72,9 +72,12 @@ unit:
 charts:
 	$(GO) run ./charts -reports reports
 
-## bench-tester: the tester's maximum throughput against httpapp, beside fortio's own runner.
+## bench-tester: the tester's maximum throughput against httpapp, beside fortio's own runner
+## (3 runs), then what recording costs per request (ns/op, allocs/op).
 bench-tester:
 	$(GO) test -run '^$$' -bench 'MaxThroughput' -benchtime 1x -count 3 ./apps/tester/
+	$(GO) test -run '^$$' -bench 'RecordPerRequest' -count 3 ./apps/tester/
+	$(GO) test -run '^$$' -bench 'Record' -count 3 ./perf/hdr/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -129,7 +129,7 @@ func TestGenerate(t *testing.T) {
 		// Medians over three rounds; the overhead has an interval.
 		assertCells(t, row(t, grpcMD, "Latency", "main (through both sidecars)"),
 			"main (through both sidecars)", "2.280 ms", "2.970 ms", "4.590 ms", "8.000 ms")
-		ov := row(t, grpcMD, "Latency", "overhead [95 % interval]")
+		ov := row(t, grpcMD, "Latency", "overhead [75 % interval (range)]")
 		assertCell(t, ov, 2, "+1.950 ms [+1.920, +2.020]")
 		sum := row(t, grpcMD, "", "grpc")
 		assertCell(t, sum, 8, "180,000")
@@ -306,8 +306,8 @@ func TestChartsSkipWhatIsMissing(t *testing.T) {
 	rep := readFixture(t, httpDir)
 	for i := range rep.Rounds {
 		rep.Rounds[i].Resources = nil
-		rep.Rounds[i].Main.Latency.Histogram = nil
-		rep.Rounds[i].Baseline.Latency.Histogram = nil
+		rep.Rounds[i].Main.Latency.HDR = ""
+		rep.Rounds[i].Baseline.Latency.HDR = ""
 	}
 	for _, build := range []func(*perf.Report) (*figure, error){cpuChart, rssChart} {
 		if fig, err := build(rep); err != nil || fig != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/hdr"
 )
 
 // go test ./charts -update rewrites the fixture result files and the golden Markdown files.
@@ -309,32 +310,32 @@ func buildReport(s reportSpec) (*perf.Report, error) {
 	return rep, nil
 }
 
-// phaseResult is a one-minute run of 60,000 requests whose histogram agrees with its
-// percentiles: each range between them is split into four equal buckets.
+// phaseResult is a one-minute run of 60,000 requests whose stored HDR histogram agrees with its
+// percentiles: each range between them holds its share of requests, evenly spread.
 func phaseResult(p perf.Params, start time.Time, s phaseSpec) perf.Result {
 	const requests = 60_000
 	sec := func(ms float64) float64 { return math.Round(ms*1e6) / 1e9 } // ms to s, to the ns
 	lat := perf.Latency{
 		MinSeconds: sec(s.ms[0] / 2), AvgSeconds: sec((s.ms[0] + s.ms[2]) / 2), MaxSeconds: sec(s.ms[4] * 1.5),
-		StdDevSeconds: sec((s.ms[3] - s.ms[0]) / 3), Resolution: p.Resolution,
+		StdDevSeconds: sec((s.ms[3] - s.ms[0]) / 3), SignificantDigits: hdr.SignificantDigits,
 	}
 	for i, q := range perf.DefaultPercentiles {
 		lat.Percentiles = append(lat.Percentiles, perf.PercentileValue{P: q, Seconds: sec(s.ms[i])})
 	}
 	edges := []float64{s.ms[0] / 2, s.ms[0], s.ms[1], s.ms[2], s.ms[3], s.ms[4], s.ms[4] * 1.5}
 	shares := []int64{30_000, 15_000, 9_000, 5_400, 540, 60} // 50, 25, 15, 9, 0.9, 0.1 %
+	h := hdr.New()
 	for i, n := range shares {
-		w := (edges[i+1] - edges[i]) / 4
-		for j := range 4 {
-			c := n / 4
-			if j == 0 {
-				c += n % 4
-			}
-			lat.Histogram = append(lat.Histogram, perf.Bucket{
-				StartSeconds: sec(edges[i] + float64(j)*w), EndSeconds: sec(edges[i] + float64(j+1)*w), Count: c,
-			})
+		w := (edges[i+1] - edges[i]) / float64(n)
+		for j := range n {
+			h.Record(time.Duration((edges[i] + float64(j)*w) * 1e6))
 		}
 	}
+	enc, err := h.Encode()
+	if err != nil {
+		panic(err) // an in-memory histogram always encodes
+	}
+	lat.HDR = enc
 	ok, fail := "200", "503"
 	if p.Protocol == perf.GRPC {
 		ok, fail = "OK", "Unavailable"

@@ -203,7 +203,7 @@ func overheadChart(rep *perf.Report) (*figure, error) {
 	u := latencyUnit(largest)
 	note := "single run: no interval"
 	if len(ivs) > 0 {
-		note = fmt.Sprintf("median of %d rounds, 95 %% interval", len(rep.Rounds))
+		note = fmt.Sprintf("median of %d rounds, %s", len(rep.Rounds), ivs[0].IntervalLabel())
 	}
 	fig := newFigure(fmt.Sprintf("%s: sidecar overhead per percentile, %s", heading(rep), note))
 	fig.Plot.Y.Label.Text = "overhead (" + u.Name + ")"
@@ -225,17 +225,21 @@ func intervalBars(xs []float64, ovs []perf.Overhead, u unit) *plotter.YErrorBars
 	}
 	for i, o := range ovs {
 		e.XYs[i] = plotter.XY{X: xs[i], Y: o.MedianSeconds * u.PerSecond}
-		// YErrorBars takes distances from the median; a bound on the wrong side of it (which a
-		// bootstrap interval of the median should never give) is drawn at the median.
+		// YErrorBars takes distances from the median; a bound on the wrong side of it (which an
+		// interval of the median never gives) is drawn at the median.
 		e.YErrors[i].Low = max(0, o.MedianSeconds-o.LowSeconds) * u.PerSecond
 		e.YErrors[i].High = max(0, o.HighSeconds-o.MedianSeconds) * u.PerSecond
 	}
 	return e
 }
 
-// histogramChart: the latency histogram of the last round's baseline and main phases, as
-// the share of requests per unit of latency (buckets may differ in width), up to the larger
-// p99.9 so that the tail does not squash the body.
+// histogramBins is the number of equal-width bins of the histogram chart.
+const histogramBins = 60
+
+// histogramChart: the service-time histogram of the last round's baseline and main phases, from
+// their stored HDR histograms, as the share of requests per unit of latency in equal bins up to
+// the larger p99.9, so that the tail does not squash the body. A phase without a stored
+// histogram (an older result file) is left out.
 func histogramChart(rep *perf.Report) (*figure, error) {
 	if len(rep.Rounds) == 0 {
 		return nil, nil
@@ -249,33 +253,36 @@ func histogramChart(rep *perf.Report) (*figure, error) {
 	for _, ph := range phases {
 		if d, err := ph.r.Percentile(99.9); err == nil {
 			limit = max(limit, d.Seconds())
-		} else if n := len(ph.r.Latency.Histogram); n > 0 {
-			limit = max(limit, ph.r.Latency.Histogram[n-1].EndSeconds)
 		}
 	}
 	if limit == 0 {
 		return nil, nil
 	}
 	u := latencyUnit(limit)
-	fig := newFigure(fmt.Sprintf("%s: latency histogram of round %d, up to p99.9", heading(rep), len(rep.Rounds)))
+	fig := newFigure(fmt.Sprintf("%s: service-time histogram of round %d, up to p99.9", heading(rep), len(rep.Rounds)))
 	fig.Plot.X.Label.Text = "latency (" + u.Name + ")"
 	fig.Plot.Y.Label.Text = "% of requests per " + u.Name
+	width := limit / histogramBins
 	drawn := false
 	for i, ph := range phases {
-		var total int64
-		for _, bk := range ph.r.Latency.Histogram {
-			total += bk.Count
-		}
-		if total == 0 {
+		h, err := ph.r.Latency.Histogram()
+		if err != nil || h.Count() == 0 {
 			continue
 		}
+		counts := make([]int64, histogramBins)
+		for _, b := range h.Bars() {
+			mid := (b.From + b.To).Seconds() / 2
+			if k := int(mid / width); k < histogramBins {
+				counts[k] += b.Count
+			}
+		}
 		bs := &bars{Fill: translucent(seriesColor(i)), Line: draw.LineStyle{Color: seriesColor(i), Width: vg.Points(0.5)}}
-		for _, bk := range ph.r.Latency.Histogram {
-			if bk.StartSeconds >= limit || bk.EndSeconds <= bk.StartSeconds {
+		for k, c := range counts {
+			if c == 0 {
 				continue
 			}
-			x0, x1 := bk.StartSeconds*u.PerSecond, bk.EndSeconds*u.PerSecond
-			bs.Bars = append(bs.Bars, bar{X0: x0, X1: x1, Y: float64(bk.Count) / float64(total) * 100 / (x1 - x0)})
+			x0, x1 := float64(k)*width*u.PerSecond, float64(k+1)*width*u.PerSecond
+			bs.Bars = append(bs.Bars, bar{X0: x0, X1: x1, Y: float64(c) / float64(h.Count()) * 100 / (x1 - x0)})
 		}
 		fig.add(ph.name, bs)
 		drawn = true
@@ -482,7 +489,7 @@ func compareChart(c comparison) (*figure, error) {
 		return nil, fmt.Errorf("no scenario to compare")
 	}
 	u := latencyUnit(largest)
-	fig := newFigure(fmt.Sprintf("Sidecar overhead, median with 95 %% interval: %s vs %s", c.A, c.B))
+	fig := newFigure(fmt.Sprintf("Sidecar overhead, median with its interval (confidence as stated per run): %s vs %s", c.A, c.B))
 	fig.Width = max(chartWidth, 90*len(names)+160)
 	fig.Plot.Y.Label.Text = "overhead (" + u.Name + ")"
 	for v, name := range []string{c.A, c.B} {

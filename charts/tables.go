@@ -265,7 +265,7 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 	}
 	ovName := "overhead (single run: no interval)"
 	if interval {
-		ovName = "overhead [95 % interval]"
+		ovName = "overhead [" + rep.Overhead[0].IntervalLabel() + "]"
 	} else if len(rep.Rounds) > 1 {
 		ovName = "overhead (no interval recorded)"
 	}
@@ -281,8 +281,10 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 	})
 	fmt.Fprintf(b, "\nMedians over %s.", plural(len(rep.Rounds), "round"))
 	if interval {
-		b.WriteString(" The overhead interval is the 95 % bootstrap confidence interval of the median.")
+		b.WriteString(" The overhead interval is distribution-free: order statistics of the rounds, with the confidence it" +
+			" actually has (" + rep.Overhead[0].IntervalLabel() + "; 6 rounds or more reach 95 %).")
 	}
+	b.WriteString(" Latency is service time, timed from each request's send; response time, from its intended start, is in the result file.")
 	b.WriteString("\n")
 }
 
@@ -293,17 +295,14 @@ func writeLoadTable(b *strings.Builder, rep *perf.Report) {
 	if p.Payload != "" {
 		payload = "literal payload"
 	}
-	pacing := "fixed rate, no catch-up"
-	if p.CatchUp {
-		pacing = "catch-up allowed"
-	}
+	pacing := "fixed rate; a late request is sent when its connection is free, timed from its slot"
 	rows := [][]string{
 		{"target QPS", fmtCount(int64(p.QPS))},
 		{"connections", fmtCount(int64(p.Connections))},
 		{"payload", payload},
 		{"duration per phase", p.Duration.String()},
 		{"pacing", pacing},
-		{"histogram resolution", p.Resolution.String()},
+		{"latency recording", latencyRecording(rep)},
 		{"rounds (baseline and main interleaved)", strconv.Itoa(len(rep.Rounds))},
 		{"requests (main phases)", fmtCount(requests)},
 		{"errors (main phases)", fmtCount(errs)},
@@ -313,6 +312,16 @@ func writeLoadTable(b *strings.Builder, rep *perf.Report) {
 		rows = append(rows, []string{"actual QPS (lowest main phase)", fmtQPS(q)})
 	}
 	writeTable(b, []string{"", "value"}, "ll", rows)
+}
+
+// latencyRecording says how the run's latencies were recorded.
+func latencyRecording(rep *perf.Report) string {
+	for _, rd := range rep.Rounds {
+		if d := rd.Main.Latency.SignificantDigits; d > 0 {
+			return fmt.Sprintf("every request, HDR histogram, %d significant digits", d)
+		}
+	}
+	return "fortio histogram, percentiles interpolated in its buckets (older result file)"
 }
 
 func writeRoundsTable(b *strings.Builder, rep *perf.Report) {
@@ -386,7 +395,7 @@ func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 func compareMarkdown(c comparison, dir, chartFile string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Dapr %s vs %s\n\n", c.A, c.B)
-	fmt.Fprintf(&b, "Change %% is (%s − %s) / |%s|. The verdict compares the 95 %% intervals of the two runs:\n", c.B, c.A, c.A)
+	fmt.Fprintf(&b, "Change %% is (%s − %s) / |%s|. The verdict compares the two runs' intervals (each with the confidence its report states):\n", c.B, c.A, c.A)
 	b.WriteString("\"beyond noise\" when they do not overlap, \"within noise\" when they do, and \"no interval\" when a\n")
 	b.WriteString("run has none (a single run, or a figure the report records without an interval).\n")
 	if chartFile != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -32,8 +33,17 @@ func (r *Report) finish(sc Scenario, thresholds []Threshold) {
 		r.Validity.Valid = false
 		r.Validity.Reasons = append(r.Validity.Reasons, "overhead: "+err.Error())
 	}
+	if len(r.Rounds) > 0 {
+		r.ResponseOverhead, _ = ComputeResponseOverheads(r.Rounds) // nil when a phase has none
+	}
+	r.Warnings = warnings(r.Rounds)
 	r.Resources = summariseResources(r.Rounds, r.Idle)
 	r.Verdicts = Evaluate(thresholds, r.figures())
+	for i := range r.Verdicts {
+		if o, ok := r.OverheadOf(strings.TrimPrefix(r.Verdicts[i].Figure, "overhead.")); ok && strings.HasPrefix(r.Verdicts[i].Figure, "overhead.") {
+			r.Verdicts[i].Basis = o.GateBasis()
+		}
+	}
 	r.Pass = r.Validity.Valid
 	for _, v := range r.Verdicts {
 		if !v.Pass && !v.WarnOnly {
@@ -68,6 +78,27 @@ func validity(rounds []Round) Validity {
 		}
 	}
 	return v
+}
+
+// warnings flags, per round and phase, coordinated omission and connection churn.
+func warnings(rounds []Round) []string {
+	var out []string
+	check := func(name string, res *Result) {
+		if ratio, flagged := res.CoordinatedOmission(); flagged {
+			svc, _ := res.Percentile(99)
+			resp, _ := res.ResponsePercentile(99)
+			out = append(out, fmt.Sprintf("%s: coordinated omission: response-time p99 %.3f ms is %.1fx the service-time p99 %.3f ms (flagged above %gx): requests waited for their turn",
+				name, 1e3*resp.Seconds(), ratio, 1e3*svc.Seconds(), CoordinatedOmissionFactor))
+		}
+		if res.ConnectionChurn() {
+			out = append(out, fmt.Sprintf("%s: connection churn: %d TCP connections opened for %d configured", name, res.Sockets, res.Params.Connections))
+		}
+	}
+	for i := range rounds {
+		check(fmt.Sprintf("round %d baseline", i+1), &rounds[i].Baseline)
+		check(fmt.Sprintf("round %d main", i+1), &rounds[i].Main)
+	}
+	return out
 }
 
 // figures are the values thresholds are compared with; see Threshold.Figure.

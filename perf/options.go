@@ -34,16 +34,10 @@ func WithProtocol(proto Protocol) Option { return func(p *Params) { p.Protocol =
 // WithTarget sets the load target: a URL for HTTP, host:port for gRPC.
 func WithTarget(target string) Option { return func(p *Params) { p.Target = target } }
 
-// WithResolution sets the latency histogram's bucket width.
-func WithResolution(d time.Duration) Option { return func(p *Params) { p.Resolution = d } }
-
 // WithPercentiles sets the percentiles to compute, each in (0, 100).
 func WithPercentiles(ps ...float64) Option {
 	return func(p *Params) { p.Percentiles = append([]float64(nil), ps...) }
 }
-
-// WithCatchUp lets the generator burst after a slow response instead of holding a fixed rate.
-func WithCatchUp(on bool) Option { return func(p *Params) { p.CatchUp = on } }
 
 // Environment variables that override Params. The main-phase names are Dapr's own.
 const (

@@ -15,9 +15,7 @@ func TestNewParamsDefaultsAreDaprs(t *testing.T) {
 	assert.Equal(t, 1, p.Connections)
 	assert.Equal(t, time.Minute, p.Duration)
 	assert.Equal(t, 0, p.PayloadBytes)
-	assert.Equal(t, 10*time.Microsecond, p.Resolution)
 	assert.Equal(t, []float64{50, 75, 90, 99, 99.9}, p.Percentiles)
-	assert.False(t, p.CatchUp, "fixed-rate pacing by default")
 }
 
 func TestEnvBeatsOptionsForTheMainPhaseOnly(t *testing.T) {
@@ -98,12 +96,11 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	p.Connections = -1
 	p.Duration = time.Millisecond
 	p.PayloadBytes = -3
-	p.Resolution = 0
 	p.Percentiles = []float64{50, 100}
 	p.Protocol = "udp"
 	err := p.Validate()
 	require.Error(t, err)
-	for _, field := range []string{"qps", "connections", "duration", "payloadBytes", "resolution", "percentiles = 100", "protocol"} {
+	for _, field := range []string{"qps", "connections", "duration", "payloadBytes", "percentiles = 100", "protocol"} {
 		assert.Contains(t, err.Error(), field)
 	}
 }

@@ -34,7 +34,7 @@ func TestOverheadIsMainMinusBaselineOfTheSameRound(t *testing.T) {
 		assert.True(t, o.HasInterval)
 		assert.LessOrEqual(t, o.LowSeconds, o.MedianSeconds, "the interval contains the median")
 		assert.GreaterOrEqual(t, o.HighSeconds, o.MedianSeconds, "the interval contains the median")
-		assert.GreaterOrEqual(t, o.LowSeconds, 0.001-1e-12, "bootstrap medians stay within the data")
+		assert.GreaterOrEqual(t, o.LowSeconds, 0.001-1e-12, "the interval stays within the data")
 		assert.LessOrEqual(t, o.HighSeconds, 0.003+1e-12)
 		assert.Equal(t, o.HighSeconds, o.GateSeconds(), "three rounds gate on the upper bound")
 	}
@@ -60,12 +60,19 @@ func TestOverheadNeedsEveryPercentile(t *testing.T) {
 	assert.Contains(t, err.Error(), "p90")
 }
 
-func TestBootstrapIntervalIsReproducible(t *testing.T) {
-	xs := []float64{1, 4, 2, 8, 5, 7}
-	lo1, hi1 := bootstrapMedianInterval(xs)
-	lo2, hi2 := bootstrapMedianInterval(xs)
-	assert.Equal(t, lo1, lo2)
-	assert.Equal(t, hi1, hi2)
-	assert.Less(t, lo1, median(xs))
-	assert.Greater(t, hi1, median(xs))
+func TestThreeRoundsGateOnTheRangeAndSayItIs75Percent(t *testing.T) {
+	rounds := []Round{
+		{Baseline: withPercentiles(0.5), Main: withPercentiles(2.5)},
+		{Baseline: withPercentiles(1.0), Main: withPercentiles(2.0)},
+		{Baseline: withPercentiles(0.5), Main: withPercentiles(3.5)},
+	}
+	overheads, err := ComputeOverheads(rounds)
+	require.NoError(t, err)
+	o := overheads[2]
+	assert.Equal(t, MethodRange, o.Method)
+	assert.InDelta(t, 0.75, o.Confidence, 1e-12)
+	assert.InDelta(t, 0.001, o.LowSeconds, 1e-12, "the range of 3 rounds")
+	assert.InDelta(t, 0.003, o.HighSeconds, 1e-12)
+	assert.Equal(t, "upper bound of the 75 % range interval of 3 rounds", o.GateBasis())
+	assert.Equal(t, "75 % interval (range)", o.IntervalLabel())
 }

@@ -31,9 +31,6 @@ const (
 	MaxConnections = 10_000
 	// MaxQPS bounds the target rate; 1,000,000 requests/s is far beyond any loopback run.
 	MaxQPS = 1_000_000
-	// MinResolution and MaxResolution bound the latency histogram's bucket width.
-	MinResolution = 100 * time.Nanosecond
-	MaxResolution = time.Second
 )
 
 // DefaultPercentiles are the percentiles every run computes: p50, p75, p90, p99, p99.9.
@@ -73,18 +70,15 @@ type Params struct {
 	// as in the method-name memory-growth case (checkout/{orderId}).
 	UniquePath bool `json:"uniquePath,omitempty"`
 
-	// Resolution is the width of one latency histogram bucket (default 10 µs). fortio's own
-	// default of 1 ms puts every loopback sample in one bucket.
-	Resolution time.Duration `json:"resolution"`
-	// Percentiles to compute, each in (0, 100).
+	// Percentiles to compute when the run ends, each in (0, 100). Every request is recorded in
+	// an HDR histogram (3 significant digits) stored with the result, so any other percentile
+	// can be computed later.
 	Percentiles []float64 `json:"percentiles"`
-	// CatchUp lets the generator burst to catch up after a slow response. The default (false)
-	// keeps a fixed rate and skips the missed slots, which are then counted as fell-behind.
-	CatchUp bool `json:"catchUp,omitempty"`
 }
 
 // DefaultParams are Dapr's perf-suite defaults: 1 QPS, 1 connection, 1 minute, no payload,
-// HTTP; plus this framework's 10 µs resolution, DefaultPercentiles and fixed-rate pacing.
+// HTTP; plus this framework's DefaultPercentiles. Pacing is always fixed-rate, and latency is
+// recorded exactly (see Result.Latency and Result.ResponseTime).
 func DefaultParams() Params {
 	return Params{
 		QPS:         1,
@@ -92,7 +86,6 @@ func DefaultParams() Params {
 		Duration:    time.Minute,
 		Protocol:    HTTP,
 		Method:      "test",
-		Resolution:  10 * time.Microsecond,
 		Percentiles: append([]float64(nil), DefaultPercentiles...),
 	}
 }
@@ -135,9 +128,6 @@ func (p Params) Validate() error {
 		}
 	default:
 		bad("protocol", fmt.Sprintf("%q", p.Protocol), `"http" or "grpc"`)
-	}
-	if p.Resolution < MinResolution || p.Resolution > MaxResolution {
-		bad("resolution", p.Resolution, fmt.Sprintf("from %v to %v", MinResolution, MaxResolution))
 	}
 	if len(p.Percentiles) == 0 {
 		bad("percentiles", "[]", "a non-empty list")

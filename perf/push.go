@@ -267,13 +267,13 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	}
 
 	latency := vec("daprperf_latency_seconds",
-		"Request latency at a quantile, in seconds: the median over rounds of each round's percentile. phase=baseline is tester -> app, phase=main is tester -> sidecar -> sidecar -> app.",
+		"Request service time at a quantile, in seconds (HDR histogram, 3 significant digits): the median over rounds of each round's percentile. phase=baseline is tester -> app, phase=main is tester -> sidecar -> sidecar -> app.",
 		"phase", "quantile")
 	overhead := vec("daprperf_overhead_seconds",
-		"Latency the sidecar path adds at a quantile, in seconds (main minus baseline of the same round). bound=median is the median over rounds; low and high bound its 95% bootstrap interval (equal to the median with one round).",
+		"Latency the sidecar path adds at a quantile, in seconds (main minus baseline of the same round). bound=median is the median over rounds; low and high bound its distribution-free interval (order statistics, at least 95% from 6 rounds; the range of the rounds below, 75% at 3 rounds; equal to the median with one round).",
 		"quantile", "bound")
 	overheadMean := vec("daprperf_overhead_mean_seconds",
-		"Mean latency the sidecar path adds, in seconds (main mean minus baseline mean of the same round). bound=median is the median over rounds; low and high bound its 95% bootstrap interval.",
+		"Mean latency the sidecar path adds, in seconds (main mean minus baseline mean of the same round). bound=median is the median over rounds; low and high bound its distribution-free interval, as for daprperf_overhead_seconds.",
 		"bound")
 	errorCount := vec("daprperf_errors",
 		"Failed requests (any non-2xx HTTP status, socket error or non-OK gRPC status), summed over the rounds of the phase. A count; a gauge because each run is pushed once.",

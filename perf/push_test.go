@@ -79,7 +79,7 @@ func pushFixture(t testing.TB, runID string, factor float64, pass bool) *Report 
 			ActualQPS:    qps * factor,
 			Requests:     60000,
 			RetCodes:     codes,
-			Latency:      Latency{AvgSeconds: avg * factor, Resolution: 10 * time.Microsecond},
+			Latency:      Latency{AvgSeconds: avg * factor},
 		}
 		for i, p := range DefaultPercentiles {
 			r.Latency.Percentiles = append(r.Latency.Percentiles, PercentileValue{P: p, Seconds: ps[i] * factor})

@@ -28,15 +28,23 @@ type Report struct {
 	WarmupParams Params `json:"warmupParams"`
 	// Rounds are the interleaved baseline/main pairs, in order.
 	Rounds []Round `json:"rounds"`
-	// Overhead per percentile and for the mean, over the rounds.
+	// Overhead per percentile and for the mean, over the rounds, on service time: the figure
+	// Dapr's suite reports and the thresholds gate.
 	Overhead []Overhead `json:"overhead"`
+	// ResponseOverhead is the same on response time (timed from each request's intended
+	// start); empty when a phase has no response time.
+	ResponseOverhead []Overhead `json:"responseOverhead,omitempty"`
 	// Resources summarises each process over the main phases.
 	Resources []ResourceSummary `json:"resources"`
 	// Idle are the resource series of the idle window after the last main phase.
 	Idle []Series `json:"idle,omitempty"`
 	// Exits lists unexpected process exits and restarts.
-	Exits    []Exit    `json:"exits"`
-	Validity Validity  `json:"validity"`
+	Exits    []Exit   `json:"exits"`
+	Validity Validity `json:"validity"`
+	// Warnings name what a reader must know to trust the figures without making the run
+	// invalid: coordinated omission (response-time p99 above CoordinatedOmissionFactor x the
+	// service-time p99) and connection churn (more TCP connections than configured).
+	Warnings []string  `json:"warnings,omitempty"`
 	Verdicts []Verdict `json:"verdicts"`
 	// Pass is true when the run is valid and every verdict that is not WarnOnly passed.
 	Pass bool `json:"pass"`

@@ -3,14 +3,15 @@ package perf
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/hdr"
 )
 
 // Result is the outcome of one load run, as the tester returns it and the report stores it.
-// Latencies are in seconds (float64), as fortio measures them; accessors return time.Duration.
-// The request payload is never stored: Params.Payload is emptied and PayloadBytes keeps its size.
+// Latencies are in seconds (float64) in the file; accessors return time.Duration. The request
+// payload is never stored: Params.Payload is emptied and PayloadBytes keeps its size.
 type Result struct {
 	Params Params `json:"params"`
 	// StartTime is when the load started.
@@ -22,27 +23,43 @@ type Result struct {
 	ActualDuration time.Duration `json:"actualDuration"`
 	// Requests is the number of requests sent and answered (or failed).
 	Requests int64 `json:"requests"`
-	// Latency summarises the request durations.
+	// Latency is the service time of every request: from its actual send to its answer, the
+	// figure Dapr's suite reports and the one the overhead gates use.
 	Latency Latency `json:"latency"`
+	// ResponseTime is the response time of every request: from the slot the fixed-rate schedule
+	// gave it (its intended start) to its answer, as wrk2 measures. It includes the time a
+	// request waited for its connection, which service time hides (coordinated omission). Nil
+	// for a max-rate run, which has no schedule, and in result files written before it existed.
+	ResponseTime *Latency `json:"responseTime,omitempty"`
+	// Sockets is the number of TCP connections the load opened (each connection's first dial
+	// plus every reconnect); Params.Connections is what was asked for. More sockets than
+	// connections means connection churn.
+	Sockets int64 `json:"sockets"`
 	// RetCodes counts answers by code: for HTTP the status code as text ("200", "503"), with
 	// "-1" for a socket error; for gRPC the status name ("OK", "Unavailable").
 	RetCodes map[string]int64 `json:"retCodes"`
-	// Schedule says whether the generator kept to its schedule (coordinated omission).
+	// Schedule says whether the load generator kept to its schedule.
 	Schedule Schedule `json:"schedule"`
 }
 
-// Latency is the distribution of request durations; every figure is in seconds.
+// Latency is the distribution of one latency figure over every request of a run, recorded in
+// an HdrHistogram (package hdr: 3 significant digits, relative error below 0.1 %, 1 ns to
+// 1 h). Every figure is in seconds; MinSeconds, AvgSeconds, MaxSeconds and StdDevSeconds are
+// exact.
 type Latency struct {
 	MinSeconds    float64 `json:"minSeconds"`
 	AvgSeconds    float64 `json:"avgSeconds"`
 	MaxSeconds    float64 `json:"maxSeconds"`
 	StdDevSeconds float64 `json:"stdDevSeconds"`
-	// Resolution is the histogram's bucket width used for this run.
-	Resolution time.Duration `json:"resolution"`
-	// Percentiles holds the computed percentiles, looked up by value with Result.Percentile.
+	// SignificantDigits is the histogram's precision (hdr.SignificantDigits); 0 in result files
+	// written before the HDR histogram, whose percentiles were interpolated in fortio's buckets.
+	SignificantDigits int `json:"significantDigits,omitempty"`
+	// Percentiles holds the percentiles computed when the run ended (Params.Percentiles), looked
+	// up by value with Result.Percentile.
 	Percentiles []PercentileValue `json:"percentiles"`
-	// Histogram holds the non-empty buckets, in ascending order.
-	Histogram []Bucket `json:"histogram"`
+	// HDR is the whole histogram in HdrHistogram's V2 compressed encoding (base64, values in
+	// nanoseconds), from which any percentile can be computed later and rounds can be merged.
+	HDR string `json:"hdr,omitempty"`
 }
 
 // PercentileValue is one computed percentile: P in (0, 100), Seconds its latency.
@@ -51,23 +68,18 @@ type PercentileValue struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Bucket is one histogram bucket: requests whose latency fell in [StartSeconds, EndSeconds).
-type Bucket struct {
-	StartSeconds float64 `json:"startSeconds"`
-	EndSeconds   float64 `json:"endSeconds"`
-	Count        int64   `json:"count"`
-}
-
-// Schedule records how far the load generator fell behind its fixed-rate schedule. Latency is
-// timed from the actual send, so a generator that falls behind hides queueing delay
-// (coordinated omission): the run must then be treated as invalid, not as fast.
+// Schedule records how far the load generator fell behind its fixed-rate schedule. Each
+// connection sends at a fixed rate; a request whose slot passed while its connection was busy
+// is sent as soon as the connection is free and its response time counts from the slot, so
+// no request is dropped while the run lasts. Requests still owed when the run's time is up
+// are not sent: they are Skipped.
 type Schedule struct {
 	// Scheduled is the number of requests the schedule planned (QPS x duration).
 	Scheduled int64 `json:"scheduled"`
-	// Skipped counts slots that fixed-rate pacing dropped because the previous request of the
-	// same connection was still running when they came due.
+	// Skipped counts scheduled requests never sent: those still owed when the run's time ended.
 	Skipped int64 `json:"skipped"`
-	// Late counts requests sent more than one inter-request period after their slot.
+	// Late counts requests sent more than one inter-request period (connections / QPS) after
+	// their slot.
 	Late int64 `json:"late"`
 	// MaxLateSeconds is the largest delay between a slot and its request's send, in seconds.
 	MaxLateSeconds float64 `json:"maxLateSeconds"`
@@ -81,29 +93,105 @@ func (s Schedule) BehindFraction() float64 {
 	return float64(s.Skipped+s.Late) / float64(s.Scheduled)
 }
 
-// Percentile returns the latency below which p percent of requests fell, looked up by value
-// among the computed percentiles (never by position). It is an error if p was not computed.
-func (r *Result) Percentile(p float64) (time.Duration, error) {
-	for _, q := range r.Latency.Percentiles {
+// Percentile returns the service time at percentile p, 0 < p < 100 (see Latency.Percentile).
+func (r *Result) Percentile(p float64) (time.Duration, error) { return r.Latency.Percentile(p) }
+
+// ResponsePercentile returns the response time at percentile p, 0 < p < 100. It is an error
+// when the result has no response time (a max-rate run, or an older result file).
+func (r *Result) ResponsePercentile(p float64) (time.Duration, error) {
+	if r.ResponseTime == nil {
+		return 0, fmt.Errorf("perf: the result has no response time (max-rate run or older result file)")
+	}
+	return r.ResponseTime.Percentile(p)
+}
+
+// Percentile returns the latency below which p percent of requests fell, 0 < p < 100. A
+// percentile computed when the run ended is looked up by value (never by position); any other
+// is computed from the stored HDR histogram by the nearest-rank rule (hdr.Histogram.Percentile).
+// It is an error when p is out of range, or was not computed and there is no histogram.
+func (l *Latency) Percentile(p float64) (time.Duration, error) {
+	if !(p > 0 && p < 100) {
+		return 0, fmt.Errorf("perf: percentile %v: must be in the open range (0, 100)", p)
+	}
+	for _, q := range l.Percentiles {
 		if math.Abs(q.P-p) < 1e-9 {
 			return seconds(q.Seconds), nil
 		}
 	}
-	have := make([]float64, 0, len(r.Latency.Percentiles))
-	for _, q := range r.Latency.Percentiles {
-		have = append(have, q.P)
+	if l.HDR == "" {
+		have := make([]float64, 0, len(l.Percentiles))
+		for _, q := range l.Percentiles {
+			have = append(have, q.P)
+		}
+		return 0, fmt.Errorf("perf: percentile p%v was not computed (have %v) and the result stores no histogram", p, have)
 	}
-	return 0, fmt.Errorf("perf: percentile p%v was not computed (have %v)", p, have)
+	h, err := l.Histogram()
+	if err != nil {
+		return 0, err
+	}
+	return h.Percentile(p), nil
 }
 
-// Mean returns the mean latency.
-func (r *Result) Mean() time.Duration { return seconds(r.Latency.AvgSeconds) }
+// Histogram decodes the stored HDR histogram, its percentiles clamped to [MinSeconds,
+// MaxSeconds]. It is an error when there is none or it does not decode.
+func (l *Latency) Histogram() (*hdr.Histogram, error) {
+	if l.HDR == "" {
+		return nil, fmt.Errorf("perf: the result stores no histogram")
+	}
+	h, err := hdr.Decode(l.HDR, seconds(l.MinSeconds), seconds(l.MaxSeconds))
+	if err != nil {
+		return nil, fmt.Errorf("perf: stored histogram: %w", err)
+	}
+	return h, nil
+}
 
-// Min and Max return the extreme latencies.
+// NewLatency summarises h: exact extremes and moments, the percentiles ps, and the encoded
+// histogram. It fails only if the histogram cannot be encoded.
+func NewLatency(h *hdr.Histogram, ps []float64) (Latency, error) {
+	enc, err := h.Encode()
+	if err != nil {
+		return Latency{}, err
+	}
+	l := Latency{
+		MinSeconds: h.Min().Seconds(), AvgSeconds: h.MeanSeconds(), MaxSeconds: h.Max().Seconds(),
+		StdDevSeconds: h.StdDevSeconds(), SignificantDigits: hdr.SignificantDigits, HDR: enc,
+	}
+	for _, p := range ps {
+		l.Percentiles = append(l.Percentiles, PercentileValue{P: p, Seconds: h.Percentile(p).Seconds()})
+	}
+	return l, nil
+}
+
+// Min and Max return the extreme service times.
 func (r *Result) Min() time.Duration { return seconds(r.Latency.MinSeconds) }
 
-// Max returns the largest latency.
+// Max returns the largest service time.
 func (r *Result) Max() time.Duration { return seconds(r.Latency.MaxSeconds) }
+
+// CoordinatedOmissionFactor is the ratio of response-time p99 to service-time p99 above which
+// a run is flagged for coordinated omission: requests waited at least as long again for their
+// turn as they took to serve, so service time understates what a client at the scheduled rate
+// would see. Timer slack and connection scheduling alone keep the ratio near 1 on loopback.
+const CoordinatedOmissionFactor = 2.0
+
+// CoordinatedOmission returns response-time p99 / service-time p99 and whether it exceeds
+// CoordinatedOmissionFactor. Without a response time (a max-rate run) it returns 0, false.
+func (r *Result) CoordinatedOmission() (ratio float64, flagged bool) {
+	svc, err := r.Percentile(99)
+	if err != nil || svc <= 0 {
+		return 0, false
+	}
+	resp, err := r.ResponsePercentile(99)
+	if err != nil {
+		return 0, false
+	}
+	ratio = float64(resp) / float64(svc)
+	return ratio, ratio > CoordinatedOmissionFactor
+}
+
+// ConnectionChurn reports whether the load opened more TCP connections than it was given:
+// reconnects that add connection set-up to the measured latency.
+func (r *Result) ConnectionChurn() bool { return r.Sockets > int64(r.Params.Connections) }
 
 // Errors counts every failed request: for HTTP every non-2xx status and every socket error
 // (-1); for gRPC every status but OK. Dapr's suite counts only 200/204/400/500, so a 503 or a
@@ -140,16 +228,6 @@ func codeOK(proto Protocol, code string) bool {
 	}
 	n, err := strconv.Atoi(code)
 	return err == nil && n >= 200 && n < 300
-}
-
-// SortedCodes returns the return codes in a stable order, for printing.
-func (r *Result) SortedCodes() []string {
-	codes := make([]string, 0, len(r.RetCodes))
-	for c := range r.RetCodes {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
-	return codes
 }
 
 // seconds converts fortio's float seconds to a Duration, rounded to the nanosecond.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/hdr"
 )
 
 func sampleResult(proto Protocol, codes map[string]int64) Result {
@@ -21,12 +23,10 @@ func sampleResult(proto Protocol, codes map[string]int64) Result {
 		Requests:       4998,
 		Latency: Latency{
 			MinSeconds: 0.0001, AvgSeconds: 0.0004, MaxSeconds: 0.01, StdDevSeconds: 0.0002,
-			Resolution: 10 * time.Microsecond,
 			Percentiles: []PercentileValue{
 				{P: 50, Seconds: 0.00031}, {P: 75, Seconds: 0.00042}, {P: 90, Seconds: 0.0006},
 				{P: 99, Seconds: 0.0015}, {P: 99.9, Seconds: 0.004},
 			},
-			Histogram: []Bucket{{StartSeconds: 0.0001, EndSeconds: 0.00011, Count: 4998}},
 		},
 		RetCodes: codes,
 		Schedule: Schedule{Scheduled: 5000, Skipped: 2},
@@ -50,6 +50,36 @@ func TestPercentileIsLookedUpByValue(t *testing.T) {
 	_, err = r.Percentile(99.99)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "p99.99 was not computed")
+	assert.Contains(t, err.Error(), "stores no histogram")
+	_, err = r.Percentile(100)
+	assert.ErrorContains(t, err, "open range (0, 100)")
+}
+
+// TestAnyPercentileComesFromTheStoredHistogram records 1..10,000 µs, stores the result as JSON,
+// reads it back and asks for percentiles that were not computed when the run ended.
+func TestAnyPercentileComesFromTheStoredHistogram(t *testing.T) {
+	h := hdr.New()
+	for i := 1; i <= 10_000; i++ {
+		h.Record(time.Duration(i) * time.Microsecond)
+	}
+	lat, err := NewLatency(h, DefaultPercentiles)
+	require.NoError(t, err)
+	assert.Equal(t, hdr.SignificantDigits, lat.SignificantDigits)
+	b, err := json.Marshal(Result{Latency: lat})
+	require.NoError(t, err)
+	var back Result
+	require.NoError(t, json.Unmarshal(b, &back))
+	for p, want := range map[float64]time.Duration{99.99: 9999 * time.Microsecond, 12.5: 1250 * time.Microsecond, 50: 5000 * time.Microsecond} {
+		got, err := back.Percentile(p)
+		require.NoError(t, err)
+		assert.InEpsilon(t, want.Seconds(), got.Seconds(), hdr.MaxRelativeError, "p%v", p)
+		assert.GreaterOrEqual(t, got, want, "p%v", p)
+	}
+	got, err := back.Percentile(99.9999)
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Millisecond, got, "clamped to the exact maximum")
+	_, err = back.ResponsePercentile(50)
+	assert.ErrorContains(t, err, "no response time")
 }
 
 func TestErrorsCountEveryFailure(t *testing.T) {
@@ -73,7 +103,7 @@ func TestResultJSONRoundTripIsStable(t *testing.T) {
 	b2, err := json.Marshal(back)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(b1), string(b2))
-	assert.Contains(t, string(b1), `"resolution":10000`, "the resolution is recorded (ns)")
+	assert.NotContains(t, string(b1), `"responseTime"`, "no response time, no field")
 }
 
 func TestScheduleBehindFraction(t *testing.T) {

@@ -7,8 +7,9 @@ import (
 )
 
 // Summary renders a report as a plain-text table like Dapr's published report: latency per
-// percentile for baseline and main (median over rounds, ms), the overhead with its interval,
-// QPS, requests, success, CPU (millicores) and RSS (MiB) per process, validity and verdicts.
+// percentile for baseline and main (median over rounds, ms), as service time and as response
+// time, the overhead with its interval and that interval's confidence, QPS, requests, success,
+// schedule, sockets, CPU (millicores) and RSS (MiB) per process, warnings, validity and verdicts.
 func Summary(r *Report) string {
 	var b strings.Builder
 	env := r.Environment
@@ -37,6 +38,9 @@ func Summary(r *Report) string {
 		}
 		_ = w.Flush()
 	}
+	for _, w := range r.Warnings {
+		b.WriteString("WARNING: " + w + "\n")
+	}
 	for _, e := range r.Exits {
 		fmt.Fprintf(&b, "UNEXPECTED EXIT: %s at %s: %s (restarts %d)\n", e.Process, e.At.Format("15:04:05"), e.Reason, e.Restarts)
 	}
@@ -59,57 +63,75 @@ func latencyTable(b *strings.Builder, r *Report) {
 		fmt.Fprintf(w, "%s\t", PercentileName(p))
 	}
 	fmt.Fprintln(w, "mean\t")
-	row := func(name string, pick func(Round) Result) {
+	row := func(name string, pick func(*Round) *Latency) {
 		fmt.Fprintf(w, "%s\t", name)
 		for _, p := range OverheadPercentiles {
 			vals := make([]float64, 0, len(r.Rounds))
-			for _, rd := range r.Rounds {
-				res := pick(rd)
-				if d, err := res.Percentile(p); err == nil {
-					vals = append(vals, d.Seconds())
+			for i := range r.Rounds {
+				if l := pick(&r.Rounds[i]); l != nil {
+					if d, err := l.Percentile(p); err == nil {
+						vals = append(vals, d.Seconds())
+					}
 				}
 			}
 			fmt.Fprintf(w, "%.3f\t", 1e3*median(vals))
 		}
 		means := make([]float64, 0, len(r.Rounds))
-		for _, rd := range r.Rounds {
-			means = append(means, pick(rd).Latency.AvgSeconds)
+		for i := range r.Rounds {
+			if l := pick(&r.Rounds[i]); l != nil {
+				means = append(means, l.AvgSeconds)
+			}
 		}
 		fmt.Fprintf(w, "%.3f\t\n", 1e3*median(means))
 	}
-	row("baseline", func(rd Round) Result { return rd.Baseline })
-	row("main (sidecars)", func(rd Round) Result { return rd.Main })
-	fmt.Fprint(w, "overhead\t")
-	for _, o := range r.Overhead {
-		fmt.Fprintf(w, "%+.3f\t", 1e3*o.MedianSeconds)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "95% interval\t")
-	for _, o := range r.Overhead {
-		if o.HasInterval {
-			fmt.Fprintf(w, "[%.3f, %.3f]\t", 1e3*o.LowSeconds, 1e3*o.HighSeconds)
-		} else {
-			fmt.Fprint(w, "none\t")
+	overheadRows := func(name string, os []Overhead) {
+		fmt.Fprintf(w, "%s\t", name)
+		for _, o := range os {
+			fmt.Fprintf(w, "%+.3f\t", 1e3*o.MedianSeconds)
 		}
+		fmt.Fprintln(w)
+		if len(os) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "  %s\t", os[0].IntervalLabel())
+		for _, o := range os {
+			if o.HasInterval {
+				fmt.Fprintf(w, "[%.3f, %.3f]\t", 1e3*o.LowSeconds, 1e3*o.HighSeconds)
+			} else {
+				fmt.Fprint(w, "none\t")
+			}
+		}
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "service time (from the send)\t")
+	row("baseline", func(rd *Round) *Latency { return &rd.Baseline.Latency })
+	row("main (sidecars)", func(rd *Round) *Latency { return &rd.Main.Latency })
+	overheadRows("overhead", r.Overhead)
+	if len(r.ResponseOverhead) > 0 {
+		fmt.Fprintln(w, "response time (from the intended start)\t")
+		row("baseline", func(rd *Round) *Latency { return rd.Baseline.ResponseTime })
+		row("main (sidecars)", func(rd *Round) *Latency { return rd.Main.ResponseTime })
+		overheadRows("overhead", r.ResponseOverhead)
+	}
 	_ = w.Flush()
+	b.WriteString("median over rounds; each interval is distribution-free (order statistics of the rounds) and states its actual confidence\n")
 	if len(r.Rounds) < 2 {
-		b.WriteString("single round: the overhead has no interval; set DAPR_PERF_REPEATS=3 or more to gate on its 95 % upper bound\n")
+		b.WriteString("single round: the overhead has no interval; set DAPR_PERF_REPEATS=3 or more (6 for a 95 % interval)\n")
 	}
 }
 
 func phaseTable(b *strings.Builder, r *Report) {
 	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "phase\tround\ttarget QPS\tactual QPS\trequests\terrors\tsuccess %\tskipped+late\t")
+	fmt.Fprintln(w, "phase\tround\ttarget QPS\tactual QPS\trequests\terrors\tsuccess %\tskipped+late\tmax late (ms)\tsockets/connections\t")
 	for i, rd := range r.Rounds {
 		for _, ph := range []struct {
 			name string
 			res  Result
 		}{{"baseline", rd.Baseline}, {"main", rd.Main}} {
 			res := ph.res
-			fmt.Fprintf(w, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%.2f\t%d\t\n", ph.name, i+1, res.RequestedQPS, res.ActualQPS,
-				res.Requests, res.Errors(), 100*res.SuccessRatio(), res.Schedule.Skipped+res.Schedule.Late)
+			fmt.Fprintf(w, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%.2f\t%d\t%.1f\t%d/%d\t\n", ph.name, i+1, res.RequestedQPS, res.ActualQPS,
+				res.Requests, res.Errors(), 100*res.SuccessRatio(), res.Schedule.Skipped+res.Schedule.Late,
+				1e3*res.Schedule.MaxLateSeconds, res.Sockets, res.Params.Connections)
 		}
 	}
 	_ = w.Flush()

@@ -42,13 +42,20 @@ type Verdict struct {
 	Got      float64 `json:"got"`
 	Measured bool    `json:"measured"`
 	Pass     bool    `json:"pass"`
+	// Basis says which figure Got is when a figure has several, e.g. for an overhead "upper
+	// bound of the 75 % range interval of 3 rounds" (Overhead.GateBasis).
+	Basis string `json:"basis,omitempty"`
 }
 
-// String reads like "overhead.p90 = 1.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): pass".
+// String reads like "overhead.p90 = 1.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): pass",
+// with the basis after the figure when there is one: "= 1.480 ms (upper bound of ...)".
 func (v Verdict) String() string {
 	got := "not measured"
 	if v.Measured {
 		got = formatFigure(v.Figure, v.Got)
+		if v.Basis != "" {
+			got += " (" + v.Basis + ")"
+		}
 	}
 	word := "pass"
 	switch {

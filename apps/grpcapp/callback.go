@@ -26,11 +26,11 @@ var _ runtimev1.AppCallbackServer = (*appCallback)(nil)
 // OnInvoke answers Data as ContentType, after the delay; the calls chosen
 // by FailFraction get codes.Internal instead.
 func (a *appCallback) OnInvoke(ctx context.Context, _ *commonv1.InvokeRequest) (*commonv1.InvokeResponse, error) {
-	fail := a.faults.Next()
-	if err := a.faults.Wait(ctx); err != nil {
+	req := a.faults.Next()
+	if err := req.Wait(ctx); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	if fail {
+	if req.Fail {
 		return nil, status.Error(codes.Internal, FailureMessage)
 	}
 	return &commonv1.InvokeResponse{

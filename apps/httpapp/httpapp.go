@@ -46,11 +46,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeProbe(w, r)
 		return
 	}
-	fail := h.faults.Next()
-	if err := h.faults.Wait(r.Context()); err != nil {
+	req := h.faults.Next()
+	if err := req.Wait(r.Context()); err != nil {
 		return // the client is gone; nobody reads an answer
 	}
-	if fail {
+	if req.Fail {
 		http.Error(w, FailureBody, http.StatusInternalServerError)
 		return
 	}

@@ -3,7 +3,9 @@ package tester
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
+	"sync/atomic"
 
 	"fortio.org/fortio/fhttp"
 	"github.com/google/uuid"
@@ -43,12 +45,19 @@ func (u *uniqueHTTPCaller) call(ctx context.Context) (string, bool) {
 	return strconv.Itoa(code), code >= 200 && code < 300
 }
 
+// sockets counts the dials of fortio's standard client (its connection-time histogram).
+func (u *uniqueHTTPCaller) sockets() int64 {
+	_, dials := u.client.GetIPAddress()
+	return dials.Count
+}
+
 func (u *uniqueHTTPCaller) close() error { u.client.Close(); return nil }
 
 // grpcCaller calls Dapr.InvokeService on a sidecar (AppID set) or AppCallback.OnInvoke on an
 // app (the baseline), over one gRPC connection.
 type grpcCaller struct {
 	conn   *grpc.ClientConn
+	dials  atomic.Int64
 	msg    *commonv1.InvokeRequest
 	method string
 	unique bool
@@ -56,22 +65,26 @@ type grpcCaller struct {
 }
 
 func newGRPCCaller(p perf.Params) (caller, error) {
-	conn, err := grpc.NewClient(p.Target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	g := &grpcCaller{}
+	var dialer net.Dialer
+	countingDial := func(ctx context.Context, addr string) (net.Conn, error) {
+		g.dials.Add(1)
+		return dialer.DialContext(ctx, "tcp", addr)
+	}
+	// passthrough: the target is host:port on loopback; no resolver, no DNS.
+	conn, err := grpc.NewClient("passthrough:///"+p.Target, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(countingDial))
 	if err != nil {
 		return nil, fmt.Errorf("grpc client for %s: %w", p.Target, err)
 	}
-	conn.Connect()
-	g := &grpcCaller{
-		conn:   conn,
-		method: p.Method,
-		unique: p.UniquePath,
-		msg: &commonv1.InvokeRequest{
-			Method:        p.Method,
-			Data:          &anypb.Any{Value: p.RequestBody()},
-			ContentType:   "application/octet-stream",
-			HttpExtension: &commonv1.HTTPExtension{Verb: commonv1.HTTPExtension_POST},
-		},
+	g.conn, g.method, g.unique = conn, p.Method, p.UniquePath
+	g.msg = &commonv1.InvokeRequest{
+		Method:        p.Method,
+		Data:          &anypb.Any{Value: p.RequestBody()},
+		ContentType:   "application/octet-stream",
+		HttpExtension: &commonv1.HTTPExtension{Verb: commonv1.HTTPExtension_POST},
 	}
+	conn.Connect()
 	if p.AppID != "" {
 		client := runtimev1.NewDaprClient(conn)
 		req := &runtimev1.InvokeServiceRequest{Id: p.AppID, Message: g.msg}
@@ -91,5 +104,8 @@ func (g *grpcCaller) call(ctx context.Context) (string, bool) {
 	code := status.Code(err)
 	return code.String(), err == nil
 }
+
+// sockets counts the TCP connections the gRPC client dialled.
+func (g *grpcCaller) sockets() int64 { return g.dials.Load() }
 
 func (g *grpcCaller) close() error { return g.conn.Close() }

@@ -17,6 +17,8 @@ type caller interface {
 	// call makes one request and returns its code (an HTTP status as text, or a gRPC status
 	// name) and whether it succeeded.
 	call(ctx context.Context) (code string, ok bool)
+	// sockets is the number of TCP connections the caller opened so far.
+	sockets() int64
 	close() error
 }
 
@@ -36,8 +38,9 @@ func (r *callerRunnable) Run(ctx context.Context, _ periodic.ThreadID) (bool, st
 }
 
 // runCustom paces callers with fortio's periodic runner: one caller per connection, made by
-// newCaller, all closed at the end. It returns fortio's results and the merged code counts.
-func runCustom(ro periodic.RunnerOptions, connections int, newCaller func() (caller, error)) (periodic.RunnerResults, map[string]int64, error) {
+// newCaller, all closed at the end. It returns fortio's results, the merged code counts and
+// the sockets the callers opened.
+func runCustom(ro periodic.RunnerOptions, connections int, newCaller func() (caller, error)) (periodic.RunnerResults, map[string]int64, int64, error) {
 	// NewPeriodicRunner takes over ro and clears ro.Runners: fill the runner's own slice after.
 	pr := periodic.NewPeriodicRunner(&ro)
 	opts := pr.Options()
@@ -51,7 +54,7 @@ func runCustom(ro periodic.RunnerOptions, connections int, newCaller func() (cal
 		c, err := newCaller()
 		if err != nil {
 			opts.Abort()
-			return periodic.RunnerResults{}, nil, fmt.Errorf("tester: connection %d: %w", i, err)
+			return periodic.RunnerResults{}, nil, 0, fmt.Errorf("tester: connection %d: %w", i, err)
 		}
 		r := &callerRunnable{c: c, codes: map[string]int64{}}
 		runnables = append(runnables, r)
@@ -59,13 +62,15 @@ func runCustom(ro periodic.RunnerOptions, connections int, newCaller func() (cal
 	}
 	res := pr.Run()
 	codes := map[string]int64{}
+	var sockets int64
 	for _, r := range runnables {
 		for code, n := range r.codes {
 			codes[code] += n
 		}
+		sockets += r.c.sockets()
 	}
 	if res.Error {
-		return res, codes, errors.New("tester: fortio: " + res.Message)
+		return res, codes, sockets, errors.New("tester: fortio: " + res.Message)
 	}
-	return res, codes, nil
+	return res, codes, sockets, nil
 }

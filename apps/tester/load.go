@@ -1,6 +1,7 @@
 // Package tester is the load generator of daprperf. It drives fortio as a library (fhttp,
 // periodic) against an HTTP URL, Dapr's gRPC InvokeService API on a sidecar, or an app's
-// AppCallback.OnInvoke, and returns a perf.Result.
+// AppCallback.OnInvoke, and returns a perf.Result. Every request's service time and response
+// time are recorded in HDR histograms (package perf/hdr) through fortio's per-request hook.
 //
 // Run is the in-process entry point; NewHandler serves it over HTTP (POST /test) for the
 // tester app that runs beside its own daprd.
@@ -16,7 +17,6 @@ import (
 
 	"fortio.org/fortio/fhttp"
 	"fortio.org/fortio/periodic"
-	"fortio.org/fortio/stats"
 	"fortio.org/log"
 
 	"github.com/daprperf/daprperf/perf"
@@ -37,23 +37,24 @@ func Run(ctx context.Context, p perf.Params) (perf.Result, error) {
 	if p.Target == "" {
 		return perf.Result{}, errors.New("tester: target is empty: must be a URL (http) or host:port (grpc)")
 	}
-	tracker := newScheduleTracker(p)
-	ro := runnerOptions(p, tracker)
+	rec := newRecorder(p)
+	ro := runnerOptions(p, rec)
 	stop := abortOnDone(ctx, ro.Stop)
 	defer stop()
 
 	var (
-		res   periodic.RunnerResults
-		codes map[string]int64
-		err   error
+		res     periodic.RunnerResults
+		codes   map[string]int64
+		sockets int64
+		err     error
 	)
 	switch {
 	case p.Protocol == perf.HTTP && !p.UniquePath:
-		res, codes, err = runHTTP(p, ro)
+		res, codes, sockets, err = runHTTP(p, ro)
 	case p.Protocol == perf.HTTP:
-		res, codes, err = runCustom(ro, p.Connections, func() (caller, error) { return newUniqueHTTPCaller(p) })
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newUniqueHTTPCaller(p) })
 	default:
-		res, codes, err = runCustom(ro, p.Connections, func() (caller, error) { return newGRPCCaller(p) })
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newGRPCCaller(p) })
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return perf.Result{}, fmt.Errorf("tester: run cancelled: %w", cerr)
@@ -61,16 +62,25 @@ func Run(ctx context.Context, p perf.Params) (perf.Result, error) {
 	if err != nil {
 		return perf.Result{}, err
 	}
-	out := convert(p, res, codes)
+	out, err := convert(p, res, codes, rec)
+	if err != nil {
+		return perf.Result{}, err
+	}
+	out.Sockets = sockets
 	if !p.MaxRate {
-		out.Schedule = tracker.summary(out.Requests)
+		out.Schedule = rec.schedule(out.Requests)
 	}
 	return out, nil
 }
 
-// runnerOptions maps Params onto fortio's RunnerOptions. Resolution is fortio's "divider applied
-// to durations in seconds"; the connections are fortio's threads.
-func runnerOptions(p perf.Params, tracker *scheduleTracker) periodic.RunnerOptions {
+// fortioResolution is the bucket width of fortio's own histogram, in seconds. No reported
+// figure comes from it (the recorder's HDR histograms hold them); fortio requires one.
+const fortioResolution = 1e-4
+
+// runnerOptions maps Params onto fortio's RunnerOptions; the connections are fortio's threads.
+// Pacing is fortio's catch-up mode (NoCatchUp false): a request whose slot passed is sent as
+// soon as its connection is free, never dropped, and the recorder times it from its slot.
+func runnerOptions(p perf.Params, rec *recorder) periodic.RunnerOptions {
 	qps := float64(p.QPS)
 	if p.MaxRate {
 		qps = -1 // fortio: a negative rate means as fast as possible
@@ -80,11 +90,10 @@ func runnerOptions(p perf.Params, tracker *scheduleTracker) periodic.RunnerOptio
 		Duration:     p.Duration,
 		NumThreads:   p.Connections,
 		Percentiles:  p.Percentiles,
-		Resolution:   p.Resolution.Seconds(),
+		Resolution:   fortioResolution,
 		Out:          io.Discard,
 		Stop:         periodic.NewAborter(),
-		NoCatchUp:    !p.CatchUp,
-		AccessLogger: tracker,
+		AccessLogger: rec,
 	}
 }
 
@@ -102,28 +111,28 @@ func abortOnDone(ctx context.Context, a *periodic.Aborter) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// runHTTP uses fortio's own HTTP runner and its fast client.
-func runHTTP(p perf.Params, ro periodic.RunnerOptions) (periodic.RunnerResults, map[string]int64, error) {
+// runHTTP uses fortio's own HTTP runner and its fast client; it returns the sockets fortio
+// counted (one per connection, plus every reconnect).
+func runHTTP(p perf.Params, ro periodic.RunnerOptions) (periodic.RunnerResults, map[string]int64, int64, error) {
 	o := fhttp.HTTPRunnerOptions{RunnerOptions: ro, AllowInitialErrors: true}
 	o.Payload = p.RequestBody()
 	o.Init(p.Target)
 	r, err := fhttp.RunHTTPTest(&o)
 	if err != nil {
-		return periodic.RunnerResults{}, nil, fmt.Errorf("tester: http load to %s: %w", p.Target, err)
+		return periodic.RunnerResults{}, nil, 0, fmt.Errorf("tester: http load to %s: %w", p.Target, err)
 	}
 	codes := make(map[string]int64, len(r.RetCodes))
 	for code, n := range r.RetCodes {
 		codes[strconv.Itoa(code)] += n
 	}
-	return r.RunnerResults, codes, nil
+	return r.RunnerResults, codes, r.SocketCount, nil
 }
 
-// convert turns fortio's results into a perf.Result; fortio's float seconds stay seconds.
-func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64) perf.Result {
+// convert turns fortio's run and the recorder's histograms into a perf.Result.
+func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64, rec *recorder) (perf.Result, error) {
 	stored := p
 	stored.PayloadBytes = len(p.RequestBody())
 	stored.Payload = "" // never store the request payload
-	h := r.DurationHistogram
 	out := perf.Result{
 		Params:         stored,
 		StartTime:      r.StartTime,
@@ -132,27 +141,20 @@ func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64) pe
 		ActualDuration: r.ActualDuration,
 		RetCodes:       codes,
 	}
-	if h == nil {
-		return out
+	service, response := rec.histograms()
+	out.Requests = service.Count()
+	var err error
+	if out.Latency, err = perf.NewLatency(service, p.Percentiles); err != nil {
+		return perf.Result{}, fmt.Errorf("tester: service time: %w", err)
 	}
-	out.Requests = h.Count
-	out.Latency = perf.Latency{
-		MinSeconds: h.Min, AvgSeconds: h.Avg, MaxSeconds: h.Max, StdDevSeconds: h.StdDev,
-		Resolution: p.Resolution,
+	if response != nil {
+		rt, err := perf.NewLatency(response, p.Percentiles)
+		if err != nil {
+			return perf.Result{}, fmt.Errorf("tester: response time: %w", err)
+		}
+		out.ResponseTime = &rt
 	}
-	for _, q := range h.Percentiles {
-		out.Latency.Percentiles = append(out.Latency.Percentiles, perf.PercentileValue{P: q.Percentile, Seconds: q.Value})
-	}
-	out.Latency.Histogram = buckets(h.Data)
-	return out
-}
-
-func buckets(data []stats.Bucket) []perf.Bucket {
-	out := make([]perf.Bucket, 0, len(data))
-	for _, b := range data {
-		out = append(out, perf.Bucket{StartSeconds: b.Start, EndSeconds: b.End, Count: b.Count})
-	}
-	return out
+	return out, nil
 }
 
 // requestedQPS is the target rate of p in requests/s; 0 for a max-rate run.

@@ -55,7 +55,7 @@ func TestNextExactFraction(t *testing.T) {
 		in := New(Options{FailFraction: tc.f})
 		fails := 0
 		for range tc.n {
-			if in.Next() {
+			if in.Next().Fail {
 				fails++
 			}
 		}
@@ -67,7 +67,7 @@ func TestNextExactFraction(t *testing.T) {
 func TestNextTenPercentIsEveryTenth(t *testing.T) {
 	in := New(Options{FailFraction: 0.1})
 	for n := 1; n <= 100; n++ {
-		assert.Equal(t, n%10 == 0, in.Next(), "request %d", n)
+		assert.Equal(t, n%10 == 0, in.Next().Fail, "request %d", n)
 	}
 }
 
@@ -82,7 +82,7 @@ func TestNextConcurrent(t *testing.T) {
 		wg.Go(func() {
 			local := 0
 			for range 500 {
-				if in.Next() {
+				if in.Next().Fail {
 					local++
 				}
 			}
@@ -96,17 +96,52 @@ func TestNextConcurrent(t *testing.T) {
 }
 
 func TestWait(t *testing.T) {
-	assert.NoError(t, New(Options{}).Wait(t.Context()))
+	assert.NoError(t, New(Options{}).Next().Wait(t.Context()))
 
 	in := New(Options{Delay: 2 * time.Millisecond})
 	start := time.Now()
-	require.NoError(t, in.Wait(t.Context()))
+	require.NoError(t, in.Next().Wait(t.Context()))
 	assert.GreaterOrEqual(t, time.Since(start), 2*time.Millisecond)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	start = time.Now()
-	err := New(Options{Delay: time.Hour}).Wait(ctx)
+	err := New(Options{Delay: time.Hour}).Next().Wait(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), time.Second)
+}
+
+func TestSlowFractionWaitsTheSlowDelay(t *testing.T) {
+	in := New(Options{Delay: 0, SlowFraction: 0.5, SlowDelay: 3 * time.Millisecond})
+	for n := 1; n <= 4; n++ {
+		start := time.Now()
+		require.NoError(t, in.Next().Wait(t.Context()))
+		took := time.Since(start)
+		if n%2 == 0 {
+			assert.GreaterOrEqual(t, took, 3*time.Millisecond, "request %d is slow", n)
+		} else {
+			assert.Less(t, took, 2*time.Millisecond, "request %d is not", n)
+		}
+	}
+}
+
+func TestStallHoldsEveryAnswerUntilItEnds(t *testing.T) {
+	in := New(Options{StallAt: 2, Stall: 50 * time.Millisecond})
+	first := in.Next() // before the stall, but answered during it: held too
+	start := time.Now()
+	second := in.Next() // starts the stall
+	require.NoError(t, first.Wait(t.Context()))
+	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond, "an answer in flight waits for the stall's end")
+	require.NoError(t, second.Wait(t.Context()))
+	after := time.Now()
+	require.NoError(t, in.Next().Wait(t.Context()))
+	assert.Less(t, time.Since(after), 5*time.Millisecond, "after the stall, answers are immediate")
+}
+
+func TestValidateNamesEveryNewField(t *testing.T) {
+	err := Options{SlowFraction: 2, SlowDelay: -1, Stall: -1}.Validate()
+	require.Error(t, err)
+	for _, field := range []string{"SlowFraction", "SlowDelay", "Stall"} {
+		assert.ErrorContains(t, err, field)
+	}
 }

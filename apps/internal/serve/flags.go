@@ -15,11 +15,12 @@ import (
 type AppFlags struct {
 	Port   int            // -port: TCP port on Host, 0 picks a free one
 	Host   string         // -host: IP address to listen on; "" is Host (loopback)
-	Faults faults.Options // -fail-fraction, -delay
+	Faults faults.Options // -fail-fraction, -delay, -slow-fraction, -slow-delay, -stall-at, -stall
 }
 
 // ParseAppFlags parses the test apps' flags from args (without the program
-// name): -port, -fail-fraction and -delay (a Go duration such as 2ms).
+// name): -port, -host, -fail-fraction, -delay (a Go duration such as 2ms),
+// -slow-fraction with -slow-delay, and -stall-at with -stall.
 // A bad value is an error naming the flag; the flag package has already
 // written it, with the usage, to stderr. flag.ErrHelp is returned for -h.
 func ParseAppFlags(name string, args []string, stderr io.Writer) (AppFlags, error) {
@@ -31,6 +32,11 @@ func ParseAppFlags(name string, args []string, stderr io.Writer) (AppFlags, erro
 	fs.Var((*failFraction)(&f.Faults.FailFraction), "fail-fraction",
 		"`fraction` of requests answered with a failure, in [0, 1]; deterministic: 0.1 fails every 10th")
 	fs.Var((*delay)(&f.Faults.Delay), "delay", "fixed delay before every answer, a Go `duration` such as 2ms (>= 0)")
+	fs.Var((*failFraction)(&f.Faults.SlowFraction), "slow-fraction",
+		"`fraction` of requests, in [0, 1], that wait -slow-delay instead of -delay; deterministic like -fail-fraction")
+	fs.Var((*delay)(&f.Faults.SlowDelay), "slow-delay", "the delay of the slow requests, a Go `duration` (>= 0)")
+	fs.Uint64Var(&f.Faults.StallAt, "stall-at", 0, "request `number` (from 1) that starts a stall holding every answer for -stall (0: none)")
+	fs.Var((*delay)(&f.Faults.Stall), "stall", "how long the stall holds every answer, a Go `duration` (>= 0)")
 	if err := fs.Parse(args); err != nil {
 		return AppFlags{}, err
 	}
