@@ -87,7 +87,7 @@ func warnings(rounds []Round) []string {
 		if ratio, flagged := res.CoordinatedOmission(); flagged {
 			svc, _ := res.Percentile(99)
 			resp, _ := res.ResponsePercentile(99)
-			out = append(out, fmt.Sprintf("%s: coordinated omission: response-time p99 %.3f ms is %.1fx the service-time p99 %.3f ms (flagged above %gx): requests waited for their turn",
+			out = append(out, fmt.Sprintf("%s: coordinated omission: response-time p99 %.3f ms is %.1fx the service-time p99 %.3f ms (flagged above %gx): requests went out after their slots, so service time understates what a client at this rate sees",
 				name, 1e3*resp.Seconds(), ratio, 1e3*svc.Seconds(), CoordinatedOmissionFactor))
 		}
 		if res.ConnectionChurn() {

@@ -89,7 +89,7 @@ func latencyTable(b *strings.Builder, r *Report) {
 		for _, o := range os {
 			fmt.Fprintf(w, "%+.3f\t", 1e3*o.MedianSeconds)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Repeat("\t", len(OverheadPercentiles)+1-len(os)))
 		if len(os) == 0 {
 			return
 		}
@@ -103,12 +103,15 @@ func latencyTable(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "service time (from the send)\t")
+	section := func(name string) { // as many cells as the other rows, or tabwriter breaks the columns
+		fmt.Fprintln(w, name+"\t"+strings.Repeat("\t", len(OverheadPercentiles)+1))
+	}
+	section("service time (from the send)")
 	row("baseline", func(rd *Round) *Latency { return &rd.Baseline.Latency })
 	row("main (sidecars)", func(rd *Round) *Latency { return &rd.Main.Latency })
 	overheadRows("overhead", r.Overhead)
 	if len(r.ResponseOverhead) > 0 {
-		fmt.Fprintln(w, "response time (from the intended start)\t")
+		section("response time (from the intended start)")
 		row("baseline", func(rd *Round) *Latency { return rd.Baseline.ResponseTime })
 		row("main (sidecars)", func(rd *Round) *Latency { return rd.Main.ResponseTime })
 		overheadRows("overhead", r.ResponseOverhead)
