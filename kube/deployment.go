@@ -19,6 +19,7 @@ type Deployment struct {
 	mu       sync.Mutex
 	version  string
 	forwards map[string]*forward // app -> its port-forward, made on first use
+	tokens   map[string]string   // tester app -> its per-run token, as in its Secret
 	cpu      cpuIntegrator
 	closed   bool
 }
@@ -26,7 +27,7 @@ type Deployment struct {
 var _ perf.Deployment = (*Deployment)(nil)
 
 func newDeployment(p *Platform, ns string, apps []AppDescription) *Deployment {
-	return &Deployment{p: p, ns: ns, apps: apps, forwards: map[string]*forward{}, cpu: cpuIntegrator{}}
+	return &Deployment{p: p, ns: ns, apps: apps, forwards: map[string]*forward{}, tokens: map[string]string{}, cpu: cpuIntegrator{}}
 }
 
 // Namespace is the run's namespace, daprperf-<random>.
@@ -65,8 +66,27 @@ func (d *Deployment) app(name string) (AppDescription, error) {
 	return AppDescription{}, fmt.Errorf("no app %q in namespace %s", name, d.ns)
 }
 
-// close stops every port-forward, then deletes the namespace and waits until it is gone
-// (bounded by the platform's delete timeout). It runs once; later calls return nil.
+// setToken records the token of tester app, once its Secret exists.
+func (d *Deployment) setToken(app, token string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.tokens[app] = token
+}
+
+// TesterToken is the per-run token of tester app, the one its Secret holds. It is an error
+// when app is not a tester of d, or its Secret was not created.
+func (d *Deployment) TesterToken(app string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if token, ok := d.tokens[app]; ok {
+		return token, nil
+	}
+	return "", fmt.Errorf("tester token of %s: no tester of that name with a token Secret in namespace %s", app, d.ns)
+}
+
+// close stops every port-forward, deletes the testers' token Secrets (a token must not outlive
+// its run, even in a namespace stuck terminating), then deletes the namespace and waits until
+// it is gone (bounded by the platform's delete timeout). It runs once; later calls return nil.
 func (d *Deployment) close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -81,7 +101,8 @@ func (d *Deployment) close() error {
 		f.Close()
 	}
 	var errs []error
-	// The test's context has ended when cleanups run; teardown has a bound of its own.
+	// The test's context has ended when cleanups run; teardown has bounds of its own.
+	errs = append(errs, deleteTokenSecrets(context.Background(), d.p.cs, d.ns, d.apps, d.p.deleteTimeout))
 	errs = append(errs, deleteNamespace(context.Background(), d.p.cs, d.ns, d.p.deleteTimeout))
 	return errors.Join(errs...)
 }

@@ -61,7 +61,14 @@ type AppDescription struct {
 	// NodeSelector restricts the pod to nodes with these labels (a dedicated perf node pool);
 	// nil means any node. Describe leaves it nil; the platform sets WithNodeSelector's.
 	NodeSelector map[string]string
+	// TokenSecret names, for a tester, the Secret in the run's namespace that holds its
+	// per-run token under TokenSecretKey; the container reads it as env perf.EnvTesterToken.
+	// "" for the other kinds.
+	TokenSecret string
 }
+
+// TokenSecretKey is the key of the token in a tester's TokenSecret.
+const TokenSecretKey = "token"
 
 // kindProtocol is the protocol each app kind serves on its own port.
 var kindProtocol = map[perf.AppKind]perf.Protocol{
@@ -73,8 +80,11 @@ var kindProtocol = map[perf.AppKind]perf.Protocol{
 // validName is an RFC 1123 label: a Deployment, Service and container name, and a Dapr app id.
 var validName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
-// Describe turns apps into their descriptions with images from im and the run label run. Every
-// tester is placed on the node of every other app. It returns an error naming the app and the
+// Describe turns apps into their descriptions with images from im and the run label run, which
+// is also the run's namespace. Every tester is placed on the node of every other app, and is
+// started with an allow-list (perf.TesterArgs) of its own daprd's HTTP and gRPC ports on
+// 127.0.0.1 and every other app's Service (<app>.<run>.svc:AppPort), its TesterLimits, and
+// TokenSecret <app>-token. It returns an error naming the app and the
 // field that cannot be deployed: a bad name, an unknown kind, a sidecar protocol other than
 // http or grpc, sidecar ExtraArgs (no annotation carries them), or a malformed quantity.
 func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error) {
@@ -122,16 +132,44 @@ func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error)
 		}
 		if a.Kind == perf.Tester {
 			d.ColocateWith = targets
+			d.TokenSecret = a.Name + "-token"
+			var limits perf.TesterLimits
+			if a.TesterLimits != nil {
+				limits = *a.TesterLimits
+			}
+			d.Args = append(d.Args, perf.TesterArgs(testerAllowList(a, targets, run), limits)...)
 		}
 		descs = append(descs, d)
 	}
 	return descs, nil
 }
 
+// testerAllowList is what tester a may load: its own daprd's HTTP and gRPC ports on
+// 127.0.0.1 (the injected daprd listens on the pod's loopback) and the Service of each app in
+// targets, in namespace ns.
+func testerAllowList(a perf.App, targets []string, ns string) []string {
+	var allow []string
+	if a.Sidecar != nil {
+		allow = append(allow, fmt.Sprintf("127.0.0.1:%d", SidecarHTTPPort), fmt.Sprintf("127.0.0.1:%d", SidecarGRPCPort))
+	}
+	for _, name := range targets {
+		allow = append(allow, fmt.Sprintf("%s.%s.svc:%d", name, ns, AppPort))
+	}
+	return allow
+}
+
 // validateApp checks what Describe needs of one app.
 func validateApp(a perf.App) error {
 	if !validName.MatchString(a.Name) || a.Name == SidecarContainer {
 		return fmt.Errorf("app %q: Name must be a lowercase RFC 1123 label (%s), and not %q", a.Name, validName, SidecarContainer)
+	}
+	if a.TesterLimits != nil {
+		if a.Kind != perf.Tester {
+			return fmt.Errorf("app %s: TesterLimits are for a %s, not a %s", a.Name, perf.Tester, a.Kind)
+		}
+		if err := a.TesterLimits.Validate(); err != nil {
+			return fmt.Errorf("app %s: %w", a.Name, err)
+		}
 	}
 	if _, ok := kindProtocol[a.Kind]; !ok {
 		return fmt.Errorf("app %s: unknown Kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -89,6 +90,8 @@ func TestDescribeErrorsNameTheField(t *testing.T) {
 		{perf.App{Name: "x", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{Resources: perf.Resources{CPURequest: "1 core"}}}, `Sidecar.Resources.CPURequest "1 core"`},
 		{perf.App{Name: "x", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{AppProtocol: "h2c"}}, `Sidecar.AppProtocol "h2c"`},
 		{perf.App{Name: "x", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{ExtraArgs: []string{"--log-level=debug"}}}, "Sidecar.ExtraArgs"},
+		{perf.App{Name: "x", Kind: perf.HTTPApp, TesterLimits: &perf.TesterLimits{MaxQPS: 1}}, "app x: TesterLimits are for a tester, not a httpapp"},
+		{perf.App{Name: "x", Kind: perf.Tester, TesterLimits: &perf.TesterLimits{MaxQPS: -1}}, "app x: perf: tester limits: maxQPS = -1"},
 	} {
 		_, err := Describe(testImages, "r", tc.app)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -101,6 +104,53 @@ func TestDescribeErrorsNameTheField(t *testing.T) {
 	a := perf.App{Name: "x", Kind: perf.HTTPApp}
 	if _, err := Describe(testImages, "r", a, a); err == nil || !strings.Contains(err.Error(), "used twice") {
 		t.Errorf("duplicate names: %v", err)
+	}
+}
+
+// TestDescribeTester: the tester's container gets the allow-list (its own daprd's ports on
+// 127.0.0.1, every other app's Service), its TesterLimits and its token from the Secret; the
+// other apps get none of it.
+func TestDescribeTester(t *testing.T) {
+	apps := []perf.App{
+		{Name: "tester", Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP},
+			TesterLimits: &perf.TesterLimits{MaxQPS: 2000, MaxConnections: 32, MaxDuration: 2 * time.Minute}},
+		{Name: "testapp", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{}},
+		{Name: "other", Kind: perf.GRPCApp},
+	}
+	descs, err := Describe(testImages, "daprperf-abcde", apps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tester, target := descs[0], descs[1]
+	want := "-port 3000 -host 0.0.0.0 -allow=127.0.0.1:3500,127.0.0.1:50001,testapp.daprperf-abcde.svc:3000,other.daprperf-abcde.svc:3000" +
+		" -max-qps=2000 -max-connections=32 -max-duration=2m0s"
+	if got := strings.Join(tester.Args, " "); got != want {
+		t.Errorf("tester args\n got  %q\n want %q", got, want)
+	}
+	if tester.TokenSecret != "tester-token" || target.TokenSecret != "" {
+		t.Errorf("TokenSecret %q, %q; want tester-token and none", tester.TokenSecret, target.TokenSecret)
+	}
+	env := DeploymentObject("ns", tester).Spec.Template.Spec.Containers[0].Env
+	if len(env) != 1 || env[0].Name != perf.EnvTesterToken || env[0].Value != "" || env[0].ValueFrom == nil ||
+		env[0].ValueFrom.SecretKeyRef == nil || env[0].ValueFrom.SecretKeyRef.Name != "tester-token" || env[0].ValueFrom.SecretKeyRef.Key != TokenSecretKey {
+		t.Errorf("tester env %+v, want %s from Secret tester-token key %s", env, perf.EnvTesterToken, TokenSecretKey)
+	}
+	if env := DeploymentObject("ns", target).Spec.Template.Spec.Containers[0].Env; env != nil {
+		t.Errorf("testapp env %+v, want none", env)
+	}
+	sec := TokenSecretObject("ns", tester, "s3cret")
+	if sec.Name != "tester-token" || sec.Namespace != "ns" || string(sec.Data[TokenSecretKey]) != "s3cret" ||
+		sec.Immutable == nil || !*sec.Immutable || sec.Labels[LabelApp] != "tester" || sec.Type != corev1.SecretTypeOpaque {
+		t.Errorf("token Secret %+v", sec)
+	}
+
+	// Without a sidecar or limits: only the other apps, no bounds passed.
+	descs, err = Describe(testImages, "r", perf.App{Name: "tester", Kind: perf.Tester}, perf.App{Name: "testapp", Kind: perf.HTTPApp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(descs[0].Args, " "); got != "-port 3000 -host 0.0.0.0 -allow=testapp.r.svc:3000" {
+		t.Errorf("tester args without sidecar or limits: %q", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -233,3 +234,30 @@ func TestDeleteNamespace(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+// TestTeardownDeletesTheTokenSecret: teardown deletes the tester's token Secret itself, not
+// only through the namespace (the fake clientset runs no namespace controller, so only an
+// explicit delete removes it here), and a Secret already gone is no error.
+func TestTeardownDeletesTheTokenSecret(t *testing.T) {
+	d, cs := fakeDeployment(t, siApps, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}})
+	sec := TokenSecretObject("ns", d.apps[0], "s3cret")
+	if _, err := cs.CoreV1().Secrets("ns").Create(t.Context(), sec, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d.setToken("tester", "s3cret")
+	if got, err := d.TesterToken("tester"); got != "s3cret" || err != nil {
+		t.Errorf("TesterToken(tester) = %q, %v; want s3cret", got, err)
+	}
+	if _, err := d.TesterToken("testapp"); err == nil || !strings.Contains(err.Error(), "testapp") {
+		t.Errorf("TesterToken(testapp) = %v, want an error naming it", err)
+	}
+	if err := d.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Secrets("ns").Get(t.Context(), "tester-token", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Secret tester-token after teardown: %v, want NotFound", err)
+	}
+	if err := deleteTokenSecrets(t.Context(), cs, "ns", d.apps, time.Second); err != nil {
+		t.Errorf("deleting Secrets that are gone: %v, want nil", err)
+	}
+}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,4 +66,22 @@ func deleteNamespace(ctx context.Context, cs kubernetes.Interface, ns string, ti
 		}
 	}
 	return fmt.Errorf("namespace %s still there after %v (%s): %w", ns, timeout, msg, err)
+}
+
+// deleteTokenSecrets deletes the token Secret of every tester in apps from ns, each bounded by
+// timeout; one already gone (or never made) is no error.
+func deleteTokenSecrets(ctx context.Context, cs kubernetes.Interface, ns string, apps []AppDescription, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var errs []error
+	for _, a := range apps {
+		if a.TokenSecret == "" {
+			continue
+		}
+		err := cs.CoreV1().Secrets(ns).Delete(ctx, a.TokenSecret, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete Secret %s/%s: %w", ns, a.TokenSecret, err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -27,8 +27,9 @@ const (
 
 // DeploymentObject is d's Deployment in namespace ns: d.Replicas pods, each with one container
 // named d.Name running d.Image with d.Args, a readiness probe on the app's health check, d's
-// resources on the container, the dapr.io annotations on the pod template, the pod affinity
-// of d.ColocateWith and d.NodeSelector.
+// resources on the container, env perf.EnvTesterToken from d.TokenSecret when set, the
+// dapr.io annotations on the pod template, the pod affinity of d.ColocateWith and
+// d.NodeSelector.
 func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 	replicas := d.Replicas
 	return &appsv1.Deployment{
@@ -46,12 +47,39 @@ func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 						Ports:          []corev1.ContainerPort{{Name: PortApp, ContainerPort: d.AppPort, Protocol: corev1.ProtocolTCP}},
 						Resources:      containerResources(d.Resources),
 						ReadinessProbe: readinessProbe(d),
+						Env:            tokenEnv(d),
 					}},
 					Affinity:     affinity(d.ColocateWith),
 					NodeSelector: d.NodeSelector,
 				},
 			},
 		},
+	}
+}
+
+// tokenEnv is the tester's token variable, read from d.TokenSecret; nil without one.
+func tokenEnv(d AppDescription) []corev1.EnvVar {
+	if d.TokenSecret == "" {
+		return nil
+	}
+	return []corev1.EnvVar{{
+		Name: perf.EnvTesterToken,
+		ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: d.TokenSecret},
+			Key:                  TokenSecretKey,
+		}},
+	}}
+}
+
+// TokenSecretObject is d's TokenSecret in namespace ns, holding token under TokenSecretKey:
+// immutable, with d's labels. The namespace's deletion deletes it; teardown deletes it first.
+func TokenSecretObject(ns string, d AppDescription, token string) *corev1.Secret {
+	immutable := true
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: d.TokenSecret, Namespace: ns, Labels: d.Labels},
+		Type:       corev1.SecretTypeOpaque,
+		Immutable:  &immutable,
+		Data:       map[string][]byte{TokenSecretKey: []byte(token)},
 	}
 }
 

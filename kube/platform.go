@@ -133,11 +133,12 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 }
 
 // StartE deploys apps into a new namespace, daprperf-<random>: for each app a Dapr
-// Configuration (when its sidecar has a Config), a Deployment and a Service. It returns once
+// Configuration (when its sidecar has a Config), for each tester a Secret with its per-run
+// token, a Deployment and a Service. It returns once
 // every Deployment is rolled out: its pods Ready, which means the app's readiness probe and
 // the injected daprd's pass. ctx bounds that wait; on timeout the error is a *RolloutError
 // naming the app and its pods' conditions. Teardown, registered with t.Cleanup as soon as the
-// namespace exists, deletes the namespace and waits until it is gone.
+// namespace exists, deletes the token Secrets, then the namespace, and waits until it is gone.
 func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
 	t.Helper()
 	ns := NamespacePrefix + rand.String(5)
@@ -158,7 +159,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 		}
 	})
 	for _, desc := range descs {
-		if err := p.create(ctx, ns, desc); err != nil {
+		if err := p.create(ctx, ns, desc, d); err != nil {
 			return nil, fmt.Errorf("start: %w", err)
 		}
 	}
@@ -171,10 +172,18 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	return d, nil
 }
 
-// create writes desc's Configuration, Deployment and Service into ns.
-func (p *Platform) create(ctx context.Context, ns string, desc AppDescription) error {
+// create writes desc's Configuration, token Secret (a tester's, with a new token that d
+// keeps), Deployment and Service into ns.
+func (p *Platform) create(ctx context.Context, ns string, desc AppDescription, d *Deployment) error {
 	if err := createConfiguration(ctx, p.dyn, ns, desc); err != nil {
 		return err
+	}
+	if desc.TokenSecret != "" {
+		token := perf.NewTesterToken()
+		if _, err := p.cs.CoreV1().Secrets(ns).Create(ctx, TokenSecretObject(ns, desc, token), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("app %s: create Secret %s: %w", desc.Name, desc.TokenSecret, err)
+		}
+		d.setToken(desc.Name, token)
 	}
 	if _, err := p.cs.AppsV1().Deployments(ns).Create(ctx, DeploymentObject(ns, desc), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("app %s: create Deployment: %w", desc.Name, err)

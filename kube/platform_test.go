@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,7 @@ func TestPlatformOnControlPlane(t *testing.T) {
 	apps[1].Sidecar.Resources = perf.Resources{CPURequest: "250m", CPULimit: "2", MemoryRequest: "128Mi", MemoryLimit: "512Mi"}
 	apps[1].Sidecar.Profiling = true
 	apps[1].Sidecar.Config = map[string]any{"metric": map[string]any{"http": map[string]any{"increasedCardinality": false}}}
+	apps[0].TesterLimits = &perf.TesterLimits{MaxQPS: 2000, MaxConnections: 32, MaxDuration: 2 * time.Minute}
 
 	var ns string
 	t.Run("deploy", func(t *testing.T) {
@@ -57,6 +59,7 @@ func TestPlatformOnControlPlane(t *testing.T) {
 			t.Errorf("namespace %q, want prefix %q", ns, kube.NamespacePrefix)
 		}
 		checkObjects(t, c, ns)
+		checkTesterGuard(t, c, d)
 		checkPodsReady(t, c, ns)
 		checkConfiguration(t, c, ns)
 		checkRestarts(t, c, d)
@@ -149,8 +152,9 @@ func checkObjects(t *testing.T, c *cluster, ns string) {
 		if dep.ctr.Name != dep.name || dep.ctr.Image != wantImage {
 			t.Errorf("%s container %s image %s, want %s %s", dep.name, dep.ctr.Name, dep.ctr.Image, dep.name, wantImage)
 		}
-		if got := strings.Join(dep.ctr.Args, " "); got != "-port 3000 -host 0.0.0.0" {
-			t.Errorf("%s args %q, want \"-port 3000 -host 0.0.0.0\"", dep.name, got)
+		wantArgs := "-port 3000 -host 0.0.0.0" // the tester's further args: checkTesterGuard
+		if got := strings.Join(dep.ctr.Args, " "); !strings.HasPrefix(got, wantArgs) || (dep.kind != perf.Tester && got != wantArgs) {
+			t.Errorf("%s args %q, want %q", dep.name, got, wantArgs)
 		}
 		if len(dep.ctr.Ports) != 1 || dep.ctr.Ports[0].ContainerPort != 3000 {
 			t.Errorf("%s ports %v, want 3000", dep.name, dep.ctr.Ports)
@@ -208,6 +212,53 @@ func checkObjects(t *testing.T, c *cluster, ns string) {
 				t.Errorf("service %s port %s -> %d, want %d", name, k, got[k], v)
 			}
 		}
+	}
+}
+
+// checkTesterGuard asserts that the tester's pod spec carries the allow-list (its own daprd on
+// 127.0.0.1, the target's Service) and the bounds on its command line, and takes its token
+// from the Secret tester-token in the run's namespace, which holds the deployment's token.
+func checkTesterGuard(t *testing.T, c *cluster, d *kube.Deployment) {
+	t.Helper()
+	ns := d.Namespace()
+	dep, err := c.cs.AppsV1().Deployments(ns).Get(t.Context(), scenarios.TesterApp, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctr := dep.Spec.Template.Spec.Containers[0]
+	want := []string{"-port", "3000", "-host", "0.0.0.0",
+		"-allow=127.0.0.1:3500,127.0.0.1:50001," + scenarios.TargetApp + "." + ns + ".svc:3000",
+		"-max-qps=2000", "-max-connections=32", "-max-duration=2m0s"}
+	if !slices.Equal(ctr.Args, want) {
+		t.Errorf("tester args\n got  %q\n want %q", ctr.Args, want)
+	}
+	if len(ctr.Env) != 1 || ctr.Env[0].Name != perf.EnvTesterToken || ctr.Env[0].Value != "" || ctr.Env[0].ValueFrom == nil ||
+		ctr.Env[0].ValueFrom.SecretKeyRef == nil || ctr.Env[0].ValueFrom.SecretKeyRef.Name != "tester-token" || ctr.Env[0].ValueFrom.SecretKeyRef.Key != "token" {
+		t.Errorf("tester env %+v, want %s from Secret tester-token, key token", ctr.Env, perf.EnvTesterToken)
+	}
+	sec, err := c.cs.CoreV1().Secrets(ns).Get(t.Context(), "tester-token", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the tester's token Secret: %v", err)
+	}
+	token, err := d.TesterToken(scenarios.TesterApp)
+	if err != nil || len(token) != 26 || string(sec.Data["token"]) != token {
+		t.Errorf("TesterToken = %q, %v; Secret holds %q; want the same 26 characters", token, err, sec.Data["token"])
+	}
+	if sec.Labels["daprperf.io/run"] != ns || sec.Immutable == nil || !*sec.Immutable {
+		t.Errorf("Secret labels %v, immutable %v; want daprperf.io/run=%s, immutable", sec.Labels, sec.Immutable, ns)
+	}
+	if strings.Contains(strings.Join(ctr.Args, " "), token) {
+		t.Error("the token is on the tester's command line")
+	}
+	target, err := c.cs.AppsV1().Deployments(ns).Get(t.Context(), scenarios.TargetApp, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := target.Spec.Template.Spec.Containers[0].Env; len(env) != 0 {
+		t.Errorf("testapp env %+v, want none", env)
+	}
+	if _, err := d.TesterToken(scenarios.TargetApp); err == nil {
+		t.Error("TesterToken(testapp): no error for an app that is not a tester")
 	}
 }
 
@@ -362,5 +413,9 @@ func checkGone(t *testing.T, c *cluster, ns string) {
 	svcs, err := c.cs.CoreV1().Services("").List(ctx, sel)
 	if err != nil || len(svcs.Items) != 0 {
 		t.Errorf("Services of the run left: %d, %v", len(svcs.Items), err)
+	}
+	secrets, err := c.cs.CoreV1().Secrets("").List(ctx, sel)
+	if err != nil || len(secrets.Items) != 0 {
+		t.Errorf("Secrets of the run (the tester's token) left: %d, %v", len(secrets.Items), err)
 	}
 }

@@ -3,6 +3,7 @@ package local
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 
@@ -34,6 +35,14 @@ func validate(apps []perf.App) error {
 		if _, ok := kindProtocol[a.Kind]; !ok {
 			return fmt.Errorf("app %s: unknown kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
 		}
+		if a.TesterLimits != nil {
+			if a.Kind != perf.Tester {
+				return fmt.Errorf("app %s: TesterLimits are for a %s, not a %s", a.Name, perf.Tester, a.Kind)
+			}
+			if err := a.TesterLimits.Validate(); err != nil {
+				return fmt.Errorf("app %s: %w", a.Name, err)
+			}
+		}
 		procs := []string{a.Name}
 		if a.Sidecar != nil {
 			procs = append(procs, perf.SidecarName(a.Name))
@@ -63,6 +72,38 @@ func sidecarProtocol(a perf.App) perf.Protocol {
 // appArgs is the command line of an app listening on port: -port, then a.Args.
 func appArgs(a perf.App, port int) []string {
 	return append([]string{"-port", strconv.Itoa(port)}, a.Args...)
+}
+
+// testerAllowList is what the tester da may load in the deployment apps: its own daprd's HTTP
+// and gRPC ports, and each other app's own port (a tester's excepted), all on 127.0.0.1.
+func testerAllowList(da *deployedApp, apps []*deployedApp) []string {
+	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+	var allow []string
+	if da.sidecar != nil {
+		allow = append(allow, addr(da.sidecar.HTTP), addr(da.sidecar.GRPC))
+	}
+	for _, o := range apps {
+		if o != da && o.app.Kind != perf.Tester {
+			allow = append(allow, addr(o.port))
+		}
+	}
+	return allow
+}
+
+// launchArgs is the command line and environment of da's own process: appArgs, and for a
+// tester its allow-list and TesterLimits (perf.TesterArgs) with its token in the environment
+// (perf.EnvTesterToken), where ps does not show it.
+func launchArgs(da *deployedApp, apps []*deployedApp) (args, env []string) {
+	args, env = appArgs(da.app, da.port), os.Environ()
+	if da.app.Kind != perf.Tester {
+		return args, env
+	}
+	var limits perf.TesterLimits
+	if da.app.TesterLimits != nil {
+		limits = *da.app.TesterLimits
+	}
+	args = append(args, perf.TesterArgs(testerAllowList(da, apps), limits)...)
+	return args, append(env, perf.EnvTesterToken+"="+da.token)
 }
 
 // healthPath is the path an HTTP app kind answers 200 on when it is up. httpapp's is

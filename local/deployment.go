@@ -33,6 +33,7 @@ type deployedApp struct {
 	port    int           // the app's own port
 	sidecar *sidecarPorts // nil without a sidecar
 	config  string        // path of the daprd's Configuration
+	token   string        // a tester's per-run token (perf.NewTesterToken); "" for the others
 	proc    *process
 	daprd   *process
 }
@@ -47,6 +48,9 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 	internal := map[string]int{} // app id -> its daprd's internal gRPC port
 	for _, a := range apps {
 		da := &deployedApp{app: a}
+		if a.Kind == perf.Tester {
+			da.token = perf.NewTesterToken()
+		}
 		port, err := ps.next()
 		if err != nil {
 			return fmt.Errorf("ports of %s: %w", a.Name, err)
@@ -88,7 +92,8 @@ func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") 
 // launch starts every app, then every daprd, for as long as ctx (the test's) lasts.
 func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string, daprd string) error {
 	for _, da := range d.apps {
-		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], appArgs(da.app, da.port), os.Environ())
+		args, env := launchArgs(da, d.apps)
+		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env)
 		if err != nil {
 			return err
 		}
@@ -251,6 +256,16 @@ func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
 		}
 		return httpURL(da.sidecar.Profile), nil
 	}
+}
+
+// TesterToken is the token the tester app was started with (env perf.EnvTesterToken), new for
+// every deployment. It is an error when app is not a tester of d.
+func (d *Deployment) TesterToken(app string) (string, error) {
+	i := slices.IndexFunc(d.apps, func(da *deployedApp) bool { return da.app.Name == app })
+	if i < 0 || d.apps[i].app.Kind != perf.Tester {
+		return "", fmt.Errorf("tester token of %s: no tester app of that name (have %v)", app, d.Processes())
+	}
+	return d.apps[i].token, nil
 }
 
 // Exits lists the processes that ended without being asked to (including those ended by

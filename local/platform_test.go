@@ -2,11 +2,13 @@ package local_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -51,17 +53,62 @@ func TestInvokeHTTP(t *testing.T) {
 }
 
 // TestTester: the tester, the caller of every scenario, starts with its sidecar and
-// invokes the callee through it.
+// invokes the callee through it. It loads its own daprd and the callee's app port with the
+// deployment's token, within its TesterLimits, and nothing else: not the callee's daprd, not
+// without the token, not beyond the limits. The allow-list and the bounds are on its command
+// line, the token only in its environment.
 func TestTester(t *testing.T) {
 	isolated(t, func(t *testing.T, p *local.Platform) {
-		d := p.Start(startCtx(t), t,
-			withSidecar("tester", perf.Tester, perf.HTTP),
-			withSidecar("callee", perf.HTTPApp, perf.HTTP))
+		tester := withSidecar("tester", perf.Tester, perf.HTTP)
+		tester.TesterLimits = &perf.TesterLimits{MaxQPS: 50, MaxConnections: 4, MaxDuration: 5 * time.Second}
+		d := p.Start(startCtx(t), t, tester, withSidecar("callee", perf.HTTPApp, perf.HTTP))
 
 		code, body := get(t, endpoint(t, d, "tester", perf.AppHTTP)+"/")
 		assert.Equal(t, http.StatusOK, code, "the tester's health: %s", body)
 		code, body = get(t, endpoint(t, d, "tester", perf.SidecarHTTP)+"/v1.0/invoke/callee/method/test")
 		assert.Equal(t, http.StatusOK, code, body)
+
+		client, err := perf.NewTesterClient(d, "tester")
+		require.NoError(t, err)
+		require.Len(t, client.Token, 26)
+		_, err = d.TesterToken("callee")
+		assert.ErrorContains(t, err, "callee", "only a tester has a token")
+		load := func(target string, qps int) perf.Params {
+			p := perf.DefaultParams()
+			p.Target, p.QPS, p.Connections, p.Duration = target, qps, 2, time.Second
+			return p
+		}
+		through := endpoint(t, d, "tester", perf.SidecarHTTP) + "/v1.0/invoke/callee/method/test"
+		direct := endpoint(t, d, "callee", perf.AppHTTP) + "/test"
+		for _, target := range []string{through, direct} {
+			res, err := perf.RunLoad(t.Context(), client, load(target, 20))
+			require.NoError(t, err, target)
+			assert.EqualValues(t, 20, res.Requests, target)
+			assert.Zero(t, res.Errors(), target)
+		}
+		_, err = perf.RunLoad(t.Context(), perf.TesterClient{URL: client.URL}, load(direct, 20))
+		assert.ErrorContains(t, err, "401 Unauthorized", "no token")
+		calleeSidecar := endpoint(t, d, "callee", perf.SidecarHTTP) + "/v1.0/invoke/callee/method/test"
+		_, err = perf.RunLoad(t.Context(), client, load(calleeSidecar, 20))
+		assert.ErrorContains(t, err, "403 Forbidden", "the callee's daprd is not the tester's to load")
+		assert.ErrorContains(t, err, "not in the allow-list (flag -allow")
+		_, err = perf.RunLoad(t.Context(), client, load(direct, 51))
+		assert.ErrorContains(t, err, "400 Bad Request: tester: load beyond this deployment's bounds: qps = 51 exceeds the bound max QPS = 50 (flag -max-qps)")
+
+		pid := d.(*local.Deployment).PID("tester")
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		require.NoError(t, err)
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		allow := "-allow=" + strings.Join([]string{
+			strings.TrimPrefix(endpoint(t, d, "tester", perf.SidecarHTTP), "http://"),
+			endpoint(t, d, "tester", perf.SidecarGRPC),
+			strings.TrimPrefix(endpoint(t, d, "callee", perf.AppHTTP), "http://"),
+		}, ",")
+		assert.Equal(t, []string{allow, "-max-qps=50", "-max-connections=4", "-max-duration=5s"}, args[3:], "after the binary and -port N")
+		assert.NotContains(t, string(cmdline), client.Token)
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		require.NoError(t, err)
+		assert.Contains(t, strings.Split(string(environ), "\x00"), perf.EnvTesterToken+"="+client.Token)
 	})
 }
 

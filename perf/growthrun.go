@@ -95,11 +95,11 @@ func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platfo
 	t.Helper()
 	out := VariantGrowth{Name: v.Name, Description: v.Description}
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
-	dep := platform.Start(ctx, t, v.Apps...)
+	dep := platform.Start(ctx, t, withTesterLimits(v.Apps, g.roundParams())...)
 	cancel()
 	env := newReport(Scenario{}, runConfig{platform: platform}, dep)
 
-	tester, err := dep.Endpoint(v.Tester, AppHTTP)
+	tester, err := NewTesterClient(dep, v.Tester)
 	if err != nil {
 		return out, env, err
 	}

@@ -30,6 +30,10 @@ type App struct {
 	Sidecar *Sidecar `json:"sidecar,omitempty"`
 	// Resources are requests and limits (kubernetes only; the local platform ignores them).
 	Resources Resources `json:"resources"`
+	// TesterLimits bound what a tester (Kind Tester) accepts on POST /test; the platform
+	// passes them at start-up. nil passes none: the tester then takes the absolute limits of
+	// Params. perf.Run sets TesterLimitsFor(the scenario's loads) when the scenario leaves it nil.
+	TesterLimits *TesterLimits `json:"testerLimits,omitempty"`
 }
 
 // Sidecar is the daprd configuration of one app.
@@ -97,6 +101,10 @@ type Deployment interface {
 	Exits(ctx context.Context) ([]Exit, error)
 	// DaprVersion is the daprd version actually running, as daprd reports it ("1.17.5").
 	DaprVersion() string
+	// TesterToken is the per-run secret the platform generated for the tester app and gave
+	// it at start-up (EnvTesterToken): POST /test needs it. It is an error naming the app
+	// when app is not a tester of this deployment.
+	TesterToken(app string) (string, error)
 }
 
 // Usage is one reading of a process's resource use.

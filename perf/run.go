@@ -49,7 +49,8 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
-	dep := cfg.platform.Start(ctx, t, sc.Apps...) // ready, or t.Fatal; teardown is in t.Cleanup
+	apps := withTesterLimits(sc.Apps, cfg.main, cfg.warmup) // the baseline is cfg.main too
+	dep := cfg.platform.Start(ctx, t, apps...)              // ready, or t.Fatal; teardown is in t.Cleanup
 	cancel()
 
 	rep := newReport(sc, cfg, dep)
@@ -120,7 +121,7 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 // stops at the first load that fails and returns the rounds completed so far.
 func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig) ([]Round, error) {
 	t.Helper()
-	tester, err := dep.Endpoint(sc.Tester, AppHTTP)
+	tester, err := NewTesterClient(dep, sc.Tester)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +164,21 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 		rounds = append(rounds, Round{Baseline: b, Main: m, Resources: series})
 	}
 	return rounds, nil
+}
+
+// withTesterLimits returns a copy of apps in which each tester without TesterLimits has
+// TesterLimitsFor(loads...): the platform caps it at the scenario's own load times
+// TesterLoadMargin.
+func withTesterLimits(apps []App, loads ...Params) []App {
+	out := make([]App, len(apps))
+	for i, a := range apps {
+		if a.Kind == Tester && a.TesterLimits == nil {
+			l := TesterLimitsFor(loads...)
+			a.TesterLimits = &l
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // sampleIdle samples resources for window with no load.

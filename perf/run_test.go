@@ -42,7 +42,12 @@ func TestRunMeasuresAKnownOverhead(t *testing.T) {
 	}
 	t.Setenv(perf.EnvRepeats, "3")
 	dir := t.TempDir()
-	rep := perf.Run(t, calibration(), perf.WithPlatform(&fakePlatform{}), perf.WithReportDir(dir))
+	fp := &fakePlatform{}
+	rep := perf.Run(t, calibration(), perf.WithPlatform(fp), perf.WithReportDir(dir))
+	// The tester was capped at twice the scenario's largest load (main 200 QPS x 8 x 2 s,
+	// warmup 100 x 8 x 1 s), and every load got through its token check.
+	assert.Equal(t, &perf.TesterLimits{MaxQPS: 400, MaxConnections: 16, MaxDuration: 4 * time.Second}, fp.limits["tester"])
+	assert.Nil(t, calibration().Apps[0].TesterLimits, "the scenario itself is not changed")
 
 	require.Len(t, rep.Rounds, 3)
 	p50, ok := rep.OverheadOf("p50")

@@ -3,35 +3,168 @@ package perf
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
-// testerSlack is how much longer than the load's duration a POST /test may take: connection
-// set-up, the tester's warm-up request per connection, and encoding the result.
-const testerSlack = 2 * time.Minute
+// TesterSlack is how much longer than the load's duration a POST /test may take: connection
+// set-up, the tester's warm-up request per connection, and encoding the result. The client
+// gives up after Duration + TesterSlack; the tester ends its run by then too.
+const TesterSlack = 2 * time.Minute
 
-// RunLoad asks the tester at testerURL (its base URL, "http://127.0.0.1:4000") to run p, and
-// returns the tester's result. The call is bounded by ctx and by p.Duration + 2 minutes. A
-// non-200 answer is an error carrying the tester's status and message (its JSON error body).
-func RunLoad(ctx context.Context, testerURL string, p Params) (Result, error) {
+// The tester's start-up contract, shared by the tester (apps/tester) and the platforms that
+// start it (local, kube): each flag has an environment variable of the same meaning. The
+// token has only the variable: a flag would show it to every local user in ps.
+const (
+	// TesterFlagAllow lists the targets the tester may load, comma-separated host:port
+	// ("127.0.0.1:3500,testapp.ns.svc:3000"); it may be repeated.
+	TesterFlagAllow = "allow"
+	// TesterFlagMaxQPS, TesterFlagMaxConnections and TesterFlagMaxDuration are the bounds of
+	// TesterLimits.
+	TesterFlagMaxQPS         = "max-qps"
+	TesterFlagMaxConnections = "max-connections"
+	TesterFlagMaxDuration    = "max-duration"
+
+	EnvTesterAllow          = "DAPRPERF_TESTER_ALLOW"
+	EnvTesterMaxQPS         = "DAPRPERF_TESTER_MAX_QPS"
+	EnvTesterMaxConnections = "DAPRPERF_TESTER_MAX_CONNECTIONS"
+	EnvTesterMaxDuration    = "DAPRPERF_TESTER_MAX_DURATION"
+	// EnvTesterToken is the per-run secret POST /test requires, as "Authorization: Bearer
+	// <token>". A tester bound to anything but loopback refuses to start without it.
+	EnvTesterToken = "DAPRPERF_TESTER_TOKEN"
+)
+
+// TesterLoadMargin is the factor TesterLimitsFor puts on a scenario's own load. The runner
+// never asks for more than the scenario's load (×1); the bound exists to cap misuse, not to
+// shape the run. 2 leaves room for a person probing the same deployment by hand, and for
+// integer rounding, while keeping whatever the tester can be made to send within the same
+// order of magnitude as what the run itself sends to the same, allow-listed, apps.
+const TesterLoadMargin = 2
+
+// TesterLimits are the bounds of one tester, set by its platform at start-up: a POST /test
+// beyond any of them is refused with 400 naming the bound. Zero fields mean the absolute
+// limits of Params (MaxQPS, MaxConnections, MaxDuration).
+type TesterLimits struct {
+	// MaxQPS is the highest target rate accepted, in requests/s. A max-rate run (no
+	// schedule) is accepted only when MaxQPS is the absolute MaxQPS.
+	MaxQPS int `json:"maxQPS"`
+	// MaxConnections is the most concurrent connections accepted.
+	MaxConnections int `json:"maxConnections"`
+	// MaxDuration is the longest run accepted.
+	MaxDuration time.Duration `json:"maxDuration"`
+}
+
+// TesterLimitsFor is TesterLoadMargin times the largest rate, connection count and duration
+// of loads, capped at the absolute limits of Params. A max-rate load lifts MaxQPS to the
+// absolute MaxQPS.
+func TesterLimitsFor(loads ...Params) TesterLimits {
+	var l TesterLimits
+	for _, p := range loads {
+		qps := p.QPS
+		if p.MaxRate {
+			qps = MaxQPS
+		}
+		l.MaxQPS = max(l.MaxQPS, min(TesterLoadMargin*qps, MaxQPS))
+		l.MaxConnections = max(l.MaxConnections, min(TesterLoadMargin*p.Connections, MaxConnections))
+		l.MaxDuration = max(l.MaxDuration, min(TesterLoadMargin*p.Duration, MaxDuration))
+	}
+	return l
+}
+
+// Validate returns an error naming each bound out of range: 0 (unset) or within the
+// absolute limits of Params.
+func (l TesterLimits) Validate() error {
+	var errs []error
+	if l.MaxQPS < 0 || l.MaxQPS > MaxQPS {
+		errs = append(errs, fmt.Errorf("maxQPS = %d: must be from 1 to %d requests/s, or 0 for %d", l.MaxQPS, MaxQPS, MaxQPS))
+	}
+	if l.MaxConnections < 0 || l.MaxConnections > MaxConnections {
+		errs = append(errs, fmt.Errorf("maxConnections = %d: must be from 1 to %d, or 0 for %d", l.MaxConnections, MaxConnections, MaxConnections))
+	}
+	if l.MaxDuration != 0 && (l.MaxDuration < MinDuration || l.MaxDuration > MaxDuration) {
+		errs = append(errs, fmt.Errorf("maxDuration = %v: must be from %v to %v, or 0 for %v", l.MaxDuration, MinDuration, MaxDuration, MaxDuration))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("perf: tester limits: %w", err)
+	}
+	return nil
+}
+
+// TesterArgs is the tester's command line for allow (host:port entries) and l: -allow with
+// the entries comma-separated (none when allow is empty), then each bound of l that is set.
+func TesterArgs(allow []string, l TesterLimits) []string {
+	var args []string
+	if len(allow) > 0 {
+		args = append(args, "-"+TesterFlagAllow+"="+strings.Join(allow, ","))
+	}
+	if l.MaxQPS > 0 {
+		args = append(args, "-"+TesterFlagMaxQPS+"="+strconv.Itoa(l.MaxQPS))
+	}
+	if l.MaxConnections > 0 {
+		args = append(args, "-"+TesterFlagMaxConnections+"="+strconv.Itoa(l.MaxConnections))
+	}
+	if l.MaxDuration > 0 {
+		args = append(args, "-"+TesterFlagMaxDuration+"="+l.MaxDuration.String())
+	}
+	return args
+}
+
+// NewTesterToken returns a fresh per-run token: 26 characters of base32, 130 random bits from
+// crypto/rand.
+func NewTesterToken() string { return rand.Text() }
+
+// TesterClient drives one tester app over HTTP.
+type TesterClient struct {
+	// URL is the tester's base URL, "http://127.0.0.1:4000".
+	URL string
+	// Token is the per-run token of the tester's platform, sent as "Authorization: Bearer
+	// <Token>"; "" sends no Authorization header.
+	Token string
+}
+
+// NewTesterClient returns the client of the tester app in dep: its AppHTTP endpoint and its
+// token (Deployment.TesterToken).
+func NewTesterClient(dep Deployment, app string) (TesterClient, error) {
+	u, err := dep.Endpoint(app, AppHTTP)
+	if err != nil {
+		return TesterClient{}, err
+	}
+	token, err := dep.TesterToken(app)
+	if err != nil {
+		return TesterClient{}, err
+	}
+	return TesterClient{URL: u, Token: token}, nil
+}
+
+// RunLoad asks tester to run p and returns the tester's result. The call is bounded by ctx
+// and by p.Duration + TesterSlack. A non-200 answer is an error carrying the tester's status
+// and message (its JSON error body): 401 for a missing or wrong token, 403 for a target
+// outside its allow-list, 400 for a load beyond its limits.
+func RunLoad(ctx context.Context, tester TesterClient, p Params) (Result, error) {
 	body, err := json.Marshal(p)
 	if err != nil {
 		return Result{}, fmt.Errorf("perf: tester request: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.Duration+testerSlack)
+	ctx, cancel := context.WithTimeout(ctx, p.Duration+TesterSlack)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, testerURL+"/test", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tester.URL+"/test", bytes.NewReader(body))
 	if err != nil {
 		return Result{}, fmt.Errorf("perf: tester request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if tester.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+tester.Token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return Result{}, fmt.Errorf("perf: tester %s: %w", testerURL, err)
+		return Result{}, fmt.Errorf("perf: tester %s: %w", tester.URL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -42,11 +175,11 @@ func RunLoad(ctx context.Context, testerURL string, p Params) (Result, error) {
 		if json.Unmarshal(b, &reply) != nil || reply.Error == "" {
 			reply.Error = string(bytes.TrimSpace(b))
 		}
-		return Result{}, fmt.Errorf("perf: tester %s: %s: %s", testerURL, resp.Status, reply.Error)
+		return Result{}, fmt.Errorf("perf: tester %s: %s: %s", tester.URL, resp.Status, reply.Error)
 	}
 	var res Result
 	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
-		return Result{}, fmt.Errorf("perf: tester %s: decode result: %w", testerURL, err)
+		return Result{}, fmt.Errorf("perf: tester %s: decode result: %w", tester.URL, err)
 	}
 	return res, nil
 }

@@ -30,7 +30,7 @@ func post(t *testing.T, h http.Handler, body string) (int, ErrorReply) {
 
 func TestHealth(t *testing.T) {
 	rec := httptest.NewRecorder()
-	NewHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	openHandler(t).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	assert.Equal(t, http.StatusOK, rec.Code)
 }
 
@@ -58,7 +58,7 @@ func TestBadRequestsNameTheField(t *testing.T) {
 		{"two values", `{` + target + `}{}`, "more than one value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, reply := post(t, NewHandler(), tc.body)
+			code, reply := post(t, openHandler(t, "127.0.0.1:1"), tc.body)
 			assert.Equal(t, http.StatusBadRequest, code)
 			assert.Contains(t, reply.Error, tc.want)
 		})
@@ -66,8 +66,8 @@ func TestBadRequestsNameTheField(t *testing.T) {
 }
 
 func TestSecondRunGets409(t *testing.T) {
-	h := NewHandler()
 	target := httpApp(t, httpapp.Options{})
+	h := openHandler(t, target)
 	body, err := json.Marshal(load(t, perf.HTTP, target, 50, 2*time.Second))
 	require.NoError(t, err)
 
@@ -86,10 +86,10 @@ func TestSecondRunGets409(t *testing.T) {
 }
 
 func TestClientDisconnectCancelsTheRun(t *testing.T) {
-	h := NewHandler()
+	target := httpApp(t, httpapp.Options{})
+	h := openHandler(t, target)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	target := httpApp(t, httpapp.Options{})
 	body, err := json.Marshal(load(t, perf.HTTP, target, 50, time.Minute))
 	require.NoError(t, err)
 

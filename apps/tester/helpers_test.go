@@ -3,6 +3,7 @@ package tester
 import (
 	"net"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
@@ -30,6 +31,30 @@ func grpcApp(t testing.TB, o grpcapp.Options) string {
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)
 	return ln.Addr().String()
+}
+
+// openHandler is a handler on loopback without a token or bounds that allows targets: URLs or
+// host:port addresses.
+func openHandler(t testing.TB, targets ...string) *Handler {
+	t.Helper()
+	h, err := NewHandler(Config{Allow: allowing(t, targets...)})
+	require.NoError(t, err)
+	return h
+}
+
+// allowing is an allow-list (source "test") of targets: URLs or host:port addresses.
+func allowing(t testing.TB, targets ...string) AllowList {
+	t.Helper()
+	var addrs []string
+	for _, target := range targets {
+		if u, err := url.Parse(target); err == nil && u.Host != "" {
+			target = u.Host
+		}
+		addrs = append(addrs, target)
+	}
+	a, err := NewAllowList("test", addrs...)
+	require.NoError(t, err)
+	return a
 }
 
 // load returns validated params for a run of qps for d over 16 connections.

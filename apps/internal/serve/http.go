@@ -20,7 +20,11 @@ const readHeaderTimeout = 10 * time.Second
 // ShutdownTimeout (http.Server.Shutdown), closing the server hard after it.
 // It returns nil after a clean shutdown, or the error that stopped it.
 func HTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout}
+	return Server(ctx, ln, &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout})
+}
+
+// Server is HTTP with a server of the caller's, for its own timeouts and limits.
+func Server(ctx context.Context, ln net.Listener, srv *http.Server) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

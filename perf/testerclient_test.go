@@ -1,0 +1,74 @@
+package perf_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+func TestTesterLimitsFor(t *testing.T) {
+	main := perf.DefaultParams()
+	main.QPS, main.Connections, main.Duration = 1000, 16, time.Minute
+	warmup := perf.DefaultParams()
+	warmup.QPS, warmup.Connections, warmup.Duration = 100, 32, 10*time.Second
+	assert.Equal(t, perf.TesterLimits{MaxQPS: 2000, MaxConnections: 64, MaxDuration: 2 * time.Minute},
+		perf.TesterLimitsFor(main, warmup), "the largest of each, times TesterLoadMargin")
+
+	huge := perf.DefaultParams()
+	huge.QPS, huge.Connections, huge.Duration = perf.MaxQPS, perf.MaxConnections, perf.MaxDuration
+	assert.Equal(t, perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration},
+		perf.TesterLimitsFor(huge), "capped at the absolute limits")
+	maxRate := perf.DefaultParams()
+	maxRate.MaxRate = true
+	assert.Equal(t, perf.MaxQPS, perf.TesterLimitsFor(maxRate).MaxQPS, "a max-rate load needs the absolute bound")
+	for _, l := range []perf.TesterLimits{perf.TesterLimitsFor(main, warmup), perf.TesterLimitsFor(huge), {}} {
+		assert.NoError(t, l.Validate())
+	}
+	err := perf.TesterLimits{MaxQPS: -1, MaxConnections: perf.MaxConnections + 1, MaxDuration: time.Millisecond}.Validate()
+	for _, want := range []string{"maxQPS = -1", "maxConnections = 10001", "maxDuration = 1ms"} {
+		assert.ErrorContains(t, err, want)
+	}
+}
+
+func TestTesterArgs(t *testing.T) {
+	assert.Equal(t, []string{"-allow=127.0.0.1:3500,127.0.0.1:50001", "-max-qps=2000", "-max-connections=32", "-max-duration=2m0s"},
+		perf.TesterArgs([]string{"127.0.0.1:3500", "127.0.0.1:50001"}, perf.TesterLimits{MaxQPS: 2000, MaxConnections: 32, MaxDuration: 2 * time.Minute}))
+	assert.Empty(t, perf.TesterArgs(nil, perf.TesterLimits{}), "nothing given, nothing passed")
+	a, b := perf.NewTesterToken(), perf.NewTesterToken()
+	assert.Len(t, a, 26)
+	assert.NotEqual(t, a, b, "a new token per run")
+}
+
+func TestRunLoadSendsTheToken(t *testing.T) {
+	var gotAuth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = append(gotAuth, r.Header.Get("Authorization"))
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Header.Get("Authorization") != "Bearer right" {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"status":401,"error":"tester: POST /test needs this run's token"}`)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(perf.Result{Requests: 7})
+	}))
+	t.Cleanup(srv.Close)
+	p := perf.DefaultParams()
+	p.Target, p.Duration = "http://127.0.0.1:1/", time.Second
+
+	res, err := perf.RunLoad(t.Context(), perf.TesterClient{URL: srv.URL, Token: "right"}, p)
+	require.NoError(t, err)
+	assert.EqualValues(t, 7, res.Requests)
+	_, err = perf.RunLoad(t.Context(), perf.TesterClient{URL: srv.URL, Token: "wrong"}, p)
+	assert.ErrorContains(t, err, "401 Unauthorized: tester: POST /test needs this run's token")
+	_, err = perf.RunLoad(t.Context(), perf.TesterClient{URL: srv.URL}, p)
+	assert.ErrorContains(t, err, "401 Unauthorized")
+	assert.Equal(t, []string{"Bearer right", "Bearer wrong", ""}, gotAuth)
+}
