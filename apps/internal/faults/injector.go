@@ -31,11 +31,10 @@ func (in *Injector) Options() Options { return in.opts }
 // Request is the fate of one request: whether it fails, and how long it waits.
 type Request struct {
 	// Fail: answer with a failure.
-	Fail     bool
-	delay    time.Duration
-	in       *Injector
-	arrived  time.Time
-	stallEnd int64 // Unix nanoseconds; 0 for none
+	Fail    bool
+	delay   time.Duration
+	in      *Injector
+	arrived time.Time
 }
 
 // Next counts one request and decides its fate: request n (from 1) fails when
