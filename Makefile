@@ -1,5 +1,6 @@
 # daprperf: performance tests for Dapr's sidecar, daprd.
-#   make perf    build daprd if missing, run the HTTP and gRPC service-invocation perf tests locally
+#   make perf    build daprd if missing, run every perf scenario locally (= make test-perf-all)
+#   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
 #   make test    unit and integration tests (real daprd, real Pushgateway)
 # See README.md for every variable.
 
@@ -17,9 +18,10 @@ KUBE_VERSION ?= v1.37.2
 KWOK_VERSION ?= v0.8.0
 KUBE_BIN := .kube-bin/$(KUBE_VERSION)
 export KUBE_VERSION KWOK_VERSION
-# Images of the kube platform: $(REGISTRY)/daprperf-<app>:$(TAG) (make images).
-REGISTRY ?= $(DAPR_PERF_IMAGE_REGISTRY)
-TAG ?= $(DAPR_PERF_IMAGE_TAG)
+# Images of the kube platform: $(REGISTRY)/daprperf-<app>:$(TAG) (make images). Dapr's
+# DAPR_TEST_REGISTRY and DAPR_TEST_TAG are aliases of DAPR_PERF_IMAGE_REGISTRY and _TAG.
+REGISTRY ?= $(or $(DAPR_PERF_IMAGE_REGISTRY),$(DAPR_TEST_REGISTRY))
+TAG ?= $(or $(DAPR_PERF_IMAGE_TAG),$(DAPR_TEST_TAG))
 IMAGE_APPS := tester httpapp grpcapp
 
 DAPRD := .daprd/$(DAPR_VERSION)/daprd
@@ -29,7 +31,15 @@ PERF_TIMEOUT ?= 90m
 TEST_TIMEOUT ?= 20m
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all daprd kube-bin images perf test unit bench-tester lint charts clean
+# The perf scenario packages: every folder under tests/ holding a test file with the perf build
+# tag, as Dapr's tests/perf/<name>. Other tests under tests/ (no perf tag) run in make test.
+PERF_TESTS := $(sort $(notdir $(patsubst %/,%,$(dir $(shell grep -l '^//go:build perf' tests/*/*_test.go)))))
+PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
+# make perf's gate: overhead bounds that a small machine misses are reported, not fatal.
+PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn}
+PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
+
+.PHONY: all daprd kube-bin images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
 
 all: test
 
@@ -52,12 +62,18 @@ images:
 		docker push $(REGISTRY)/daprperf-$$app:$(TAG) ; \
 	done
 
-## perf: the main job. Overhead bounds that a small machine misses are reported, not fatal
-## (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and achieved QPS always gate. -p 1: one
-## scenario at a time, or they would share the cores they measure.
-perf: daprd
-	DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} \
-	$(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT) ./tests/...
+## perf: the main job, every scenario package (test-perf-all). Overhead bounds that a small
+## machine misses are reported, not fatal (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and
+## achieved QPS always gate. -p 1: one scenario at a time, or they would share the cores they
+## measure. Only the perf-tagged packages run: the other tests are make test's.
+perf: test-perf-all
+test-perf-all: daprd
+	$(PERF_ENV) $(PERF_GO_TEST) $(addprefix ./tests/,$(PERF_TESTS))
+
+## test-perf-<name>: one scenario package, tests/<name>: test-perf-service_invocation_http,
+## test-perf-service_invocation_grpc, test-perf-memory_growth (Dapr's names and layout).
+$(PERF_TARGETS): test-perf-%: daprd
+	$(PERF_ENV) $(PERF_GO_TEST) ./tests/$*
 
 ## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
 ## Kubernetes API server.
