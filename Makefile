@@ -30,6 +30,12 @@ GO ?= go
 PERF_TIMEOUT ?= 90m
 TEST_TIMEOUT ?= 20m
 STATICCHECK_VERSION := v0.8.2
+# make test runs go test through gotestsum (from the module proxy, pinned; built once into the Go
+# build cache): its closing summary lists every skipped and failed test with its message.
+GOTESTSUM_VERSION := v1.13.0
+GOTESTSUM = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
+# The push tests need a Pushgateway binary: Debian's prometheus-pushgateway, or upstream's.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # The perf scenario packages: every folder under tests/ holding a test file with the perf build
 # tag, as Dapr's tests/perf/<name>. Other tests under tests/ (no perf tag) run in make test.
@@ -39,7 +45,7 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn}
 PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
-.PHONY: all daprd kube-bin images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
+.PHONY: all daprd kube-bin pushgateway images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
 
 all: test
 
@@ -52,6 +58,19 @@ $(DAPRD):
 ## there already (about 10 min on 2 cores the first time; seconds afterwards).
 kube-bin:
 	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
+
+## pushgateway: install Debian's prometheus-pushgateway (apt-get, as .ci/run does) unless a
+## Pushgateway (prometheus-pushgateway or pushgateway) is on PATH already. Without apt-get it says
+## so and the push tests skip, which make test's summary then lists.
+pushgateway:
+	@if command -v prometheus-pushgateway >/dev/null 2>&1 || command -v pushgateway >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make: no Pushgateway on PATH and no apt-get: install prometheus-pushgateway, or the push tests skip" >&2; \
+	else \
+		echo "make: installing prometheus-pushgateway (apt-get) for the push tests"; \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends prometheus-pushgateway; \
+	fi
 
 ## images: build and push the app images for the kube platform (docker, from the repo root).
 images:
@@ -76,9 +95,11 @@ $(PERF_TARGETS): test-perf-%: daprd
 	$(PERF_ENV) $(PERF_GO_TEST) ./tests/$*
 
 ## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
-## Kubernetes API server.
-test: daprd kube-bin
-	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
+## Kubernetes API server, each provided first. The last lines list any test that skipped or
+## failed, with its message (gotestsum's summary), then the counts.
+test: daprd kube-bin pushgateway
+	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
+		-count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
 ## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:
