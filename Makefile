@@ -34,7 +34,7 @@ STATICCHECK_VERSION := v0.8.2
 # build cache): its closing summary lists every skipped and failed test with its message.
 GOTESTSUM_VERSION := v1.13.0
 GOTESTSUM = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
-# The push tests need a Pushgateway binary: Debian's prometheus-pushgateway, or upstream's.
+# test-deps installs with sudo when not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # The perf scenario packages: every folder under tests/ holding a test file with the perf build
@@ -45,7 +45,7 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn}
 PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
-.PHONY: all daprd kube-bin pushgateway images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
+.PHONY: all daprd kube-bin test-deps images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
 
 all: test
 
@@ -59,17 +59,21 @@ $(DAPRD):
 kube-bin:
 	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
 
-## pushgateway: install Debian's prometheus-pushgateway (apt-get, as .ci/run does) unless a
-## Pushgateway (prometheus-pushgateway or pushgateway) is on PATH already. Without apt-get it says
-## so and the push tests skip, which make test's summary then lists.
-pushgateway:
-	@if command -v prometheus-pushgateway >/dev/null 2>&1 || command -v pushgateway >/dev/null 2>&1; then :; \
+## test-deps: install, with apt-get as .ci/run does, the Debian packages make test's tests use
+## and that are not on PATH yet: prometheus-pushgateway (the push and dashboard tests; an
+## upstream pushgateway binary counts too) and chromium (the HTML report test). Without apt-get
+## it says so and those tests skip, which make test's summary then lists.
+test-deps:
+	@missing=""; \
+	command -v prometheus-pushgateway >/dev/null 2>&1 || command -v pushgateway >/dev/null 2>&1 || missing="$$missing prometheus-pushgateway"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -z "$$missing" ]; then :; \
 	elif ! command -v apt-get >/dev/null 2>&1; then \
-		echo "make: no Pushgateway on PATH and no apt-get: install prometheus-pushgateway, or the push tests skip" >&2; \
+		echo "make: missing$$missing and no apt-get: install them, or their tests skip" >&2; \
 	else \
-		echo "make: installing prometheus-pushgateway (apt-get) for the push tests"; \
+		echo "make: installing$$missing (apt-get) for make test"; \
 		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends prometheus-pushgateway; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
 ## images: build and push the app images for the kube platform (docker, from the repo root).
@@ -97,7 +101,7 @@ $(PERF_TARGETS): test-perf-%: daprd
 ## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
 ## Kubernetes API server, each provided first. The last lines list any test that skipped or
 ## failed, with its message (gotestsum's summary), then the counts.
-test: daprd kube-bin pushgateway
+test: daprd kube-bin test-deps
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
 		-count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
@@ -105,7 +109,8 @@ test: daprd kube-bin pushgateway
 unit:
 	$(GO) test -count=1 -short ./perf/... ./apps/... ./charts/...
 
-## charts: PNG charts and README tables next to every result file under reports/.
+## charts: PNG charts, README tables and the self-contained report.html next to every result
+## file under reports/.
 charts:
 	$(GO) run ./charts -reports reports
 

@@ -62,10 +62,11 @@ func writeCharts(sc scenario) ([]image, error) {
 		if fig == nil {
 			continue
 		}
-		if err := fig.writePNG(filepath.Join(sc.Dir, spec.File)); err != nil {
+		png, err := fig.savePNG(filepath.Join(sc.Dir, spec.File))
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, image{File: spec.File, Title: spec.Title})
+		out = append(out, image{File: spec.File, Title: spec.Title, PNG: png})
 	}
 	return out, nil
 }
@@ -129,6 +130,24 @@ func (f *figure) roomForLegend() {
 
 // writePNG renders the figure to path.
 func (f *figure) writePNG(path string) error {
+	_, err := f.savePNG(path)
+	return err
+}
+
+// savePNG renders the figure to path and returns the PNG's bytes.
+func (f *figure) savePNG(path string) ([]byte, error) {
+	png, err := f.render()
+	if err != nil {
+		return nil, fmt.Errorf("charts: render %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return nil, fmt.Errorf("charts: %w", err)
+	}
+	return png, nil
+}
+
+// render draws the figure as a PNG.
+func (f *figure) render() ([]byte, error) {
 	f.roomForLegend()
 	c := vgimg.NewWith(vgimg.UseWH(pixels(f.Width), pixels(f.Height)), vgimg.UseDPI(dpi))
 	if f.Below == nil {
@@ -143,12 +162,9 @@ func (f *figure) writePNG(path string) error {
 	}
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-		return fmt.Errorf("charts: render %s: %w", path, err)
+		return nil, err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("charts: %w", err)
-	}
-	return nil
+	return buf.Bytes(), nil
 }
 
 func pixels(n int) vg.Length { return vg.Length(n) * vg.Inch / dpi }
@@ -429,9 +445,8 @@ func overheadChart(rep *perf.Report) (*figure, error) {
 		return nil, nil
 	}
 	type bound struct {
-		x     float64
-		v     perf.Verdict
-		label string
+		x float64
+		v perf.Verdict
 	}
 	var bounds []bound
 	for _, v := range rep.Verdicts {

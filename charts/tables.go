@@ -14,8 +14,12 @@ import (
 // referenceCPUs is the vCPU count of the nodes behind Dapr's published figures.
 const referenceCPUs = 8
 
-// image is a chart embedded in a README: File relative to the README, Title its alt text.
-type image struct{ File, Title string }
+// image is a chart embedded in a README: File relative to the README, Title its alt text, PNG
+// its bytes (embedded in the HTML report).
+type image struct {
+	File, Title string
+	PNG         []byte
+}
 
 // scenarioMarkdown is the README.md of one scenario directory: the tables of rep and the
 // images, linked relative to that directory.
