@@ -41,8 +41,10 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # tag, as Dapr's tests/perf/<name>. Other tests under tests/ (no perf tag) run in make test.
 PERF_TESTS := $(sort $(notdir $(patsubst %/,%,$(dir $(shell grep -l '^//go:build perf' tests/*/*_test.go)))))
 PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
-# make perf's gate: overhead bounds that a small machine misses are reported, not fatal.
-PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn}
+# make perf's gate: overhead bounds that a small machine misses are reported, not fatal; and its
+# load: without DAPR_PERF_QPS a short preflight picks the highest load of the ladder 1000, 500,
+# 250, 100 QPS that this machine keeps on schedule (DAPR_PERF_PREFLIGHT=off keeps Dapr's 1000).
+PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
 PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
 .PHONY: all daprd kube-bin test-deps images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
@@ -91,6 +93,7 @@ images:
 ## measure. Only the perf-tagged packages run: the other tests are make test's.
 perf: test-perf-all
 test-perf-all: daprd
+	@echo "make perf: $(words $(PERF_TESTS)) scenario packages, one at a time: $(PERF_TESTS); each logs its plan and expected time first"
 	$(PERF_ENV) $(PERF_GO_TEST) $(addprefix ./tests/,$(PERF_TESTS))
 
 ## test-perf-<name>: one scenario package, tests/<name>: test-perf-service_invocation_http,

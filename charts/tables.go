@@ -28,6 +28,9 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 	env := rep.Environment
 	fmt.Fprintf(&b, "# %s over %s, Dapr %s\n\n", rep.Test, transportName(rep.Transport), orNone(env.DaprVersion))
 	fmt.Fprintf(&b, "Result: **%s**. %s\n", resultWord(rep), resultSentence(rep))
+	if rep.Preflight != nil {
+		fmt.Fprintf(&b, "\nLoad: %s.\n", rep.Preflight.Note)
+	}
 
 	if len(rep.Rounds) > 0 {
 		b.WriteString("\n")
