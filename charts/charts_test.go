@@ -140,7 +140,14 @@ func TestGenerate(t *testing.T) {
 		assertCell(t, sum, 10, "980.00")
 		assertCell(t, sum, 11, "FAIL (invalid)")
 		assertCells(t, row(t, grpcMD, "Rounds", "2"), "2", "0.620 / 1.050 / 1.500 ms", "2.300 / 3.000 / 4.700 ms",
-			"60,000", "3", "999.95 / 980.00", "2.00 %")
+			"60,000", "3", "999.95 / 980.00", "2.00 %", "INVALID (main)")
+		assertCell(t, row(t, grpcMD, "Rounds", "1"), 7, "valid")
+		if n := strings.Count(grpcMD, "**INVALID RUN**: not measured on schedule"); n != 4 {
+			t.Errorf("%d table sections of the invalid run say INVALID RUN, want 4 (latency, load, rounds, resources)", n)
+		}
+		if strings.Contains(httpMD, "INVALID") {
+			t.Error("the valid run's README says INVALID")
+		}
 		if !strings.Contains(grpcMD, "- errors = 3, at most 0 (Dapr v1.17 perf suite): FAIL\n") {
 			t.Error("README lacks the failed errors verdict")
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,20 +40,25 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 		fmt.Fprintf(&b, "\n%s", summaryNote(len(rep.Rounds)))
 
 		b.WriteString("\n## Latency\n\n")
+		invalidNote(&b, rep)
 		writeLatencyTable(&b, rep)
 
 		b.WriteString("\n## Load (main phase)\n\n")
+		invalidNote(&b, rep)
 		writeLoadTable(&b, rep)
 
 		b.WriteString("\n## Rounds\n\n")
+		invalidNote(&b, rep)
 		writeRoundsTable(&b, rep)
 
 		b.WriteString("\n## Resources (main phases)\n\n")
+		invalidNote(&b, rep)
 		writeResourcesTable(&b, rep)
 	}
 
 	if rep.Growth != nil {
 		b.WriteString("\n## Memory growth\n\n")
+		invalidNote(&b, rep)
 		writeGrowth(&b, rep.Growth)
 	}
 
@@ -356,10 +362,36 @@ func writeRoundsTable(b *strings.Builder, rep *perf.Report) {
 			fmtCount(rd.Main.Errors()),
 			fmtQPS(rd.Baseline.ActualQPS) + " / " + fmtQPS(rd.Main.ActualQPS),
 			fmt.Sprintf("%.2f %%", rd.Main.Schedule.BehindFraction()*100),
+			roundValidity(rep, i+1),
 		})
 	}
 	writeTable(b, []string{"round", "baseline p50 / p90 / p99", "main p50 / p90 / p99",
-		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule"}, "l", rows)
+		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule", "validity"}, "l", rows)
+}
+
+// roundValidity is "valid", or "INVALID (baseline, main)" naming the phases of round n that
+// the report's validity reasons name ("round 2 main: ...").
+func roundValidity(rep *perf.Report, n int) string {
+	var phases []string
+	for _, r := range rep.Validity.Reasons {
+		for _, ph := range []string{"baseline", "main"} {
+			if strings.HasPrefix(r, fmt.Sprintf("round %d %s:", n, ph)) && !slices.Contains(phases, ph) {
+				phases = append(phases, ph)
+			}
+		}
+	}
+	if len(phases) == 0 {
+		return "valid"
+	}
+	return "INVALID (" + strings.Join(phases, ", ") + ")"
+}
+
+// invalidNote starts every table section of an invalid run, so that no table of it is read
+// as a valid measurement.
+func invalidNote(b *strings.Builder, rep *perf.Report) {
+	if !rep.Validity.Valid {
+		b.WriteString("**INVALID RUN**: not measured on schedule (see Validity); these figures cannot pass.\n\n")
+	}
 }
 
 func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
