@@ -708,3 +708,15 @@ func TestGrowthComparisonSetsVerdictsSideBySide(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapTitle(t *testing.T) {
+	got := wrapTitle("service_invocation over gRPC: sidecar overhead per percentile, 3 rounds, median and bootstrap interval (older result file)", 60)
+	// Broken after the last ", " or ": " that fits.
+	want := "service_invocation over gRPC:\nsidecar overhead per percentile, 3 rounds,\nmedian and bootstrap interval (older result file)"
+	if got != want {
+		t.Errorf("wrapTitle:\n%s\nwant\n%s", got, want)
+	}
+	if got := wrapTitle("short\nlines", 60); got != "short\nlines" {
+		t.Errorf("short lines changed: %q", got)
+	}
+}

@@ -93,11 +93,35 @@ func (f *figure) plots() []*plot.Plot {
 
 func newFigure(title string) *figure {
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = wrapTitle(title, titleWidth)
 	p.Legend.Top = true
 	p.Y.Label.Padding = vg.Points(4)
 	p.Add(plotter.NewGrid())
 	return &figure{Plot: p, Width: chartWidth, Height: chartHeight}
+}
+
+// titleWidth is the longest title line, in characters, that fits the chart's width.
+const titleWidth = 100
+
+// wrapTitle breaks each line of title longer than width after its last ", " or ": " that
+// fits, or its last space.
+func wrapTitle(title string, width int) string {
+	var out []string
+	for _, line := range strings.Split(title, "\n") {
+		for len(line) > width {
+			cut := max(strings.LastIndex(line[:width], ", "), strings.LastIndex(line[:width], ": "))
+			if cut <= 0 {
+				cut = strings.LastIndex(line[:width], " ")
+			}
+			if cut <= 0 {
+				break
+			}
+			out = append(out, line[:cut+1])
+			line = strings.TrimLeft(line[cut+1:], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // add draws pl on the figure, with a legend entry when name is set and pl can show one.
