@@ -511,7 +511,7 @@ func overheadChart(rep *perf.Report) (*figure, error) {
 			dots = append(dots, plotter.XY{X: float64(i) + off, Y: d * u.PerSecond})
 		}
 	}
-	if len(dots) > 0 {
+	if len(dots) > 0 && len(rep.Rounds) > 1 { // with one round the dot is the median
 		sc, err := plotter.NewScatter(dots)
 		if err != nil {
 			return nil, err
@@ -660,8 +660,9 @@ func qpsChart(rep *perf.Report) (*figure, error) {
 		for k, r := range []perf.Result{rd.Baseline, rd.Main} {
 			q := 100 * r.QPSRatio()
 			b := 100 * r.Schedule.BehindFraction()
-			ratio[k] = append(ratio[k], plotter.XY{X: float64(i + 1), Y: q})
-			behind[k] = append(behind[k], plotter.XY{X: float64(i + 1), Y: b})
+			x := float64(i+1) + 0.06*float64(2*k-1) // baseline just left, main just right of the round
+			ratio[k] = append(ratio[k], plotter.XY{X: x, Y: q})
+			behind[k] = append(behind[k], plotter.XY{X: x, Y: b})
 			lowest, highest = min(lowest, q), max(highest, b)
 		}
 	}
