@@ -118,15 +118,23 @@ func preflightNote(pf Preflight, cpus int) string {
 	}
 	switch {
 	case pf.ChosenQPS == pf.RequestedQPS && kept:
-		return fmt.Sprintf("preflight: this machine (%d CPUs) kept %s on schedule in %.0f s through the sidecars; ran at %d QPS",
-			cpus, requested, step, pf.ChosenQPS)
+		return fmt.Sprintf("preflight: this machine (%s) kept %s on schedule in %.0f s through the sidecars; ran at %d QPS",
+			cpuCount(cpus), requested, step, pf.ChosenQPS)
 	case kept:
-		return fmt.Sprintf("preflight: %s needs more than this machine's %d CPUs; ran at %d QPS, the highest of the ladder %s that a %.0f s load through the sidecars kept on schedule",
-			strings.ToUpper(requested[:1])+requested[1:], cpus, pf.ChosenQPS, strings.Join(ladder, ", "), step)
+		return fmt.Sprintf("preflight: %s needs more than this machine's %s; ran at %d QPS, the highest of the ladder %s that a %.0f s load through the sidecars kept on schedule",
+			strings.ToUpper(requested[:1])+requested[1:], cpuCount(cpus), pf.ChosenQPS, strings.Join(ladder, ", "), step)
 	default:
-		return fmt.Sprintf("preflight: no load of the ladder %s kept its schedule on this machine's %d CPUs; ran at the lowest, %d QPS (expect an invalid run)",
-			strings.Join(ladder, ", "), cpus, pf.ChosenQPS)
+		return fmt.Sprintf("preflight: no load of the ladder %s kept its schedule on this machine's %s; ran at the lowest, %d QPS (expect an invalid run)",
+			strings.Join(ladder, ", "), cpuCount(cpus), pf.ChosenQPS)
 	}
+}
+
+// cpuCount is "1 CPU" or "n CPUs".
+func cpuCount(n int) string {
+	if n == 1 {
+		return "1 CPU"
+	}
+	return strconv.Itoa(n) + " CPUs"
 }
 
 // applyPreflight runs the preflight when EnvPreflight is ladder and DAPR_PERF_QPS is not set

@@ -62,6 +62,10 @@ func TestPreflightNote(t *testing.T) {
 			t.Errorf("note\n got %s\nwant %s", got, tc.want)
 		}
 	}
+	one := preflightNote(Preflight{RequestedQPS: 1000, ChosenQPS: 500, Ladder: QPSLadder, Steps: steps(false, true)}, 1)
+	if !strings.Contains(one, "needs more than this machine's 1 CPU;") {
+		t.Errorf("one CPU: %s", one)
+	}
 }
 
 // logTB records Logf lines.
