@@ -53,8 +53,10 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, errors.New("tester: a run is already in progress; one run at a time"))
 		return
 	}
-	defer h.busy.Store(false)
 	res, err := Run(r.Context(), p)
+	// Free before answering: a client that sends its next run as soon as this answer arrives
+	// must not find the tester still busy (it did, on one core, between two phases).
+	h.busy.Store(false)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err)
 		return
