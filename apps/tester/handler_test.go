@@ -49,7 +49,7 @@ func TestBadRequestsNameTheField(t *testing.T) {
 		{"duration short", `{"duration": 1000, ` + target + `}`, "duration = 1µs"},
 		{"payload", `{"payloadBytes": -1, ` + target + `}`, "payloadBytes = -1"},
 		{"payload huge", `{"payloadBytes": 99999999, ` + target + `}`, "payloadBytes = 99999999"},
-		{"resolution", `{"resolution": 0, ` + target + `}`, "resolution = 0s"},
+		{"resolution (gone since HDR recording)", `{"resolution": 0, ` + target + `}`, `unknown field "resolution"`},
 		{"percentile", `{"percentiles": [50, 101], ` + target + `}`, "percentiles = 101"},
 		{"protocol", `{"protocol": "udp", ` + target + `}`, "protocol"},
 		{"no target", `{"qps": 5}`, `field "target"`},
