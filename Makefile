@@ -1,5 +1,6 @@
 # daprperf: performance tests for Dapr's sidecar, daprd.
-#   make perf    build daprd if missing, run the HTTP and gRPC service-invocation perf tests locally
+#   make perf    build daprd if missing, run every perf scenario locally (= make test-perf-all)
+#   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
 #   make test    unit and integration tests (real daprd, real Pushgateway)
 # See README.md for every variable.
 
@@ -17,9 +18,10 @@ KUBE_VERSION ?= v1.37.2
 KWOK_VERSION ?= v0.8.0
 KUBE_BIN := .kube-bin/$(KUBE_VERSION)
 export KUBE_VERSION KWOK_VERSION
-# Images of the kube platform: $(REGISTRY)/daprperf-<app>:$(TAG) (make images).
-REGISTRY ?= $(DAPR_PERF_IMAGE_REGISTRY)
-TAG ?= $(DAPR_PERF_IMAGE_TAG)
+# Images of the kube platform: $(REGISTRY)/daprperf-<app>:$(TAG) (make images). Dapr's
+# DAPR_TEST_REGISTRY and DAPR_TEST_TAG are aliases of DAPR_PERF_IMAGE_REGISTRY and _TAG.
+REGISTRY ?= $(or $(DAPR_PERF_IMAGE_REGISTRY),$(DAPR_TEST_REGISTRY))
+TAG ?= $(or $(DAPR_PERF_IMAGE_TAG),$(DAPR_TEST_TAG))
 IMAGE_APPS := tester httpapp grpcapp
 
 DAPRD := .daprd/$(DAPR_VERSION)/daprd
@@ -28,8 +30,24 @@ GO ?= go
 PERF_TIMEOUT ?= 90m
 TEST_TIMEOUT ?= 20m
 STATICCHECK_VERSION := v0.8.2
+# make test runs go test through gotestsum (from the module proxy, pinned; built once into the Go
+# build cache): its closing summary lists every skipped and failed test with its message.
+GOTESTSUM_VERSION := v1.13.0
+GOTESTSUM = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
+# test-deps installs with sudo when not root.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all daprd kube-bin images perf test unit bench-tester lint charts clean
+# The perf scenario packages: every folder under tests/ holding a test file with the perf build
+# tag, as Dapr's tests/perf/<name>. Other tests under tests/ (no perf tag) run in make test.
+PERF_TESTS := $(sort $(notdir $(patsubst %/,%,$(dir $(shell grep -l '^//go:build perf' tests/*/*_test.go)))))
+PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
+# make perf's gate: overhead bounds that a small machine misses are reported, not fatal; and its
+# load: without DAPR_PERF_QPS a short preflight picks the highest load of the ladder 1000, 500,
+# 250, 100 QPS that this machine keeps on schedule (DAPR_PERF_PREFLIGHT=off keeps Dapr's 1000).
+PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
+PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
+
+.PHONY: all daprd kube-bin test-deps images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
 
 all: test
 
@@ -43,6 +61,23 @@ $(DAPRD):
 kube-bin:
 	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
 
+## test-deps: install, with apt-get as .ci/run does, the Debian packages make test's tests use
+## and that are not on PATH yet: prometheus-pushgateway (the push and dashboard tests; an
+## upstream pushgateway binary counts too) and chromium (the HTML report test). Without apt-get
+## it says so and those tests skip, which make test's summary then lists.
+test-deps:
+	@missing=""; \
+	command -v prometheus-pushgateway >/dev/null 2>&1 || command -v pushgateway >/dev/null 2>&1 || missing="$$missing prometheus-pushgateway"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -z "$$missing" ]; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make: missing$$missing and no apt-get: install them, or their tests skip" >&2; \
+	else \
+		echo "make: installing$$missing (apt-get) for make test"; \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
 ## images: build and push the app images for the kube platform (docker, from the repo root).
 images:
 	@test -n "$(REGISTRY)" || { echo "make images: set REGISTRY, e.g. make images REGISTRY=ghcr.io/me TAG=v0.3.0" >&2; exit 2; }
@@ -52,23 +87,33 @@ images:
 		docker push $(REGISTRY)/daprperf-$$app:$(TAG) ; \
 	done
 
-## perf: the main job. Overhead bounds that a small machine misses are reported, not fatal
-## (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and achieved QPS always gate. -p 1: one
-## scenario at a time, or they would share the cores they measure.
-perf: daprd
-	DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} \
-	$(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT) ./tests/...
+## perf: the main job, every scenario package (test-perf-all). Overhead bounds that a small
+## machine misses are reported, not fatal (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and
+## achieved QPS always gate. -p 1: one scenario at a time, or they would share the cores they
+## measure. Only the perf-tagged packages run: the other tests are make test's.
+perf: test-perf-all
+test-perf-all: daprd
+	@echo "make perf: $(words $(PERF_TESTS)) scenario packages, one at a time: $(PERF_TESTS); each logs its plan and expected time first"
+	$(PERF_ENV) $(PERF_GO_TEST) $(addprefix ./tests/,$(PERF_TESTS))
+
+## test-perf-<name>: one scenario package, tests/<name>: test-perf-service_invocation_http,
+## test-perf-service_invocation_grpc, test-perf-memory_growth (Dapr's names and layout).
+$(PERF_TARGETS): test-perf-%: daprd
+	$(PERF_ENV) $(PERF_GO_TEST) ./tests/$*
 
 ## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
-## Kubernetes API server.
-test: daprd kube-bin
-	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
+## Kubernetes API server, each provided first. The last lines list any test that skipped or
+## failed, with its message (gotestsum's summary), then the counts.
+test: daprd kube-bin test-deps
+	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
+		-count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
 ## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:
 	$(GO) test -count=1 -short ./perf/... ./apps/... ./charts/...
 
-## charts: PNG charts and README tables next to every result file under reports/.
+## charts: PNG charts, README tables and the self-contained report.html next to every result
+## file under reports/.
 charts:
 	$(GO) run ./charts -reports reports
 

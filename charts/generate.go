@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
-// generate writes, for every result file under root, its charts and README.md next to it,
-// and a README.md per version directory; it reports each file written to w. Nothing is written
+// generate writes, for every result file under root, its charts, README.md and the
+// self-contained report.html next to it, and a README.md per version directory; it reports each file written to w. Nothing is written
 // when a result file cannot be read.
 func generate(root string, w io.Writer) error {
 	scs, err := loadReports(root)
@@ -21,10 +23,15 @@ func generate(root string, w io.Writer) error {
 			return err
 		}
 		readme := filepath.Join(sc.Dir, "README.md")
-		if err := os.WriteFile(readme, []byte(scenarioMarkdown(sc.Report, images)), 0o644); err != nil {
+		md := scenarioMarkdown(sc.Report, images)
+		if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {
 			return fmt.Errorf("charts: %w", err)
 		}
-		fmt.Fprintf(w, "%s (%d charts)\n", readme, len(images))
+		page := filepath.Join(sc.Dir, reportHTMLFile)
+		if err := os.WriteFile(page, []byte(scenarioHTML(md, summaryOf(sc.Report), images)), 0o644); err != nil {
+			return fmt.Errorf("charts: %w", err)
+		}
+		fmt.Fprintf(w, "%s (%d charts), %s\n", readme, len(images), reportHTMLFile)
 	}
 	for _, g := range groupByVersion(root, scs) {
 		readme := filepath.Join(g.Dir, "README.md")
@@ -34,4 +41,16 @@ func generate(root string, w io.Writer) error {
 		fmt.Fprintf(w, "%s (%d scenarios)\n", readme, len(g.Scenarios))
 	}
 	return nil
+}
+
+// summaryOf is what the HTML report's header says about rep.
+func summaryOf(rep *perf.Report) reportSummary {
+	return reportSummary{
+		Title:    fmt.Sprintf("%s over %s, Dapr %s", rep.Test, transportName(rep.Transport), orNone(rep.Environment.DaprVersion)),
+		Word:     resultWord(rep),
+		Sentence: resultSentence(rep),
+		Pass:     rep.Pass,
+		Invalid:  !rep.Validity.Valid,
+		Reasons:  rep.Validity.Reasons,
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +15,12 @@ import (
 // referenceCPUs is the vCPU count of the nodes behind Dapr's published figures.
 const referenceCPUs = 8
 
-// image is a chart embedded in a README: File relative to the README, Title its alt text.
-type image struct{ File, Title string }
+// image is a chart embedded in a README: File relative to the README, Title its alt text, PNG
+// its bytes (embedded in the HTML report).
+type image struct {
+	File, Title string
+	PNG         []byte
+}
 
 // scenarioMarkdown is the README.md of one scenario directory: the tables of rep and the
 // images, linked relative to that directory.
@@ -24,6 +29,9 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 	env := rep.Environment
 	fmt.Fprintf(&b, "# %s over %s, Dapr %s\n\n", rep.Test, transportName(rep.Transport), orNone(env.DaprVersion))
 	fmt.Fprintf(&b, "Result: **%s**. %s\n", resultWord(rep), resultSentence(rep))
+	if rep.Preflight != nil {
+		fmt.Fprintf(&b, "\nLoad: %s.\n", rep.Preflight.Note)
+	}
 
 	if len(rep.Rounds) > 0 {
 		b.WriteString("\n")
@@ -32,20 +40,25 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 		fmt.Fprintf(&b, "\n%s", summaryNote(len(rep.Rounds)))
 
 		b.WriteString("\n## Latency\n\n")
+		invalidNote(&b, rep)
 		writeLatencyTable(&b, rep)
 
 		b.WriteString("\n## Load (main phase)\n\n")
+		invalidNote(&b, rep)
 		writeLoadTable(&b, rep)
 
 		b.WriteString("\n## Rounds\n\n")
+		invalidNote(&b, rep)
 		writeRoundsTable(&b, rep)
 
 		b.WriteString("\n## Resources (main phases)\n\n")
+		invalidNote(&b, rep)
 		writeResourcesTable(&b, rep)
 	}
 
 	if rep.Growth != nil {
 		b.WriteString("\n## Memory growth\n\n")
+		invalidNote(&b, rep)
 		writeGrowth(&b, rep.Growth)
 	}
 
@@ -349,10 +362,36 @@ func writeRoundsTable(b *strings.Builder, rep *perf.Report) {
 			fmtCount(rd.Main.Errors()),
 			fmtQPS(rd.Baseline.ActualQPS) + " / " + fmtQPS(rd.Main.ActualQPS),
 			fmt.Sprintf("%.2f %%", rd.Main.Schedule.BehindFraction()*100),
+			roundValidity(rep, i+1),
 		})
 	}
 	writeTable(b, []string{"round", "baseline p50 / p90 / p99", "main p50 / p90 / p99",
-		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule"}, "l", rows)
+		"main requests", "main errors", "actual QPS baseline / main", "main behind schedule", "validity"}, "l", rows)
+}
+
+// roundValidity is "valid", or "INVALID (baseline, main)" naming the phases of round n that
+// the report's validity reasons name ("round 2 main: ...").
+func roundValidity(rep *perf.Report, n int) string {
+	var phases []string
+	for _, r := range rep.Validity.Reasons {
+		for _, ph := range []string{"baseline", "main"} {
+			if strings.HasPrefix(r, fmt.Sprintf("round %d %s:", n, ph)) && !slices.Contains(phases, ph) {
+				phases = append(phases, ph)
+			}
+		}
+	}
+	if len(phases) == 0 {
+		return "valid"
+	}
+	return "INVALID (" + strings.Join(phases, ", ") + ")"
+}
+
+// invalidNote starts every table section of an invalid run, so that no table of it is read
+// as a valid measurement.
+func invalidNote(b *strings.Builder, rep *perf.Report) {
+	if !rep.Validity.Valid {
+		b.WriteString("**INVALID RUN**: not measured on schedule (see Validity); these figures cannot pass.\n\n")
+	}
 }
 
 func writeResourcesTable(b *strings.Builder, rep *perf.Report) {

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,6 +25,11 @@ const (
 	EnvImageRegistry = "DAPR_PERF_IMAGE_REGISTRY"
 	// EnvImageTag is the tag of every app image. Required unless WithImages is given.
 	EnvImageTag = "DAPR_PERF_IMAGE_TAG"
+	// EnvDaprTestRegistry and EnvDaprTestTag are Dapr's names for the same two settings (its
+	// tests/ Makefile and runner read them), accepted as aliases: each is used when its
+	// DAPR_PERF_IMAGE_* twin is unset; both set to different values is an error.
+	EnvDaprTestRegistry = "DAPR_TEST_REGISTRY"
+	EnvDaprTestTag      = "DAPR_TEST_TAG"
 	// EnvServiceType is the type of the apps' Services: ClusterIP (default, reached by
 	// port-forward) or LoadBalancer (reached through the ingress address once it has one).
 	EnvServiceType = "DAPR_PERF_SERVICE_TYPE"
@@ -50,26 +56,46 @@ func (im Images) Image(kind perf.AppKind) string {
 
 // Validate returns an error naming the variable (EnvImageRegistry or EnvImageTag) whose value
 // is missing or malformed.
-func (im Images) Validate() error {
+func (im Images) Validate() error { return im.validate(EnvImageRegistry, EnvImageTag) }
+
+// validate is Validate with the names of the variables the values came from.
+func (im Images) validate(registryVar, tagVar string) error {
 	switch {
 	case im.Registry == "":
-		return fmt.Errorf("%s is not set: name the registry that holds the daprperf-* images, e.g. ghcr.io/me", EnvImageRegistry)
+		return fmt.Errorf("%s (or Dapr's %s) is not set: name the registry that holds the daprperf-* images, e.g. ghcr.io/me", EnvImageRegistry, EnvDaprTestRegistry)
 	case !validRegistry.MatchString(im.Registry):
-		return fmt.Errorf("%s=%q: want a registry host and path without scheme or trailing slash, e.g. ghcr.io/me or localhost:5000", EnvImageRegistry, im.Registry)
+		return fmt.Errorf("%s=%q: want a registry host and path without scheme or trailing slash, e.g. ghcr.io/me or localhost:5000", registryVar, im.Registry)
 	case im.Tag == "":
-		return fmt.Errorf("%s is not set: name the tag the images were pushed with, e.g. v0.3.0", EnvImageTag)
+		return fmt.Errorf("%s (or Dapr's %s) is not set: name the tag the images were pushed with, e.g. v0.3.0", EnvImageTag, EnvDaprTestTag)
 	case !validTag.MatchString(im.Tag):
-		return fmt.Errorf("%s=%q: want an image tag (letters, digits, _ . -; at most 128)", EnvImageTag, im.Tag)
+		return fmt.Errorf("%s=%q: want an image tag (letters, digits, _ . -; at most 128)", tagVar, im.Tag)
 	}
 	return nil
 }
 
-// imagesFromEnv reads EnvImageRegistry and EnvImageTag.
-func imagesFromEnv() Images {
-	return Images{
-		Registry: strings.TrimSpace(os.Getenv(EnvImageRegistry)),
-		Tag:      strings.TrimSpace(os.Getenv(EnvImageTag)),
+// envWithAlias reads primary, or alias when primary is unset or blank, and returns the value
+// and the name of the variable it came from. Both set to different values is an error.
+func envWithAlias(primary, alias string) (value, from string, err error) {
+	p, a := strings.TrimSpace(os.Getenv(primary)), strings.TrimSpace(os.Getenv(alias))
+	switch {
+	case p != "" && a != "" && p != a:
+		return "", primary, fmt.Errorf("%s=%q and %s=%q differ: set one of them (%s is Dapr's name for %s)", primary, p, alias, a, alias, primary)
+	case p == "" && a != "":
+		return a, alias, nil
 	}
+	return p, primary, nil
+}
+
+// imagesFromEnv reads EnvImageRegistry and EnvImageTag, or their aliases EnvDaprTestRegistry
+// and EnvDaprTestTag, and validates them; an error names the variable.
+func imagesFromEnv() (Images, error) {
+	reg, regVar, regErr := envWithAlias(EnvImageRegistry, EnvDaprTestRegistry)
+	tag, tagVar, tagErr := envWithAlias(EnvImageTag, EnvDaprTestTag)
+	if err := errors.Join(regErr, tagErr); err != nil {
+		return Images{}, err
+	}
+	im := Images{Registry: reg, Tag: tag}
+	return im, im.validate(regVar, tagVar)
 }
 
 // serviceTypeFromEnv reads EnvServiceType; unset is ClusterIP.

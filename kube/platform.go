@@ -72,7 +72,8 @@ func WithNodeSelector(sel map[string]string) Option {
 const DefaultDeleteTimeout = 2 * time.Minute
 
 // New returns the Kubernetes platform. Without options it reads EnvKubeconfig (or the
-// in-cluster configuration), EnvImageRegistry, EnvImageTag and EnvServiceType; a missing or
+// in-cluster configuration), EnvImageRegistry and EnvImageTag (or Dapr's EnvDaprTestRegistry and
+// EnvDaprTestTag), and EnvServiceType; a missing or
 // malformed value is an error naming the variable. It does not contact the cluster.
 func New(opts ...Option) (*Platform, error) {
 	var o options
@@ -88,10 +89,12 @@ func New(opts ...Option) (*Platform, error) {
 	}
 	if o.images != nil {
 		p.images = *o.images
+		errs = append(errs, p.images.Validate())
 	} else {
-		p.images = imagesFromEnv()
+		im, err := imagesFromEnv()
+		errs = append(errs, err)
+		p.images = im
 	}
-	errs = append(errs, p.images.Validate())
 	if p.serviceType == "" {
 		typ, err := serviceTypeFromEnv()
 		errs = append(errs, err)

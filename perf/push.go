@@ -30,8 +30,18 @@ const (
 	EnvPushgatewayPassword = "DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_PASSWORD"
 )
 
-// PushJob is the Pushgateway job of every push; the grouping key adds test, version and run_id.
+// PushJob is the Pushgateway job of every push; the grouping key adds perf_test, test, version
+// and run_id.
 const PushJob = "daprperf"
+
+// PerfTestName is the value of the perf_test grouping label for a scenario and transport:
+// Dapr's spelling of its perf test names (tests/perf/*: "service-invocation-http",
+// "service-invocation-grpc"), that is the scenario name with '_' as '-', then the transport.
+// Dapr's Grafana dashboard (tests/grafana/grafana-perf-test-dashboard.json) selects a run's
+// gauges with perf_test="$perf_test", so this label makes that dashboard work with our push.
+func PerfTestName(test string, transport Protocol) string {
+	return strings.ReplaceAll(test, "_", "-") + "-" + string(transport)
+}
 
 // DefaultPushTimeout bounds a whole push (connect, send, answer) when PushConfig.Client is nil.
 const DefaultPushTimeout = 10 * time.Second
@@ -144,8 +154,9 @@ func (e *PushError) Error() string { return fmt.Sprintf("perf: push to %s: %v", 
 func (e *PushError) Unwrap() error { return e.Err }
 
 // Push sends rep's figures to the Pushgateway in cfg, as one group under job PushJob with the
-// grouping key test=<rep.Test>_<rep.Transport>, version=<rep.Environment.DaprVersion> ("unknown"
-// when empty), run_id=<rep.RunID>, so no run overwrites another. It POSTs (client_golang's
+// grouping key perf_test=PerfTestName(rep.Test, rep.Transport) (Dapr's label, which its
+// dashboard filters on), test=<rep.Test>_<rep.Transport>, version=<rep.Environment.DaprVersion>
+// ("unknown" when empty), run_id=<rep.RunID>, so no run overwrites another. It POSTs (client_golang's
 // AddContext), which never deletes metrics already in that group. A disabled cfg is a no-op.
 //
 // What is pushed, and from which report fields, is documented on each metric's Help and in the
@@ -209,6 +220,7 @@ func pushGrouping(rep *Report) ([][2]string, error) {
 		version = "unknown" // as Report.Path
 	}
 	return [][2]string{
+		{"perf_test", PerfTestName(rep.Test, rep.Transport)},
 		{"test", rep.Test + "_" + string(rep.Transport)},
 		{"version", version},
 		{"run_id", rep.RunID},

@@ -410,7 +410,7 @@ func TestPushToFakeGateway(t *testing.T) {
 			if r.method != http.MethodPost {
 				t.Errorf("method %s, want POST (add to the group, never replace it)", r.method)
 			}
-			wantKey := map[string]string{"job": "daprperf", "test": "service_invocation_http", "version": "1.17.5", "run_id": "20261129T232800Z-4f2a"}
+			wantKey := map[string]string{"job": "daprperf", "perf_test": "service-invocation-http", "test": "service_invocation_http", "version": "1.17.5", "run_id": "20261129T232800Z-4f2a"}
 			if got := pushPathKey(t, r.path); !maps.Equal(got, wantKey) {
 				t.Errorf("path %s: grouping %v, want %v", r.path, got, wantKey)
 			}

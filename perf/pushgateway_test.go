@@ -273,7 +273,7 @@ func (g *pushgateway) group(t testing.TB, key map[string]string) pgwGroup {
 
 // pushGroupKey is the grouping key Push uses for a fixture report.
 func pushGroupKey(runID string) map[string]string {
-	return map[string]string{"job": "daprperf", "test": "service_invocation_http", "version": "1.17.5", "run_id": runID}
+	return map[string]string{"job": "daprperf", "perf_test": "service-invocation-http", "test": "service_invocation_http", "version": "1.17.5", "run_id": runID}
 }
 
 // pgwSeries checks that every series of grp carries the grouping key (plus the gateway's
@@ -339,8 +339,8 @@ func TestPushGatewayRoundTrip(t *testing.T) {
 	// The text exposition, as Prometheus scrapes it, holds the same series with the key.
 	text := g.get(t, "/metrics")
 	for _, line := range []string{
-		`LATENCY_BY_DAPR{instance="",job="daprperf",run_id="20261129T232800Z-4f2a",test="service_invocation_http",version="1.17.5"} `,
-		`daprperf_latency_seconds{instance="",job="daprperf",phase="main",quantile="0.9",run_id="20261129T232800Z-4f2a",test="service_invocation_http",version="1.17.5"} 0.00247`,
+		`LATENCY_BY_DAPR{instance="",job="daprperf",perf_test="service-invocation-http",run_id="20261129T232800Z-4f2a",test="service_invocation_http",version="1.17.5"} `,
+		`daprperf_latency_seconds{instance="",job="daprperf",perf_test="service-invocation-http",phase="main",quantile="0.9",run_id="20261129T232800Z-4f2a",test="service_invocation_http",version="1.17.5"} 0.00247`,
 	} {
 		if !bytes.Contains(text, []byte("\n"+line)) {
 			t.Errorf("/metrics has no line starting %q", line)

@@ -50,6 +50,8 @@ type Report struct {
 	Pass bool `json:"pass"`
 	// Growth is set by the memory-growth scenario (RunGrowth).
 	Growth *GrowthReport `json:"growth,omitempty"`
+	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // Round is one interleaved pair of load runs: baseline (tester -> app) then main (tester ->

@@ -33,6 +33,7 @@ type runConfig struct {
 	thresholds   []Threshold
 	rounds       int
 	idle         time.Duration
+	preflight    bool // EnvPreflight=ladder (preflight.go)
 }
 
 // Run runs sc on a platform: start the apps, then for each round a baseline (tester -> app)
@@ -53,13 +54,20 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	dep := cfg.platform.Start(ctx, t, apps...)              // ready, or t.Fatal; teardown is in t.Cleanup
 	cancel()
 
+	prog := newProgress(t, sc, cfg) // the plan, then a line per phase (progress.go)
+	pf, err := applyPreflight(t.Context(), t, dep, sc, &cfg, prog)
+	if err != nil {
+		t.Errorf("%s/%s: %v", sc.Test, sc.Transport, err)
+	}
 	rep := newReport(sc, cfg, dep)
-	rep.Rounds, err = runRounds(t.Context(), t, dep, sc, cfg)
+	rep.Preflight = pf
+	rep.Rounds, err = runRounds(t.Context(), t, dep, sc, cfg, prog)
 	if err != nil {
 		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, err)
 	} else if cfg.idle > 0 {
-		t.Logf("idle window: sampling resources for %v with no load", cfg.idle)
+		done := prog.phase("idle window: sampling resources with no load", cfg.idle)
 		rep.Idle = sampleIdle(t.Context(), dep, cfg.idle, sc)
+		done()
 	}
 	exits, exitErr := dep.Exits(t.Context())
 	if exitErr != nil {
@@ -104,6 +112,8 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 	add(err)
 	cfg.push, err = PushConfigFromEnv()
 	add(err)
+	cfg.preflight, err = preflightFromEnv()
+	add(err)
 	if cfg.platform == nil {
 		add(errors.New("perf: no platform: pass perf.WithPlatform"))
 	}
@@ -119,7 +129,7 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 
 // runRounds runs the interleaved rounds, B M B M ..., with the warmup before the first M. It
 // stops at the first load that fails and returns the rounds completed so far.
-func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig) ([]Round, error) {
+func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig, prog *progress) ([]Round, error) {
 	t.Helper()
 	tester, err := NewTesterClient(dep, sc.Tester)
 	if err != nil {
@@ -140,21 +150,25 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 	interval := sc.sampleInterval()
 	var rounds []Round
 	for i := range cfg.rounds {
-		t.Logf("round %d/%d: baseline, %d QPS for %v to %s", i+1, cfg.rounds, baseline.QPS, baseline.Duration, baseline.Target)
+		done := prog.phase(fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.rounds, baseline.QPS, baseline.Target), baseline.Duration)
 		b, err := RunLoad(ctx, tester, baseline)
+		done()
 		if err != nil {
 			return rounds, fmt.Errorf("round %d baseline: %w", i+1, err)
 		}
 		if i == 0 {
-			t.Logf("warmup (discarded), %d QPS for %v to %s", warmup.QPS, warmup.Duration, warmup.Target)
-			if _, err := RunLoad(ctx, tester, warmup); err != nil {
+			done := prog.phase(fmt.Sprintf("warmup (discarded), %d QPS to %s", warmup.QPS, warmup.Target), warmup.Duration)
+			_, err := RunLoad(ctx, tester, warmup)
+			done()
+			if err != nil {
 				return rounds, fmt.Errorf("warmup: %w", err)
 			}
 		}
-		t.Logf("round %d/%d: main, %d QPS for %v to %s", i+1, cfg.rounds, main.QPS, main.Duration, main.Target)
+		done = prog.phase(fmt.Sprintf("round %d/%d: main, %d QPS to %s", i+1, cfg.rounds, main.QPS, main.Target), main.Duration)
 		rec := Record(ctx, dep, interval, sc.Roles())
 		m, err := RunLoad(ctx, tester, main)
 		series, sampleErrs := rec.Stop()
+		done()
 		if len(sampleErrs) > 0 {
 			t.Logf("round %d: %d resource readings failed, first: %v", i+1, len(sampleErrs), sampleErrs[0])
 		}

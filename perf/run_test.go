@@ -86,3 +86,57 @@ func TestBadEnvFailsBeforeAnyProcessStarts(t *testing.T) {
 	assert.Contains(t, string(out), `DAPR_PERF_QPS="abc"`)
 	assert.NotContains(t, string(out), "PLATFORM STARTED")
 }
+
+// ladderScenario loads, through its "sidecar" route, an app that answers in 10 ms on 2
+// connections: at most 200 QPS. From 1000 QPS the preflight must step down to 100.
+func ladderScenario() perf.Scenario {
+	sc := calibration()
+	sc.Test = "ladder"
+	sc.Apps[2].Args = []string{"-delay=10ms"}
+	sc.MainOptions = []perf.Option{perf.WithQPS(1000), perf.WithConnections(2), perf.WithDuration(2 * time.Second)}
+	sc.WarmupOptions = []perf.Option{perf.WithQPS(50), perf.WithConnections(2), perf.WithDuration(time.Second)}
+	sc.Thresholds = []perf.Threshold{{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: "test"}}
+	return sc
+}
+
+func TestPreflightStepsDownTheLadder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("up to four 2 s preflight loads and a round")
+	}
+	t.Setenv(perf.EnvPreflight, "ladder")
+	dir := t.TempDir()
+	rep := perf.Run(t, ladderScenario(), perf.WithPlatform(&fakePlatform{}), perf.WithReportDir(dir))
+
+	pf := rep.Preflight
+	require.NotNil(t, pf, "the preflight ran")
+	assert.Equal(t, []int{1000, 500, 250, 100}, pf.Ladder)
+	require.Len(t, pf.Steps, 4, "%+v", pf.Steps)
+	for i, s := range pf.Steps[:3] {
+		assert.False(t, s.Kept, "step %d (%d QPS) on a 200 QPS app: %+v", i, s.QPS, s)
+		assert.Less(t, s.ActualQPS, 0.99*float64(s.QPS), "step %d", i)
+	}
+	assert.True(t, pf.Steps[3].Kept, "100 QPS on a 200 QPS app: %+v", pf.Steps[3])
+	assert.Equal(t, 100, pf.ChosenQPS)
+	assert.Equal(t, 100, rep.Params.QPS, "the run used the chosen load")
+	assert.Equal(t, 100, rep.Rounds[0].Main.Params.QPS)
+	assert.Contains(t, pf.Note, "Dapr's 1000 QPS needs more than this machine's")
+	assert.Contains(t, pf.Note, "ran at 100 QPS")
+	assert.True(t, rep.Validity.Valid, "%v", rep.Validity.Reasons)
+	assert.Contains(t, perf.Summary(rep), pf.Note)
+
+	back, err := perf.ReadReport(rep.Path(dir))
+	require.NoError(t, err)
+	require.NotNil(t, back.Preflight, "the result file keeps the preflight")
+	assert.Equal(t, pf.Note, back.Preflight.Note)
+}
+
+func TestPreflightKeepsARequestedLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a round of 2 s loads")
+	}
+	t.Setenv(perf.EnvPreflight, "ladder")
+	t.Setenv(perf.EnvQPS, "100")
+	rep := perf.Run(t, ladderScenario(), perf.WithPlatform(&fakePlatform{}), perf.WithReportDir(t.TempDir()))
+	assert.Nil(t, rep.Preflight, "DAPR_PERF_QPS set: no preflight")
+	assert.Equal(t, 100, rep.Params.QPS)
+}

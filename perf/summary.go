@@ -16,6 +16,9 @@ func Summary(r *Report) string {
 	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
 		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
 		r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
+	if r.Preflight != nil {
+		b.WriteString(r.Preflight.Note + "\n")
+	}
 	if len(r.Rounds) == 0 {
 		b.WriteString("no complete round: nothing measured\n")
 	} else {

@@ -126,19 +126,22 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, errors.New("tester: a run is already in progress; one run at a time"))
 		return
 	}
-	defer h.busy.Store(false)
 	// The server's write timeout is for answers that come at once, not for a run: lift it for
 	// this one, up to the run's own deadline plus the time to write its answer. (The read
 	// timeout needs nothing: once the body is read, net/http clears the read deadline and
 	// reads on only to notice a client that hangs up.)
 	deadline := time.Now().Add(p.Duration + perf.TesterSlack)
 	if err := extendWriteDeadline(w, deadline.Add(writeGrace)); err != nil {
+		h.busy.Store(false)
 		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
 	res, err := Run(ctx, p)
+	// Free before answering: a client that sends its next run as soon as this answer arrives
+	// must not find the tester still busy (it did, on one core, between two phases).
+	h.busy.Store(false)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err)
 		return

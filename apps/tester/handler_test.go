@@ -85,6 +85,31 @@ func TestSecondRunGets409(t *testing.T) {
 	assert.Equal(t, http.StatusOK, <-first, "the first run is not clobbered")
 }
 
+// busyProbe records whether the handler still held the tester when it wrote its answer.
+type busyProbe struct {
+	*httptest.ResponseRecorder
+	h           *Handler
+	busyAtWrite bool
+}
+
+func (b *busyProbe) WriteHeader(code int) {
+	b.busyAtWrite = b.h.busy.Load()
+	b.ResponseRecorder.WriteHeader(code)
+}
+
+// TestTheTesterIsFreeWhenItAnswers: a client that posts its next phase the moment an answer
+// arrives (perf.Run does) must never get 409.
+func TestTheTesterIsFreeWhenItAnswers(t *testing.T) {
+	target := httpApp(t, httpapp.Options{})
+	h := openHandler(t, target)
+	body, err := json.Marshal(load(t, perf.HTTP, target, 50, time.Second))
+	require.NoError(t, err)
+	probe := &busyProbe{ResponseRecorder: httptest.NewRecorder(), h: h}
+	h.ServeHTTP(probe, httptest.NewRequest(http.MethodPost, "/test", strings.NewReader(string(body))))
+	require.Equal(t, http.StatusOK, probe.Code, probe.Body.String())
+	assert.False(t, probe.busyAtWrite, "the tester was still busy when it answered")
+}
+
 func TestClientDisconnectCancelsTheRun(t *testing.T) {
 	target := httpApp(t, httpapp.Options{})
 	h := openHandler(t, target)

@@ -11,12 +11,12 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-// TestMemoryGrowth asserts the caller sidecar's verdict per variant on the pinned daprd, and
+// TestMemoryGrowthPerformance asserts the caller sidecar's verdict per variant on the pinned daprd, and
 // that the callee's sidecar grows with unique paths too: a release that changes any of them
 // fails here. (The callee's flat variants are reported, not asserted: with
 // increasedCardinality false its RSS creeps by about 200 KiB per 1,000 requests, near the
 // threshold, while its Go heap shrinks.)
-func TestMemoryGrowth(t *testing.T) {
+func TestMemoryGrowthPerformance(t *testing.T) {
 	rep := scenarios.RunGrowth(t, scenarios.MemoryGrowth())
 	caller := perf.SidecarName(scenarios.TesterApp)
 	for variant, want := range map[string]perf.GrowthVerdict{

@@ -9,6 +9,6 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-func TestServiceInvocationGRPC(t *testing.T) {
+func TestServiceInvocationGrpcPerformance(t *testing.T) {
 	scenarios.Run(t, scenarios.ServiceInvocation(perf.GRPC))
 }

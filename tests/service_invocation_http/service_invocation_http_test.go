@@ -9,6 +9,6 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-func TestServiceInvocationHTTP(t *testing.T) {
+func TestServiceInvocationHTTPPerformance(t *testing.T) {
 	scenarios.Run(t, scenarios.ServiceInvocation(perf.HTTP))
 }

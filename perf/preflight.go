@@ -1,0 +1,192 @@
+package perf
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// EnvPreflight turns the load preflight on: "ladder" runs it (make perf's default), "off" or
+// unset does not. Any other value is an error naming the variable.
+const EnvPreflight = "DAPR_PERF_PREFLIGHT"
+
+// QPSLadder are the loads the preflight tries, highest first: Dapr's 1000 QPS, then halves
+// down to 100. A scenario's own QPS is tried first when it is not on the ladder.
+var QPSLadder = []int{1000, 500, 250, 100}
+
+// Preflight bounds. Each step is a short fixed-rate load through the sidecars (the main route);
+// all steps together take at most preflightBudget. A step keeps its load when it reaches the
+// validity bound on the rate (minValidQPSRatio: a short step's rate reads slightly low, as its
+// last answers count in its duration) and falls behind on at most half the share validity
+// allows (maxValidBehindFraction / 2: a 60 s main phase has more time to fall behind than a few
+// seconds), with no failed request.
+const (
+	preflightBudget    = 30 * time.Second
+	preflightMaxStep   = 6 * time.Second
+	preflightMaxBehind = maxValidBehindFraction / 2
+)
+
+// Preflight is what the load preflight measured and chose; the report keeps it and every
+// report format prints Note.
+type Preflight struct {
+	// RequestedQPS is the scenario's main-phase target before the preflight.
+	RequestedQPS int `json:"requestedQPS"`
+	// ChosenQPS is the load the run used: the first step that kept its schedule, or the lowest
+	// step when none did.
+	ChosenQPS int `json:"chosenQPS"`
+	// Ladder are the loads tried or due, highest first.
+	Ladder []int           `json:"ladder"`
+	Steps  []PreflightStep `json:"steps"`
+	// Note says in one sentence what was chosen and why.
+	Note string `json:"note"`
+}
+
+// PreflightStep is one short load of the preflight.
+type PreflightStep struct {
+	QPS       int     `json:"qps"`
+	Seconds   float64 `json:"seconds"`
+	ActualQPS float64 `json:"actualQPS"`
+	// Behind is the share of the schedule skipped or late (Schedule.BehindFraction).
+	Behind float64 `json:"behind"`
+	Errors int64   `json:"errors"`
+	Kept   bool    `json:"kept"`
+}
+
+// preflightFromEnv reads EnvPreflight.
+func preflightFromEnv() (bool, error) {
+	switch v := os.Getenv(EnvPreflight); v {
+	case "", "off":
+		return false, nil
+	case "ladder":
+		return true, nil
+	default:
+		return false, fmt.Errorf("perf: %s=%q: must be ladder or off", EnvPreflight, v)
+	}
+}
+
+// ladderFrom is the ladder from qps down: qps itself, then every rung of QPSLadder below it.
+func ladderFrom(qps int) []int {
+	out := []int{qps}
+	for _, q := range QPSLadder {
+		if q < qps {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// preflightStep is the length of each of n preflight loads: preflightMaxStep, less when n of
+// them would exceed preflightBudget, and never longer than the main phase itself.
+func preflightStep(n int, main time.Duration) time.Duration {
+	return min(preflightMaxStep, preflightBudget/time.Duration(max(n, 1)), main)
+}
+
+// preflightWanted reports whether Run runs the preflight with cfg: EnvPreflight is ladder, the
+// main phase is fixed-rate, and DAPR_PERF_QPS does not name the load.
+func preflightWanted(cfg runConfig) bool {
+	_, set := os.LookupEnv(EnvQPS)
+	return cfg.preflight && !cfg.main.MaxRate && !set
+}
+
+// stepKept reports whether a preflight load kept its schedule.
+func stepKept(r Result) bool {
+	return r.QPSRatio() >= minValidQPSRatio && r.Schedule.BehindFraction() <= preflightMaxBehind && r.Errors() == 0
+}
+
+// preflightNote is the sentence every report prints about the preflight.
+func preflightNote(pf Preflight, cpus int) string {
+	ladder := make([]string, len(pf.Ladder))
+	for i, q := range pf.Ladder {
+		ladder[i] = strconv.Itoa(q)
+	}
+	requested := fmt.Sprintf("the requested %d QPS", pf.RequestedQPS)
+	if pf.RequestedQPS == QPSLadder[0] {
+		requested = fmt.Sprintf("Dapr's %d QPS", pf.RequestedQPS)
+	}
+	step := 0.0
+	if len(pf.Steps) > 0 {
+		step = pf.Steps[0].Seconds
+	}
+	kept := false
+	for _, s := range pf.Steps {
+		kept = kept || s.Kept
+	}
+	switch {
+	case pf.ChosenQPS == pf.RequestedQPS && kept:
+		return fmt.Sprintf("preflight: this machine (%s) kept %s on schedule in %.0f s through the sidecars; ran at %d QPS",
+			cpuCount(cpus), requested, step, pf.ChosenQPS)
+	case kept:
+		return fmt.Sprintf("preflight: %s needs more than this machine's %s; ran at %d QPS, the highest of the ladder %s that a %.0f s load through the sidecars kept on schedule",
+			strings.ToUpper(requested[:1])+requested[1:], cpuCount(cpus), pf.ChosenQPS, strings.Join(ladder, ", "), step)
+	default:
+		return fmt.Sprintf("preflight: no load of the ladder %s kept its schedule on this machine's %s; ran at the lowest, %d QPS (expect an invalid run)",
+			strings.Join(ladder, ", "), cpuCount(cpus), pf.ChosenQPS)
+	}
+}
+
+// cpuCount is "1 CPU" or "n CPUs".
+func cpuCount(n int) string {
+	if n == 1 {
+		return "1 CPU"
+	}
+	return strconv.Itoa(n) + " CPUs"
+}
+
+// applyPreflight runs the preflight when EnvPreflight is ladder and DAPR_PERF_QPS is not set
+// (a load the user asked for is kept strictly), and lowers cfg.main.QPS to the load it chose.
+// Each step is a short load from the tester through its sidecar to the app's (preflightStep
+// long, all together within preflightBudget); it stops at the first step that
+// kept its schedule. It returns nil when no preflight ran.
+func applyPreflight(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg *runConfig, prog *progress) (*Preflight, error) {
+	t.Helper()
+	if !preflightWanted(*cfg) {
+		if cfg.preflight {
+			t.Logf("preflight: skipped, %s=%d is kept strictly", EnvQPS, cfg.main.QPS)
+		}
+		return nil, nil
+	}
+	tester, err := NewTesterClient(dep, sc.Tester)
+	if err != nil {
+		return nil, err
+	}
+	pf := &Preflight{RequestedQPS: cfg.main.QPS, Ladder: ladderFrom(cfg.main.QPS)}
+	step := preflightStep(len(pf.Ladder), cfg.main.Duration)
+	for _, q := range pf.Ladder {
+		p := cfg.main
+		p.QPS, p.Duration = q, step
+		p, err := routed(dep, sc, sc.Main, p)
+		if err != nil {
+			return nil, err
+		}
+		done := prog.phase(fmt.Sprintf("preflight %d QPS", q), step)
+		r, err := RunLoad(ctx, tester, p)
+		done()
+		if err != nil {
+			return nil, fmt.Errorf("preflight at %d QPS: %w", q, err)
+		}
+		s := PreflightStep{QPS: q, Seconds: step.Seconds(), ActualQPS: r.ActualQPS, Behind: r.Schedule.BehindFraction(), Errors: r.Errors(), Kept: stepKept(r)}
+		pf.Steps = append(pf.Steps, s)
+		verdict := "kept"
+		if !s.Kept {
+			verdict = "not kept"
+		}
+		t.Logf("preflight: %d QPS for %v: achieved %.1f QPS, %.2f %% behind schedule, %d errors: %s",
+			q, step, s.ActualQPS, 100*s.Behind, s.Errors, verdict)
+		if s.Kept {
+			pf.ChosenQPS = q
+			break
+		}
+	}
+	if pf.ChosenQPS == 0 {
+		pf.ChosenQPS = pf.Ladder[len(pf.Ladder)-1]
+	}
+	pf.Note = preflightNote(*pf, runtime.NumCPU())
+	cfg.main.QPS = pf.ChosenQPS
+	t.Log(pf.Note)
+	return pf, nil
+}

@@ -1,0 +1,117 @@
+package perf
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// progressTick is how often a long phase reports that it is still going.
+const progressTick = 10 * time.Second
+
+// phaseOverhead is what each load phase costs beyond its duration (the tester's start and its
+// answer), for the expected time; measured on the local platform at about 0.5 s.
+const phaseOverhead = 500 * time.Millisecond
+
+// progress logs a run's plan before it starts, then one line per phase with the elapsed time
+// and the expected time left, and every progressTick of a phase that lasts at least twice as
+// long, how far it is. Safe to use from one goroutine; its ticker runs in its own.
+type progress struct {
+	t        testing.TB
+	start    time.Time
+	expected time.Duration // the whole plan
+	planned  time.Duration // the phases started so far, as planned
+	mu       sync.Mutex
+}
+
+// planPhase is one step of a run's plan.
+type planPhase struct {
+	name string
+	d    time.Duration
+}
+
+// runPlan lists the phases Run will go through with cfg: the preflight at its longest, then
+// per round the baseline, the warmup (first round only) and the main phase, then the idle
+// window.
+func runPlan(sc Scenario, cfg runConfig) []planPhase {
+	var out []planPhase
+	if preflightWanted(cfg) {
+		n := len(ladderFrom(cfg.main.QPS))
+		step := preflightStep(n, cfg.main.Duration)
+		out = append(out, planPhase{fmt.Sprintf("preflight (up to %d loads of %v: %s QPS)", n, step, joinInts(ladderFrom(cfg.main.QPS))), time.Duration(n) * step})
+	}
+	for i := range cfg.rounds {
+		out = append(out, planPhase{fmt.Sprintf("round %d/%d baseline, %d QPS x %v", i+1, cfg.rounds, cfg.main.QPS, cfg.main.Duration), cfg.main.Duration})
+		if i == 0 {
+			out = append(out, planPhase{fmt.Sprintf("warmup, %d QPS x %v", cfg.warmup.QPS, cfg.warmup.Duration), cfg.warmup.Duration})
+		}
+		out = append(out, planPhase{fmt.Sprintf("round %d/%d main, %d QPS x %v", i+1, cfg.rounds, cfg.main.QPS, cfg.main.Duration), cfg.main.Duration})
+	}
+	if cfg.idle > 0 {
+		out = append(out, planPhase{fmt.Sprintf("idle window %v", cfg.idle), cfg.idle})
+	}
+	return out
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// newProgress logs the plan of sc with cfg and its expected duration, and starts the clock.
+func newProgress(t testing.TB, sc Scenario, cfg runConfig) *progress {
+	t.Helper()
+	plan := runPlan(sc, cfg)
+	p := &progress{t: t, start: time.Now()}
+	names := make([]string, len(plan))
+	for i, ph := range plan {
+		names[i] = ph.name
+		p.expected += ph.d + phaseOverhead
+	}
+	t.Logf("plan: %s/%s on %s, %d phases, expected about %v after start-up:\n  %s", sc.Test, sc.Transport,
+		cfg.platform.Name(), len(plan), p.expected.Round(time.Second), strings.Join(names, "\n  "))
+	return p
+}
+
+// phase logs the start of a phase planned to last d, with the elapsed time and the expected
+// time left, and returns the function that ends it. A nil progress does nothing.
+func (p *progress) phase(name string, d time.Duration) (done func()) {
+	if p == nil {
+		return func() {}
+	}
+	p.t.Helper()
+	p.mu.Lock()
+	elapsed := time.Since(p.start)
+	left := max(0, p.expected-p.planned)
+	p.planned += d + phaseOverhead
+	p.mu.Unlock()
+	p.t.Logf("[%v elapsed, about %v left] %s (%v)", elapsed.Round(time.Second), left.Round(time.Second), name, d)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	if d >= 2*progressTick {
+		began := time.Now()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tick := time.NewTicker(progressTick)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					p.t.Logf("  %s: %v of %v", name, time.Since(began).Round(time.Second), d)
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(stop); wg.Wait() })
+	}
+}
