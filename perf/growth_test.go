@@ -76,15 +76,15 @@ func TestGrowthThresholdDerivation(t *testing.T) {
 	}{
 		// 63 KiB per 3,000 requests = 21 KiB/1000: 2 x 21 is below the floor.
 		{"quiet control", [][]GrowthPoint{perRound(63)}, MinGrowthThresholdKiB, "floor", 21,
-			[]string{"512 KiB/1000 requests = the floor", "control a-fixed: noise 21", "margin 24.4x", "4.3x below"}},
+			[]string{"the floor (2 x the largest fixed-method slope in repeated runs): 2 x the control's noise, 42, is below it", "control a-fixed: noise 21", "margin 24.4x", "4.3x below"}},
 		// 300 KiB/1000 on the callee: 2 x 300 = 600 sets it; the max over the sidecars.
 		{"noisy control", [][]GrowthPoint{perRound(63), perRound(900)}, 600, "control", 300,
-			[]string{"600 KiB/1000 requests = 2 x the control's noise", "margin 2.0x", "3.6x below"}},
+			[]string{"2 x the control's noise;", "margin 2.0x", "3.6x below"}},
 		// Falling RSS is noise as well: |slope|.
 		{"falling control", [][]GrowthPoint{perRound(-1050)}, 700, "control", 350, nil},
 		// 450 KiB/1000: 2 x 450 = 900 is above the ceiling, and the margin left says so.
 		{"too noisy control", [][]GrowthPoint{perRound(1350)}, MaxGrowthThresholdKiB, "ceiling", 450,
-			[]string{"= the ceiling", "margin 1.6x, BELOW the stated 2x"}},
+			[]string{"the ceiling (a third of the smallest distinct-path growth seen, 2188): 2 x the control's noise, 900, is above it", "margin 1.6x, BELOW the stated 2x"}},
 		{"control did not run", nil, MinGrowthThresholdKiB, "floor", 0,
 			[]string{"the control a-fixed did not run"}},
 	} {

@@ -105,8 +105,8 @@ func (g *GrowthReport) Verdict(variant, process string) GrowthVerdict {
 // requests and after idle | series | slope (KiB/1000 requests) | R² | verdict.
 func GrowthTable(g *GrowthReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "memory growth: %d rounds of %d requests, then %.0f s idle; threshold %.0f KiB/1000 requests (%s)\n",
-		g.Rounds, g.RequestsPerRound, g.IdleSeconds, g.ThresholdKiBPer1000, g.ThresholdSource)
+	fmt.Fprintf(&b, "memory growth: %d rounds of %d requests, then %.0f s idle; threshold %.0f KiB/1000 requests (derivation below the tables)\n",
+		g.Rounds, g.RequestsPerRound, g.IdleSeconds, g.ThresholdKiBPer1000)
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "variant\tsidecar\t")
 	for i := 0; i <= g.Rounds; i++ {
@@ -187,7 +187,7 @@ func GrowthFamilyTable(g *GrowthReport) string {
 // with the expected verdicts.
 func GrowthFindings(g *GrowthReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "threshold: %s\n", g.Threshold.Text)
+	fmt.Fprintf(&b, "threshold: %.0f KiB of RSS per 1,000 requests = %s\n", g.ThresholdKiBPer1000, g.ThresholdSource)
 	b.WriteString("families that grow with distinct paths (series added per distinct path):\n")
 	ran := false
 	for _, v := range g.Variants {
