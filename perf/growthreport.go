@@ -13,14 +13,15 @@ type GrowthReport struct {
 	// IdleSeconds is the idle window after the last round, in seconds.
 	IdleSeconds float64 `json:"idleSeconds"`
 	// ThresholdKiBPer1000 is the growth threshold (KiB of RSS per 1,000 requests) and
-	// ThresholdSource where it came from (Threshold.Text); Threshold is its derivation.
-	ThresholdKiBPer1000 float64             `json:"thresholdKiBPer1000"`
-	ThresholdSource     string              `json:"thresholdSource"`
-	Threshold           ThresholdDerivation `json:"threshold"`
+	// ThresholdSource where it came from (Threshold.Text); Threshold is its derivation (nil in
+	// result files written before it was recorded).
+	ThresholdKiBPer1000 float64              `json:"thresholdKiBPer1000"`
+	ThresholdSource     string               `json:"thresholdSource"`
+	Threshold           *ThresholdDerivation `json:"threshold,omitempty"`
 	// Variants are the variants that ran, in the scenario's order (-run may select some).
 	Variants []VariantGrowth `json:"variants"`
 	// Checks are the detector's own checks (CheckGrowth); a failed one fails the run.
-	Checks []GrowthCheck `json:"checks"`
+	Checks []GrowthCheck `json:"checks,omitempty"`
 	// Expectations compares the verdicts with the expected-verdicts table; nil without one.
 	Expectations *ExpectationCheck `json:"expectations,omitempty"`
 }

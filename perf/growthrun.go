@@ -86,9 +86,11 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 			}
 		}
 	}
-	if gr.Threshold, err = GrowthThreshold(g.control(), reference); err != nil {
+	d, err := GrowthThreshold(g.control(), reference)
+	if err != nil {
 		t.Fatal(err)
 	}
+	gr.Threshold = &d
 	gr.ThresholdKiBPer1000, gr.ThresholdSource = gr.Threshold.KiBPer1000, gr.Threshold.Text
 	for i := range gr.Variants {
 		for j := range gr.Variants[i].Sidecars {

@@ -17,8 +17,9 @@ const (
 )
 
 // GrowthPathPattern is the f variant's spec.metric.http.pathMatching pattern: one path
-// label for every checkout/<id>. daprd (1.14+) also matches it under
-// /v1.0/invoke/{app_id}/method, the caller's server path.
+// label for every checkout/<id>. daprd 1.17 also registers it under
+// /v1.0/invoke/{app_id}/method, the caller sidecar's server path; 1.16 does not, so there only
+// the callee's series are bounded (measured: README, "Memory growth").
 const GrowthPathPattern = "/checkout/{orderId}"
 
 // GrowthExpectedVerdicts is the expected-verdicts table of MemoryGrowth, relative to the repo
