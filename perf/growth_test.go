@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -59,27 +60,118 @@ func TestGrowthDuringIdleIsFlagged(t *testing.T) {
 	assert.False(t, ClassifyGrowth(load, settled, MinGrowthThresholdKiB).GrowsWhenIdle)
 }
 
-func TestGrowthThreshold(t *testing.T) {
-	quiet := series(4, func(i int) float64 { return 25*mib + float64(i%2)*64*1024 })
-	kib, source, err := GrowthThreshold([][]GrowthPoint{quiet})
-	require.NoError(t, err)
-	assert.Equal(t, float64(MinGrowthThresholdKiB), kib)
-	assert.Contains(t, source, "minimum")
+// perRound makes a control series rising by kib KiB per round of 3,000 requests.
+func perRound(kib float64) []GrowthPoint {
+	return series(4, func(i int) float64 { return 90*mib + float64(i)*kib*1024 })
+}
 
-	noisy := series(4, func(i int) float64 { return 25*mib + float64(i)*600*1024 }) // 200 KiB/1000
-	kib, _, err = GrowthThreshold([][]GrowthPoint{quiet, noisy})
-	require.NoError(t, err)
-	assert.InEpsilon(t, 600, kib, 1e-9)
+func TestGrowthThresholdDerivation(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		reference [][]GrowthPoint
+		want      float64
+		rule      string
+		noise     float64
+		text      []string
+	}{
+		// 63 KiB per 3,000 requests = 21 KiB/1000: 2 x 21 is below the floor.
+		{"quiet control", [][]GrowthPoint{perRound(63)}, MinGrowthThresholdKiB, "floor", 21,
+			[]string{"the floor (2 x the largest fixed-method slope in repeated runs): 2 x the control's noise, 42, is below it", "control a-fixed: noise 21", "margin 24.4x", "4.3x below"}},
+		// 300 KiB/1000 on the callee: 2 x 300 = 600 sets it; the max over the sidecars.
+		{"noisy control", [][]GrowthPoint{perRound(63), perRound(900)}, 600, "control", 300,
+			[]string{"2 x the control's noise;", "margin 2.0x", "3.6x below"}},
+		// Falling RSS is noise as well: |slope|.
+		{"falling control", [][]GrowthPoint{perRound(-1050)}, 700, "control", 350, nil},
+		// 450 KiB/1000: 2 x 450 = 900 is above the ceiling, and the margin left says so.
+		{"too noisy control", [][]GrowthPoint{perRound(1350)}, MaxGrowthThresholdKiB, "ceiling", 450,
+			[]string{"the ceiling (a third of the smallest distinct-path growth seen, 2188): 2 x the control's noise, 900, is above it", "margin 1.6x, BELOW the stated 2x"}},
+		{"control did not run", nil, MinGrowthThresholdKiB, "floor", 0,
+			[]string{"the control a-fixed did not run"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := GrowthThreshold("a-fixed", tc.reference)
+			require.NoError(t, err)
+			assert.InDelta(t, tc.want, d.KiBPer1000, 1e-6)
+			assert.Equal(t, tc.rule, d.Rule)
+			assert.InDelta(t, tc.noise, d.ControlNoiseKiB, 1e-6)
+			assert.Equal(t, tc.reference != nil, d.ControlRan)
+			assert.InDelta(t, SmallestGrowthKiB/tc.want, d.MarginBelowGrowth, 1e-9)
+			for _, s := range tc.text {
+				assert.Contains(t, d.Text, s)
+			}
+			// The derived threshold keeps the stated margin unless capped.
+			if d.Rule != "ceiling" {
+				assert.GreaterOrEqual(t, d.KiBPer1000, GrowthNoiseMargin*d.ControlNoiseKiB)
+			}
+		})
+	}
+}
 
+func TestGrowthThresholdTailSlopeIsNoiseToo(t *testing.T) {
+	// Flat, then a rise in the last round: the tail slope (readings 1-3) is the larger.
+	load := series(4, func(i int) float64 { return 90*mib + float64(max(0, i-2))*1200*1024 })
+	slope, _, tail := growthSlopes(load)
+	require.Greater(t, tail, slope)
+	d, err := GrowthThreshold("a-fixed", [][]GrowthPoint{load})
+	require.NoError(t, err)
+	assert.InDelta(t, tail, d.ControlNoiseKiB, 1e-9)
+}
+
+func TestGrowthThresholdEnv(t *testing.T) {
 	t.Setenv(EnvGrowthThreshold, "abc")
-	_, _, err = GrowthThreshold(nil)
+	_, err := GrowthThreshold("a-fixed", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), EnvGrowthThreshold)
-	t.Setenv(EnvGrowthThreshold, "512")
-	kib, source, err = GrowthThreshold(nil)
+	t.Setenv(EnvGrowthThreshold, "-1")
+	_, err = GrowthThreshold("a-fixed", nil)
+	require.Error(t, err)
+	t.Setenv(EnvGrowthThreshold, "300")
+	d, err := GrowthThreshold("a-fixed", [][]GrowthPoint{perRound(900)})
 	require.NoError(t, err)
-	assert.Equal(t, 512.0, kib)
-	assert.Equal(t, EnvGrowthThreshold, source)
+	assert.Equal(t, 300.0, d.KiBPer1000)
+	assert.Equal(t, "env", d.Rule)
+	assert.Contains(t, d.Text, EnvGrowthThreshold)
+	assert.Contains(t, d.Text, "margin 1.0x, BELOW the stated 2x")
+}
+
+// The bounds keep the margins they state, against the figures their comments cite.
+func TestGrowthThresholdBoundsKeepTheirMargins(t *testing.T) {
+	largestFixedSlope := 246.0 // daprd 1.16.5, a-fixed caller (issue 20)
+	assert.GreaterOrEqual(t, float64(MinGrowthThresholdKiB), GrowthNoiseMargin*largestFixedSlope)
+	assert.LessOrEqual(t, 3.0*MaxGrowthThresholdKiB, float64(SmallestGrowthKiB))
+	assert.LessOrEqual(t, MinGrowthThresholdKiB, MaxGrowthThresholdKiB)
+}
+
+// On the published runs' own readings, the derived threshold gives the published verdicts,
+// with at least 2x over every fixed-method slope and 3x under every distinct-path slope.
+func TestGrowthThresholdOnPublishedRuns(t *testing.T) {
+	for _, version := range []string{"v1.16.5", "v1.17.5"} {
+		rep, err := ReadReport("../reports/" + version + "/memory_growth/http/result.json")
+		require.NoError(t, err)
+		var reference [][]GrowthPoint
+		for _, v := range rep.Growth.Variants {
+			if v.Name == "a-fixed" {
+				for _, s := range v.Sidecars {
+					reference = append(reference, s.loadPoints())
+				}
+			}
+		}
+		require.Len(t, reference, 2, version)
+		d, err := GrowthThreshold("a-fixed", reference)
+		require.NoError(t, err)
+		for _, v := range rep.Growth.Variants {
+			for _, s := range v.Sidecars {
+				g := ClassifyGrowth(s.loadPoints(), s.Idle, d.KiBPer1000)
+				assert.Equal(t, s.Growth.Verdict, g.Verdict, "%s %s %s", version, v.Name, s.Role)
+				if g.Verdict == Growing {
+					assert.GreaterOrEqual(t, math.Min(g.SlopeKiBPer1000, g.TailSlopeKiBPer1000), 3*d.KiBPer1000, "%s %s %s", version, v.Name, s.Role)
+				}
+				if v.Name == "a-fixed" {
+					assert.LessOrEqual(t, 2*math.Max(g.SlopeKiBPer1000, g.TailSlopeKiBPer1000), d.KiBPer1000, "%s %s", version, s.Role)
+				}
+			}
+		}
+	}
 }
 
 func TestSmallStepIsFlatNotRetained(t *testing.T) {

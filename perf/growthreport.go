@@ -13,17 +13,27 @@ type GrowthReport struct {
 	// IdleSeconds is the idle window after the last round, in seconds.
 	IdleSeconds float64 `json:"idleSeconds"`
 	// ThresholdKiBPer1000 is the growth threshold (KiB of RSS per 1,000 requests) and
-	// ThresholdSource where it came from.
-	ThresholdKiBPer1000 float64         `json:"thresholdKiBPer1000"`
-	ThresholdSource     string          `json:"thresholdSource"`
-	Variants            []VariantGrowth `json:"variants"`
+	// ThresholdSource where it came from (Threshold.Text); Threshold is its derivation (nil in
+	// result files written before it was recorded).
+	ThresholdKiBPer1000 float64              `json:"thresholdKiBPer1000"`
+	ThresholdSource     string               `json:"thresholdSource"`
+	Threshold           *ThresholdDerivation `json:"threshold,omitempty"`
+	// Variants are the variants that ran, in the scenario's order (-run may select some).
+	Variants []VariantGrowth `json:"variants"`
+	// Checks are the detector's own checks (CheckGrowth); a failed one fails the run.
+	Checks []GrowthCheck `json:"checks,omitempty"`
+	// Expectations compares the verdicts with the expected-verdicts table; nil without one.
+	Expectations *ExpectationCheck `json:"expectations,omitempty"`
 }
 
 // VariantGrowth is one variant's measurements, one entry per measured sidecar.
 type VariantGrowth struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Sidecars    []SidecarGrowth `json:"sidecars"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Control is set on the control variant; UniquePath when every request had a new path.
+	Control    bool            `json:"control,omitempty"`
+	UniquePath bool            `json:"uniquePath,omitempty"`
+	Sidecars   []SidecarGrowth `json:"sidecars"`
 	// Errors counts failed requests over the rounds.
 	Errors int64 `json:"errors"`
 }
@@ -41,6 +51,12 @@ type SidecarGrowth struct {
 	// SeriesPerRequest is the growth of /metrics series per request over the rounds
 	// (0 when the endpoint is off).
 	SeriesPerRequest float64 `json:"seriesPerRequest"`
+	// SeriesTailPerRequest is the same from the reading after the first round to the last
+	// (0 with fewer than three scraped readings), as the tail slope is for RSS.
+	SeriesTailPerRequest float64 `json:"seriesTailPerRequest"`
+	// FamilyGrowth lists the metric families whose series count changed over the rounds,
+	// largest growth first (empty when none did or the endpoint is off).
+	FamilyGrowth []FamilyGrowth `json:"familyGrowth,omitempty"`
 }
 
 // GrowthReading is one measurement of a sidecar. RSS is read first: a scrape of a large
@@ -52,8 +68,12 @@ type GrowthReading struct {
 	RSSBytes uint64  `json:"rssBytes"`
 	// HeapInUseBytes is the Go heap in use from pprof; 0 when profiling is off.
 	HeapInUseBytes uint64 `json:"heapInUseBytes"`
-	// Series is the number of series on /metrics; -1 when the endpoint is off.
+	// Series is the number of series on /metrics; -1 when the endpoint is off or, for the
+	// reading after the last round, not scraped (see RunGrowth).
 	Series int `json:"series"`
+	// Families is the series count of each metric family on /metrics (FamilySeries), summing
+	// to Series; nil when Series is -1.
+	Families map[string]int `json:"families,omitempty"`
 }
 
 // loadPoints are the readings before and after each round, as growth points.
@@ -86,8 +106,8 @@ func (g *GrowthReport) Verdict(variant, process string) GrowthVerdict {
 // requests and after idle | series | slope (KiB/1000 requests) | R² | verdict.
 func GrowthTable(g *GrowthReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "memory growth: %d rounds of %d requests, then %.0f s idle; threshold %.0f KiB/1000 requests (%s)\n",
-		g.Rounds, g.RequestsPerRound, g.IdleSeconds, g.ThresholdKiBPer1000, g.ThresholdSource)
+	fmt.Fprintf(&b, "memory growth: %d rounds of %d requests, then %.0f s idle; threshold %.0f KiB/1000 requests (derivation below the tables)\n",
+		g.Rounds, g.RequestsPerRound, g.IdleSeconds, g.ThresholdKiBPer1000)
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "variant\tsidecar\t")
 	for i := 0; i <= g.Rounds; i++ {
@@ -115,5 +135,110 @@ func GrowthTable(g *GrowthReport) string {
 		}
 	}
 	_ = w.Flush()
+	return b.String()
+}
+
+// GrowthFamilyTable renders the series count of each metric family per scraped reading,
+// per variant and sidecar, for the families whose count changed; the families that did not
+// change are summed on one line per sidecar (every count is in the result file).
+func GrowthFamilyTable(g *GrowthReport) string {
+	var b strings.Builder
+	b.WriteString("/metrics series per family (families that changed; reading after 0, M, ... requests, idle = the last round's):\n")
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "variant\tsidecar\tfamily\tseries at reading\tchange\tper request\tafter round 1\t")
+	for _, v := range g.Variants {
+		for _, s := range v.Sidecars {
+			var scraped []GrowthReading
+			for _, r := range s.Readings {
+				if r.Families != nil {
+					scraped = append(scraped, r)
+				}
+			}
+			if len(scraped) == 0 {
+				fmt.Fprintf(w, "%s\t%s\t(no /metrics)\t\t\t\n", v.Name, s.Role)
+				continue
+			}
+			changed := map[string]bool{}
+			for _, f := range s.FamilyGrowth {
+				changed[f.Family] = true
+				counts := make([]string, len(scraped))
+				for i, r := range scraped {
+					counts[i] = fmt.Sprintf("%s:%d", r.Label, r.Families[f.Family])
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%+d\t%+.3f\t%+.3f\t\n", v.Name, s.Role, f.Family, strings.Join(counts, " "),
+					f.Last-f.First, f.PerRequest, f.TailPerRequest)
+			}
+			last := scraped[len(scraped)-1].Families
+			n, series := 0, 0
+			for name, c := range last {
+				if !changed[name] {
+					n++
+					series += c
+				}
+			}
+			fmt.Fprintf(w, "%s\t%s\t(%d families unchanged)\t%d series\t\t\t\t\n", v.Name, s.Role, n, series)
+		}
+	}
+	_ = w.Flush()
+	return b.String()
+}
+
+// GrowthFindings renders the threshold's derivation, the families that grow with distinct
+// paths (per distinct-path variant and sidecar), the detector's checks and the comparison
+// with the expected verdicts.
+func GrowthFindings(g *GrowthReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "threshold: %.0f KiB of RSS per 1,000 requests = %s\n", g.ThresholdKiBPer1000, g.ThresholdSource)
+	b.WriteString("families that grow with distinct paths (series added per distinct path):\n")
+	ran := false
+	for _, v := range g.Variants {
+		if !v.UniquePath {
+			continue
+		}
+		for _, s := range v.Sidecars {
+			ran = true
+			var fams, stepped []string
+			for _, f := range s.FamilyGrowth {
+				switch {
+				case f.GrowsWithPaths():
+					fams = append(fams, fmt.Sprintf("%s %+.2f", f.Family, f.PerRequest))
+				case f.Last > f.First:
+					stepped = append(stepped, fmt.Sprintf("%s %+d", f.Family, f.Last-f.First))
+				}
+			}
+			steps := ""
+			if len(stepped) > 0 {
+				steps = "; stepped up once, then flat: " + strings.Join(stepped, ", ")
+			}
+			switch {
+			case len(s.Readings) > 0 && s.Readings[0].Series < 0:
+				fmt.Fprintf(&b, "  %s %s: no /metrics endpoint\n", v.Name, s.Role)
+			case len(fams) == 0:
+				fmt.Fprintf(&b, "  %s %s: none%s\n", v.Name, s.Role, steps)
+			default:
+				fmt.Fprintf(&b, "  %s %s (%+.2f in all): %s%s\n", v.Name, s.Role, s.SeriesPerRequest, strings.Join(fams, ", "), steps)
+			}
+		}
+	}
+	if !ran {
+		b.WriteString("  (no distinct-path variant ran)\n")
+	}
+	b.WriteString("detector checks:\n")
+	for _, c := range g.Checks {
+		fmt.Fprintf(&b, "  %s\n", c)
+	}
+	if e := g.Expectations; e != nil {
+		fmt.Fprintf(&b, "expected verdicts (%s, daprd %s): %d as expected, %d changed, %d not in the table\n",
+			e.Table, e.Version, e.Matched, len(e.Changes), len(e.New))
+		for _, c := range e.Changes {
+			fmt.Fprintf(&b, "  CHANGED VERDICT %s\n", c)
+		}
+		if len(e.New) > 0 {
+			b.WriteString("  rows to add once checked:\n")
+		}
+		for _, n := range e.New {
+			fmt.Fprintf(&b, "    %s\n", n.CSV())
+		}
+	}
 	return b.String()
 }

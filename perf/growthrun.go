@@ -18,9 +18,15 @@ const idleReadings = 6
 // reading, K rounds of exactly M requests through the tester's sidecar each followed by a
 // reading, and an idle window with RSS readings and a last full reading. A reading takes, for
 // the tester's and the callee's sidecars, RSS first, then Go heap in use (pprof, when
-// profiling is on) and the series on /metrics (when the endpoint is on). Each sidecar is then
-// classified (ClassifyGrowth) against GrowthThreshold, derived from the Reference variant. The
-// result file is written before RunGrowth returns the report; the caller asserts verdicts.
+// profiling is on) and the series of each metric family on /metrics (when the endpoint is on).
+//
+// Each variant is a subtest, so `-run 'TestX/a-fixed'` runs one: only the variants that ran
+// are classified, checked and compared. Each sidecar is classified (ClassifyGrowth) against
+// GrowthThreshold, derived from the control variant when it ran and the floor when it did not
+// (the report says which). Then the detector checks itself (CheckGrowth) and the verdicts are
+// compared with the scenario's expected-verdicts table (CompareGrowth): a changed verdict is
+// reported, not failed. The result file is written first; then each failed check is one test
+// error. The expected-verdicts table is read before any process starts: a bad one is fatal.
 func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 	t.Helper()
 	cfg := runConfig{reportRoot: os.Getenv(EnvReportDir)}
@@ -34,12 +40,30 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 	if err == nil && cfg.reportRoot == "" {
 		cfg.reportRoot, err = defaultReportRoot()
 	}
+	var table []GrowthExpectation
+	tablePath := g.ExpectedVerdicts
+	if err == nil && tablePath != "" {
+		if !filepath.IsAbs(tablePath) {
+			var root string
+			if root, err = RepoRoot(); err == nil {
+				tablePath = filepath.Join(root, tablePath)
+			}
+		}
+		if err == nil {
+			table, err = ReadGrowthExpectations(tablePath)
+		}
+	}
+	if err == nil {
+		// Validates the env override before any process starts; derived again below.
+		_, err = GrowthThreshold("", nil)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := &Report{Schema: ReportSchema, Test: g.Test, Transport: HTTP, Params: g.roundParams()}
 	gr := &GrowthReport{Rounds: g.Rounds, RequestsPerRound: g.RequestsPerRound, IdleSeconds: g.Idle.Seconds()}
 	for _, v := range g.Variants {
+		// A variant that -run filters out never calls the function: it is not in the report.
 		t.Run(v.Name, func(t *testing.T) {
 			vg, env, err := runVariant(t, g, v, cfg.platform)
 			if err != nil {
@@ -51,33 +75,55 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 			gr.Variants = append(gr.Variants, vg)
 		})
 	}
+	if len(gr.Variants) == 0 {
+		t.Skipf("%s: no variant ran (-run selected none of them)", g.Test)
+	}
 	var reference [][]GrowthPoint
-	for i, v := range g.Variants {
-		if v.Reference && i < len(gr.Variants) {
-			for _, s := range gr.Variants[i].Sidecars {
+	for _, v := range gr.Variants {
+		if v.Control {
+			for _, s := range v.Sidecars {
 				reference = append(reference, s.loadPoints())
 			}
 		}
 	}
-	gr.ThresholdKiBPer1000, gr.ThresholdSource, err = GrowthThreshold(reference)
+	d, err := GrowthThreshold(g.control(), reference)
 	if err != nil {
 		t.Fatal(err)
 	}
+	gr.Threshold = &d
+	gr.ThresholdKiBPer1000, gr.ThresholdSource = gr.Threshold.KiBPer1000, gr.Threshold.Text
 	for i := range gr.Variants {
 		for j := range gr.Variants[i].Sidecars {
 			s := &gr.Variants[i].Sidecars[j]
 			s.Growth = ClassifyGrowth(s.loadPoints(), s.Idle, gr.ThresholdKiBPer1000)
 		}
 	}
+	gr.Checks = CheckGrowth(gr)
+	if tablePath != "" {
+		c := CompareGrowth(gr, table, rep.Environment.DaprVersion, rep.RunID)
+		c.Table = g.ExpectedVerdicts
+		gr.Expectations = &c
+	}
 	rep.Growth = gr
 	rep.Validity = Validity{Valid: true}
-	rep.Pass = !t.Failed()
+	failed := 0
+	for _, c := range gr.Checks {
+		if !c.Pass {
+			failed++
+		}
+	}
+	rep.Pass = !t.Failed() && failed == 0
 	if path, err := WriteReport(cfg.reportRoot, rep); err != nil {
 		t.Error(err)
 	} else {
 		t.Logf("result file: %s", path)
 	}
-	t.Log("\n" + GrowthTable(gr))
+	t.Log("\n" + GrowthTable(gr) + "\n" + GrowthFamilyTable(gr) + "\n" + GrowthFindings(gr))
+	for _, c := range gr.Checks {
+		if !c.Pass {
+			t.Errorf("memory-growth detector: %s", c)
+		}
+	}
 	return rep
 }
 
@@ -93,7 +139,7 @@ func defaultReportRoot() (string, error) {
 // when the subtest t ends.
 func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platform) (VariantGrowth, *Report, error) {
 	t.Helper()
-	out := VariantGrowth{Name: v.Name, Description: v.Description}
+	out := VariantGrowth{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	dep := platform.Start(ctx, t, withTesterLimits(v.Apps, g.roundParams())...)
 	cancel()
@@ -135,8 +181,11 @@ func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platfo
 			r := GrowthReading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
 				RSSBytes: usage[s.Process].RSSBytes, Series: -1}
 			if scrape {
-				if r.HeapInUseBytes, r.Series, err = scrapeSidecar(t.Context(), dep, s.app); err != nil {
+				if r.HeapInUseBytes, r.Families, err = scrapeSidecar(t.Context(), dep, s.app); err != nil {
 					return err
+				}
+				if r.Families != nil {
+					r.Series = totalSeries(r.Families)
 				}
 			}
 			s.Readings = append(s.Readings, r)
@@ -174,9 +223,13 @@ func runVariant(t *testing.T, g GrowthScenario, v GrowthVariant, platform Platfo
 	for i := range out.Sidecars {
 		s := &out.Sidecars[i]
 		first, last := s.Readings[0], s.Readings[len(s.Readings)-1] // "idle": the last round's series
-		if first.Series >= 0 && last.Requests > first.Requests {
-			s.SeriesPerRequest = float64(last.Series-first.Series) / float64(last.Requests-first.Requests)
+		if first.Series >= 0 && last.Series >= 0 {
+			s.SeriesPerRequest = perRequest(first.Series, last.Series, first.Requests, last.Requests)
+			if second := s.Readings[1]; len(s.Readings) > 3 && second.Series >= 0 {
+				s.SeriesTailPerRequest = perRequest(second.Series, last.Series, second.Requests, last.Requests)
+			}
 		}
+		s.FamilyGrowth = familyGrowth(s.Readings)
 	}
 	if out.Errors > 0 {
 		return out, env, fmt.Errorf("%d requests failed", out.Errors)
@@ -206,18 +259,17 @@ func idle(ctx context.Context, dep Deployment, window time.Duration, start time.
 }
 
 // scrapeSidecar reads app's sidecar's Go heap in use (bytes; 0 when profiling is off) and the
-// series on its /metrics (-1 when the endpoint is off).
-func scrapeSidecar(ctx context.Context, dep Deployment, app string) (heap uint64, series int, err error) {
-	series = -1
+// series count of each metric family on its /metrics (nil when the endpoint is off).
+func scrapeSidecar(ctx context.Context, dep Deployment, app string) (heap uint64, families map[string]int, err error) {
 	if u, err := dep.Endpoint(app, SidecarProfile); err == nil {
 		if heap, err = HeapInUse(ctx, u); err != nil {
-			return 0, 0, err
+			return 0, nil, err
 		}
 	}
 	if u, err := dep.Endpoint(app, SidecarMetrics); err == nil {
-		if series, err = MetricsSeries(ctx, u); err != nil {
-			return 0, 0, err
+		if families, err = ScrapeFamilySeries(ctx, u); err != nil {
+			return 0, nil, err
 		}
 	}
-	return heap, series, nil
+	return heap, families, nil
 }

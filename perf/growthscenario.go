@@ -22,6 +22,9 @@ type GrowthScenario struct {
 	// QPS and Connections of each round's load (requests/s; M must be a multiple of
 	// Connections so that each round sends exactly M requests).
 	QPS, Connections int
+	// ExpectedVerdicts is the path of the expected-verdicts table (ReadGrowthExpectations),
+	// relative to the repo root unless absolute; "" compares with nothing.
+	ExpectedVerdicts string
 }
 
 // GrowthVariant is one deployment of a GrowthScenario.
@@ -36,8 +39,9 @@ type GrowthVariant struct {
 	Tester     string
 	Route      Route
 	UniquePath bool
-	// Reference marks the variant whose noise sets the growth threshold (the fixed method).
-	Reference bool
+	// Control marks the control variant, whose noise sets the growth threshold and which must
+	// be flat (the fixed method); at most one variant.
+	Control bool
 }
 
 // Env variables of the growth scenario.
@@ -90,10 +94,34 @@ func (g GrowthScenario) withEnv() (GrowthScenario, error) {
 	if len(g.Variants) == 0 {
 		errs = append(errs, fmt.Errorf("growth scenario %s: no variants", g.Test))
 	}
+	names := map[string]bool{}
+	controls := 0
+	for _, v := range g.Variants {
+		if v.Name == "" || names[v.Name] {
+			errs = append(errs, fmt.Errorf("growth scenario %s: variant name %q: must be set and unique", g.Test, v.Name))
+		}
+		names[v.Name] = true
+		if v.Control {
+			controls++
+		}
+	}
+	if controls > 1 {
+		errs = append(errs, fmt.Errorf("growth scenario %s: %d variants have Control set: at most one may", g.Test, controls))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return GrowthScenario{}, fmt.Errorf("perf: %s: %w", g.Test, err)
 	}
 	return g, nil
+}
+
+// control returns the name of g's control variant, or "".
+func (g GrowthScenario) control() string {
+	for _, v := range g.Variants {
+		if v.Control {
+			return v.Name
+		}
+	}
+	return ""
 }
 
 // roundParams is the load of one round: exactly M requests, HTTP through the tester's sidecar.

@@ -13,7 +13,18 @@ const (
 	GrowthUniqueNoMetrics  = "c-unique-enable-metrics-false"
 	GrowthUniqueLowCard    = "d-unique-increasedCardinality-false"
 	GrowthUniqueMetricsOff = "e-unique-metric-enabled-false"
+	GrowthUniquePathMatch  = "f-unique-pathMatching"
 )
+
+// GrowthPathPattern is the f variant's spec.metric.http.pathMatching pattern: one path
+// label for every checkout/<id>. daprd 1.17 also registers it under
+// /v1.0/invoke/{app_id}/method, the caller sidecar's server path; 1.16 does not, so there only
+// the callee's series are bounded (measured: README, "Memory growth").
+const GrowthPathPattern = "/checkout/{orderId}"
+
+// GrowthExpectedVerdicts is the expected-verdicts table of MemoryGrowth, relative to the repo
+// root: one row per daprd version, variant and sidecar (perf.ReadGrowthExpectations).
+const GrowthExpectedVerdicts = "tests/memory_growth/expected_verdicts.csv"
 
 // MemoryGrowth is the method-name memory-growth case: daprd kept metrics per invoked path, so
 // methods such as checkout/{orderId} added series and memory per new id until OOM, and the
@@ -26,6 +37,10 @@ const (
 //	c-unique-enable-metrics-false        checkout/<uuid>, daprd --enable-metrics=false
 //	d-unique-increasedCardinality-false  checkout/<uuid>, spec.metric.http.increasedCardinality: false
 //	e-unique-metric-enabled-false        checkout/<uuid>, spec.metric.enabled: false
+//	f-unique-pathMatching                checkout/<uuid>, spec.metric.http.pathMatching: [/checkout/{orderId}]
+//
+// a-fixed is the control: its noise sets the growth threshold and it must be flat. The
+// verdicts each daprd version gave are data, in GrowthExpectedVerdicts.
 //
 // Load: 500 QPS over 8 connections, so a round of 3,000 requests takes 6 s.
 func MemoryGrowth() perf.GrowthScenario {
@@ -43,14 +58,15 @@ func MemoryGrowth() perf.GrowthScenario {
 			Tester:     TesterApp,
 			Route:      perf.Route{To: TargetApp, ThroughSidecar: true, Method: "checkout"},
 			UniquePath: unique,
-			Reference:  !unique,
+			Control:    !unique,
 		}
 	}
 	metricConfig := func(m map[string]any) map[string]any { return map[string]any{"metric": m} }
 	return perf.GrowthScenario{
-		Test:        "memory_growth",
-		QPS:         500,
-		Connections: 8,
+		Test:             "memory_growth",
+		QPS:              500,
+		Connections:      8,
+		ExpectedVerdicts: GrowthExpectedVerdicts,
 		Variants: []perf.GrowthVariant{
 			variant(GrowthFixed, "fixed method checkout", false, perf.Sidecar{}),
 			variant(GrowthUnique, "checkout/<uuid>", true, perf.Sidecar{}),
@@ -59,6 +75,8 @@ func MemoryGrowth() perf.GrowthScenario {
 				perf.Sidecar{Config: metricConfig(map[string]any{"http": map[string]any{"increasedCardinality": false}})}),
 			variant(GrowthUniqueMetricsOff, "checkout/<uuid>, metric.enabled: false", true,
 				perf.Sidecar{Config: metricConfig(map[string]any{"enabled": false})}),
+			variant(GrowthUniquePathMatch, "checkout/<uuid>, pathMatching: "+GrowthPathPattern, true,
+				perf.Sidecar{Config: metricConfig(map[string]any{"http": map[string]any{"pathMatching": []string{GrowthPathPattern}}})}),
 		},
 	}
 }
