@@ -34,22 +34,36 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 	if err == nil && cfg.reportRoot == "" {
 		cfg.reportRoot, err = defaultReportRoot()
 	}
+	if err == nil {
+		cfg.runID, err = RunIDFromEnv()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &Report{Schema: ReportSchema, Test: g.Test, Transport: HTTP, Params: g.roundParams()}
+	rep := &Report{Schema: ReportSchema, Test: g.Test, Transport: HTTP, Params: g.roundParams(), RunID: cfg.runID, Command: commandFromEnv()}
 	gr := &GrowthReport{Rounds: g.Rounds, RequestsPerRound: g.RequestsPerRound, IdleSeconds: g.Idle.Seconds()}
+	rf, err := createRunFile(cfg.reportRoot, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("run %s: result file %s", rep.RunID, rf.Path())
+	defer rf.stopped(t, rep)
 	for _, v := range g.Variants {
 		t.Run(v.Name, func(t *testing.T) {
 			vg, env, err := runVariant(t, g, v, cfg.platform)
 			if err != nil {
 				t.Errorf("%s: %v", v.Name, err)
+				rep.InfraErrors = append(rep.InfraErrors, v.Name+": "+err.Error())
 			}
 			if rep.Environment.DaprVersion == "" && env != nil {
-				rep.Environment, rep.RunID = env.Environment, env.RunID
+				rep.Environment = env.Environment
 			}
 			gr.Variants = append(gr.Variants, vg)
 		})
+		rep.Growth = gr
+		if err := rf.checkpoint(rep, "variant "+v.Name); err != nil {
+			t.Error(err)
+		}
 	}
 	var reference [][]GrowthPoint
 	for i, v := range g.Variants {
@@ -72,10 +86,10 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 	rep.Growth = gr
 	rep.Validity = Validity{Valid: true}
 	rep.Pass = !t.Failed()
-	if path, err := WriteReport(cfg.reportRoot, rep); err != nil {
+	if err := rf.finish(rep); err != nil {
 		t.Error(err)
 	} else {
-		t.Logf("result file: %s", path)
+		t.Logf("result file: %s", rf.Path())
 	}
 	t.Log("\n" + GrowthTable(gr))
 	return rep
