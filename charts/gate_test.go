@@ -227,7 +227,9 @@ func TestExitCode(t *testing.T) {
 		r.Pass = false
 		r.Verdicts = append(r.Verdicts, perf.Verdict{Threshold: perf.Threshold{Figure: "errors", Op: perf.AtMost, Source: "test"}, Got: 3, Measured: true})
 	}
-	invalid := func(r *perf.Report) { r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 1 main: fell behind"}} }
+	invalid := func(r *perf.Report) {
+		r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 1 main: fell behind"}}
+	}
 	infra := func(r *perf.Report) { r.Pass, r.InfraErrors = false, []string{"push: connection refused"} }
 	incomplete := func(r *perf.Report) { r.Pass, r.Incomplete, r.IncompleteReason = false, true, "interrupted by SIGINT" }
 	for _, c := range []struct {
