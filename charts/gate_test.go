@@ -307,7 +307,7 @@ func TestPublish(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "publishing despite (-force)") {
 		t.Fatalf("publish -force: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = runCharts(t, "-reports", root, "publish", "valid-run-missing")
+	code, _, errOut = runCharts(t, "-reports", root, "publish", "valid-run-missing")
 	if code == 0 || !strings.Contains(errOut, "valid-run-missing") {
 		t.Errorf("missing run: exit %d %q", code, errOut)
 	}
@@ -363,4 +363,15 @@ func TestRunSummary(t *testing.T) {
 		t.Errorf("summary:\n%s", out)
 	}
 	assertCell(t, row(t, out, "service_invocation/http", "latency p90"), 6, perf.VerdictWithinNoise)
+}
+
+func TestIsResultFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"result.json": true, "result-2.json": true, "result-13.json": true,
+		"result-.json": false, "result-x.json": false, "foo-2.json": false, "result.json.tmp": false, ".result-1.tmp": false,
+	} {
+		if got := isResultFile(name); got != want {
+			t.Errorf("isResultFile(%q) = %v, want %v", name, got, want)
+		}
+	}
 }

@@ -31,10 +31,11 @@ func isResultFile(name string) bool {
 		return true
 	}
 	n, ok := strings.CutPrefix(name, "result-")
-	if n, ok = strings.CutSuffix(n, ".json"); !ok || n == "" {
+	if !ok {
 		return false
 	}
-	return strings.Trim(n, "0123456789") == ""
+	n, ok = strings.CutSuffix(n, ".json")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // loadReports walks root for result files and reads each with perf.ReadReport, in lexical

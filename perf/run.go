@@ -41,7 +41,7 @@ type runConfig struct {
 // and a main phase (tester -> its daprd -> the app's daprd -> app), with one warmup through the
 // sidecars before the first main phase, its results discarded. When the platform runs a second
 // daprd build beside the first (SideB), each round also has a main phase through build B's
-// sidecars (RunAB). It computes the sidecar overhead, applies the thresholds, writes the result
+// sidecars (see SideB). It computes the sidecar overhead, applies the thresholds, writes the result
 // file first, then pushes to the Pushgateway when one is configured, logs a summary, and fails t
 // once per failed bound. Every configuration error (env overrides, thresholds, repeats, run id)
 // fails t before any process starts. The result file (RunPath) is created before the platform

@@ -121,8 +121,16 @@ type runFile struct {
 	// done is set by the final write; interrupted names the signal Interrupted was told of.
 	done        bool
 	interrupted string
-	// phase is the last phase the run completed, for the incomplete reason.
+	// phase is the last phase the run completed, for the incomplete reason; "" for none.
 	phase string
+}
+
+// after says how far the run got: "after round 1 baseline", or "before any phase completed".
+func (f *runFile) after() string {
+	if f.phase == "" {
+		return "before any phase completed"
+	}
+	return "after " + f.phase
 }
 
 // activeFiles are the run files not yet finished, for Interrupted.
@@ -140,7 +148,7 @@ func createRunFile(root string, rep *Report) (*runFile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("perf: result file: %w", err)
 	}
-	f := &runFile{phase: "none"}
+	f := &runFile{}
 	b, err := f.encode(rep, false)
 	if err != nil {
 		return nil, err
@@ -223,11 +231,11 @@ func (f *runFile) snapshot(rep *Report, final bool) *Report {
 	c := *rep
 	if !final && !c.Incomplete {
 		c.Incomplete = true
-		c.IncompleteReason = "did not finish: the last phase completed was " + f.phase +
+		c.IncompleteReason = "did not finish, stopped " + f.after() +
 			" (the run is still going, or it was interrupted, killed or timed out)"
 	}
 	if f.interrupted != "" {
-		reason := "interrupted by " + f.interrupted + " after " + f.phase
+		reason := "interrupted by " + f.interrupted + " " + f.after()
 		if c.Incomplete && c.IncompleteReason != "" && !strings.HasPrefix(c.IncompleteReason, "did not finish") {
 			reason += "; " + c.IncompleteReason
 		}
@@ -295,15 +303,15 @@ func (f *runFile) finish(rep *Report) error {
 func (f *runFile) stopped(t testing.TB, rep *Report) {
 	f.mu.Lock()
 	done := f.done
-	phase := f.phase
+	after := f.after()
 	f.mu.Unlock()
 	if done {
 		return
 	}
 	c := *rep
 	c.Incomplete = true
-	c.IncompleteReason = "the test stopped before the run finished, after " + phase + " (a fatal test error or a panic: see the test log)"
-	c.InfraErrors = append(slices.Clone(c.InfraErrors), "test stopped after "+phase+": see the test log")
+	c.IncompleteReason = "the test stopped before the run finished, " + after + " (a fatal test error or a panic: see the test log)"
+	c.InfraErrors = append(slices.Clone(c.InfraErrors), "test stopped "+after+": see the test log")
 	if err := f.finish(&c); err != nil {
 		t.Errorf("%v", err)
 		return

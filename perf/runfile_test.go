@@ -2,6 +2,7 @@ package perf_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -38,13 +39,45 @@ func runChild(t *testing.T, root, runID string, env ...string) (*exec.Cmd, *byte
 	return cmd, &out
 }
 
+// envRunChildFailStart makes TestRunChild's platform fail its start with t.Fatal.
+const envRunChildFailStart = "DAPRPERF_RUN_CHILD_FAIL_START"
+
 // TestRunChild is the run of a child started by runChild.
 func TestRunChild(t *testing.T) {
 	root := os.Getenv(envRunChild)
 	if root == "" {
 		t.Skip("child of the run-file tests")
 	}
-	perf.Run(t, calibration(), perf.WithPlatform(&fakePlatform{}), perf.WithReportDir(root))
+	var p perf.Platform = &fakePlatform{}
+	if os.Getenv(envRunChildFailStart) != "" {
+		p = failingPlatform{}
+	}
+	perf.Run(t, calibration(), perf.WithPlatform(p), perf.WithReportDir(root))
+}
+
+// failingPlatform's Start fails the test, as a platform whose daprd does not come up does.
+type failingPlatform struct{}
+
+func (failingPlatform) Name() string { return "failing" }
+func (failingPlatform) Start(_ context.Context, t testing.TB, _ ...perf.App) perf.Deployment {
+	t.Fatal("failing platform: testapp-daprd did not become healthy")
+	return nil
+}
+
+// TestAFailedStartStillWritesAResult: a platform that fails its start (t.Fatal) leaves a result
+// file saying so: incomplete, with an infrastructure error, so make perf's exit code is 5.
+func TestAFailedStartStillWritesAResult(t *testing.T) {
+	root := t.TempDir()
+	cmd, out := runChild(t, root, "failed-start", envRunChildFailStart+"=1")
+	require.Error(t, cmd.Wait(), "%s", out)
+	rep, err := perf.ReadReport(filepath.Join(root, "runs", "failed-start", "calibration", "http", "result.json"))
+	require.NoError(t, err, "%s", out)
+	assert.True(t, rep.Incomplete)
+	assert.Contains(t, rep.IncompleteReason, "before any phase completed")
+	require.Len(t, rep.InfraErrors, 1)
+	outcome, why := rep.Outcome()
+	assert.Equal(t, perf.OutcomeInfra, outcome, why)
+	assert.Equal(t, "failing", rep.Environment.Platform)
 }
 
 // TestTwoRunsBothKept: two runs with different run ids keep a file each; a third with the same
