@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -50,6 +51,8 @@ func exitCode(dir string, goTestExit int, w io.Writer) perf.Outcome {
 	}
 	paths, err := runFiles(dir)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		note(perf.OutcomeInfra, dir, "no result file, not even the run's folder: the run measured nothing (a configuration error or a build failure: see the test log)")
 	case err != nil:
 		note(perf.OutcomeInfra, dir, err.Error())
 	case len(paths) == 0:

@@ -70,10 +70,12 @@ func TestSIGINTKeepsTheRunsPartialResult(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the child did not exit within 30 s of SIGINT:\n%s", &out)
 	}
+	// The handler stops the processes, then dies of the signal; the test can get there first,
+	// its load failing as the processes go, and exit 1. Either way it must not succeed.
 	var exitErr *exec.ExitError
 	require.True(t, errors.As(err, &exitErr), "the child's exit: %v", err)
 	ws := exitErr.Sys().(syscall.WaitStatus)
-	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "the child dies of SIGINT: %v\n%s", err, &out)
+	assert.True(t, (ws.Signaled() && ws.Signal() == syscall.SIGINT) || ws.ExitStatus() > 0, "the child fails: %v\n%s", err, &out)
 	assert.Contains(t, out.String(), "partial result kept in "+path)
 	assert.Empty(t, mentioning(t, root), "processes of the interrupted run still running")
 
