@@ -1,7 +1,9 @@
 # daprperf: performance tests for Dapr's sidecar, daprd.
-#   make perf    build daprd if missing, run every perf scenario locally (= make test-perf-all)
+#   make perf     build daprd if missing, run every perf scenario locally under one run id
+#                 (= make test-perf-all; results in reports/runs/<run id>/; exit codes in scripts/perf.sh)
 #   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
-#   make test    unit and integration tests (real daprd, real Pushgateway)
+#   make publish  RUN=<run id>: make that run the reference of its daprd version (reports/v<version>/)
+#   make test     unit and integration tests (real daprd, real Pushgateway)
 # See README.md for every variable.
 
 # The daprd version under test: the one place it is pinned. Served versions that build here:
@@ -25,9 +27,16 @@ TAG ?= $(or $(DAPR_PERF_IMAGE_TAG),$(DAPR_TEST_TAG))
 IMAGE_APPS := tester httpapp grpcapp
 
 DAPRD := .daprd/$(DAPR_VERSION)/daprd
+# A/B runs: DAPR_PERF_DAPRD_B names a second daprd, a binary or a version; a version is built
+# like DAPR_VERSION (into .daprd/<version>/daprd) before make perf runs.
+DAPR_PERF_DAPRD_B ?=
+DAPRD_B_VERSION := $(shell printf '%s' '$(DAPR_PERF_DAPRD_B)' | grep -Ex 'v?[0-9]+[.][0-9]+[.][0-9]+(-[0-9A-Za-z.-]+)?' | sed 's/^[0-9]/v&/')
+DAPRD_B := $(if $(DAPRD_B_VERSION),.daprd/$(DAPRD_B_VERSION)/daprd)
 GO ?= go
 # go test's own timeout per package: perf runs are long, tests are bounded well below.
 PERF_TIMEOUT ?= 90m
+# The perf scenario packages make perf runs, one at a time.
+PERF_PACKAGES ?= $(addprefix ./tests/,$(PERF_TESTS))
 TEST_TIMEOUT ?= 20m
 STATICCHECK_VERSION := v0.8.2
 # make test runs go test through gotestsum (from the module proxy, pinned; built once into the Go
@@ -47,14 +56,14 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
 PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
-.PHONY: all daprd kube-bin test-deps images perf test-perf-all $(PERF_TARGETS) test unit bench-tester lint charts clean
+.PHONY: all daprd kube-bin test-deps images perf test-perf-all $(PERF_TARGETS) publish compare test unit bench-tester lint charts clean
 
 all: test
 
 ## daprd: build the pinned daprd into .daprd/<version>/daprd, unless it is there already.
 daprd: $(DAPRD)
-$(DAPRD):
-	./scripts/build-daprd.sh $(DAPR_VERSION) $@
+.daprd/%/daprd:
+	./scripts/build-daprd.sh $* $@
 
 ## kube-bin: build the control plane for kube/'s tests into .kube-bin/<version>, unless it is
 ## there already (about 10 min on 2 cores the first time; seconds afterwards).
@@ -87,19 +96,35 @@ images:
 		docker push $(REGISTRY)/daprperf-$$app:$(TAG) ; \
 	done
 
-## perf: the main job, every scenario package (test-perf-all). Overhead bounds that a small
-## machine misses are reported, not fatal (DAPR_PERF_OVERHEAD_GATE=warn); errors, restarts and
-## achieved QPS always gate. -p 1: one scenario at a time, or they would share the cores they
-## measure. Only the perf-tagged packages run: the other tests are make test's.
+## perf: the main job, every scenario package (test-perf-all), through scripts/perf.sh. Overhead
+## bounds that a small machine misses are reported, not fatal (DAPR_PERF_OVERHEAD_GATE=warn);
+## errors, restarts and achieved QPS always gate. -p 1: one scenario at a time, or they would
+## share the cores they measure. Only the perf-tagged packages run: the other tests are make
+## test's. Every run writes under its own id, reports/runs/<run id>/, and prints it; the script
+## exits 0 (pass), 3 (missed bound), 4 (invalid run) or 5 (infrastructure error), which make
+## shows as "Error N" (make itself exits 2 on any failure).
 perf: test-perf-all
-test-perf-all: daprd
+test-perf-all: daprd $(DAPRD_B)
 	@echo "make perf: $(words $(PERF_TESTS)) scenario packages, one at a time: $(PERF_TESTS); each logs its plan and expected time first"
-	$(PERF_ENV) $(PERF_GO_TEST) $(addprefix ./tests/,$(PERF_TESTS))
+	$(PERF_ENV) DAPR_PERF_COMMAND="make perf" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(PERF_PACKAGES)
 
 ## test-perf-<name>: one scenario package, tests/<name>: test-perf-service_invocation_http,
 ## test-perf-service_invocation_grpc, test-perf-memory_growth (Dapr's names and layout).
-$(PERF_TARGETS): test-perf-%: daprd
-	$(PERF_ENV) $(PERF_GO_TEST) ./tests/$*
+$(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/$*
+
+## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
+## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an
+## incomplete, invalid or failed run; FORCE=1 publishes one anyway.
+publish:
+	@test -n "$(RUN)" || { echo "make publish: set RUN to a run id (make perf prints it), e.g. make publish RUN=20261201T101500Z-4f2a" >&2; exit 2; }
+	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" publish $(if $(FORCE),-force) $(RUN)
+
+## compare: compare A with B (run ids, versions such as v1.17.5, or result files); exit 1 on a
+## regression beyond noise. With only A, compare build B with build A of an A/B run.
+compare:
+	@test -n "$(A)" || { echo "make compare: set A (and B), e.g. make compare A=v1.17.5 B=<run id>" >&2; exit 2; }
+	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" compare $(A) $(B)
 
 ## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
 ## Kubernetes API server, each provided first. The last lines list any test that skipped or
@@ -112,8 +137,8 @@ test: daprd kube-bin test-deps
 unit:
 	$(GO) test -count=1 -short ./perf/... ./apps/... ./charts/...
 
-## charts: PNG charts, README tables and the self-contained report.html next to every result
-## file under reports/.
+## charts: PNG charts, README tables and the self-contained report.html next to every published
+## result file (reports/v*/).
 charts:
 	$(GO) run ./charts -reports reports
 

@@ -598,8 +598,10 @@ func TestBadInput(t *testing.T) {
 	})
 	t.Run("missing version", func(t *testing.T) {
 		root := fixtureTree(t, compareFixtures)
-		err := compare(root, "v1.16.5", "v9.9.9", "", &bytes.Buffer{})
-		if want := filepath.Join(root, "v9.9.9"); err == nil || !strings.Contains(err.Error(), want) {
+		opts := defaultCompareOptions()
+		opts.Reports = root
+		code, err := compare(opts, "v1.16.5", "v9.9.9", &bytes.Buffer{})
+		if want := filepath.Join(root, "v9.9.9"); code != exitBadInput || err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %v, want one naming %s", err, want)
 		}
 	})
@@ -608,24 +610,31 @@ func TestBadInput(t *testing.T) {
 func TestCompare(t *testing.T) {
 	root := fixtureTree(t, compareFixtures)
 	var out bytes.Buffer
-	if err := compare(root, "v1.16.5", "v1.17.5", "", &out); err != nil {
-		t.Fatal(err)
+	opts := defaultCompareOptions()
+	opts.Reports, opts.Out = root, filepath.Join(root, "README.md")
+	code, err := compare(opts, "v1.16.5", "v1.17.5", &out)
+	if err != nil || code != exitNoRegression {
+		t.Fatalf("compare: exit %d, %v", code, err)
 	}
 	md := readFile(t, filepath.Join(root, "README.md"))
 	golden(t, "compare.golden.md", md)
 
-	grpc := row(t, md, "service_invocation/grpc", "overhead p90 (median)")
-	assertCells(t, grpc, "overhead p90 (median)", "+1.000 ms [+0.900 ms, +1.100 ms]",
-		"+1.200 ms [+1.150 ms, +1.250 ms]", "+20.0 %", "beyond noise")
-	http := row(t, md, "service_invocation/http", "overhead p90 (median)")
+	// 3 rounds against 3: the U test cannot go below p = 0.1, so no change can be told apart,
+	// not even +20 % with the rounds fully apart.
+	grpc := row(t, md, "service_invocation/grpc", "overhead p90")
+	assertCells(t, grpc, "overhead p90", "+1.000 ms", "+1.200 ms", "+20.0 %", "p=0.100 n=3+3", perf.VerdictTooFew)
+	http := row(t, md, "service_invocation/http", "overhead p90")
 	assertCell(t, http, 3, "+5.0 %")
-	assertCell(t, http, 4, "within noise")
-	single := row(t, md, "single_run/http", "overhead p90 (median)")
+	assertCell(t, http, 5, perf.VerdictTooFew)
+	single := row(t, md, "single_run/http", "overhead p90")
 	assertCell(t, single, 3, "+10.0 %")
-	assertCell(t, single, 4, "no interval (single run)")
+	assertCell(t, single, 4, "p=1.000 n=1+1")
+	assertCell(t, single, 5, perf.VerdictTooFew)
 	assertCells(t, row(t, md, "service_invocation/grpc", "callee sidecar CPU"),
-		"callee sidecar CPU", "200 mCPU", "220 mCPU", "+10.0 %", "no interval (not recorded for this figure)")
-	assertCell(t, row(t, md, "single_run/http", "latency p50 (main)"), 4, "no interval (single run)")
+		"callee sidecar CPU", "200 mCPU", "220 mCPU", "+10.0 %", "p=0.100 n=3+3", perf.VerdictTooFew)
+	if !strings.Contains(md, "No regression beyond noise") {
+		t.Errorf("no verdict line in:\n%s", md)
+	}
 
 	chart := filepath.Join(root, "compare-v1.16.5-v1.17.5.png")
 	if !strings.Contains(out.String(), chart) {
@@ -637,7 +646,7 @@ func TestCompare(t *testing.T) {
 	// 3 scenarios × p50/p90/p99.
 	assertPNG(t, chart, 90*9+160, chartHeight)
 
-	c, err := loadComparison(root, "v1.16.5", "v1.17.5")
+	c, err := loadComparison(opts, "v1.16.5", "v1.17.5")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,8 +672,9 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("compare: exit %d: %s", code, stderr.String())
 	}
 	md := readFile(t, out)
-	// Links to the scenario READMEs are relative to the output file.
-	rel, _ := filepath.Rel(filepath.Dir(out), filepath.Join(root, "v1.16.5", "service_invocation", "grpc", "README.md"))
+	// Links to the scenarios (their result files: no README is drawn yet) are relative to the
+	// output file.
+	rel, _ := filepath.Rel(filepath.Dir(out), filepath.Join(root, "v1.16.5", "service_invocation", "grpc", "result.json"))
 	if !strings.Contains(md, "[v1.16.5]("+filepath.ToSlash(rel)+")") {
 		t.Errorf("no link to %s in:\n%s", rel, md)
 	}
@@ -677,7 +687,7 @@ func TestCommandLine(t *testing.T) {
 		t.Error(err)
 	}
 
-	for _, args := range [][]string{{"frobnicate"}, {"compare", "v1.16.5"}, {"-nope"}, {"compare", "-nope", "a", "b"}} {
+	for _, args := range [][]string{{"frobnicate"}, {"compare", "a", "b", "c"}, {"-nope"}, {"compare", "-nope", "a", "b"}} {
 		stderr.Reset()
 		if code := run(args, &stdout, &stderr); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)

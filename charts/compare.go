@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,51 +10,143 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/perf/benchmath"
+
 	"github.com/daprperf/daprperf/perf"
 )
 
-// The verdicts of a comparison row.
+// Exit codes of compare: no regression, a regression beyond noise, bad input (a missing,
+// malformed or incomparable file, or bad flags).
 const (
-	beyondNoise = "beyond noise"
-	withinNoise = "within noise"
-	singleRun   = "no interval (single run)"
-	noInterval  = "no interval (not recorded for this figure)"
+	exitNoRegression = 0
+	exitRegression   = 1
+	exitBadInput     = 2
 )
 
-// comparison is version A against version B, scenario by scenario.
-type comparison struct {
-	A, B      string
-	Scenarios []scenarioComparison
-	// OnlyA and OnlyB name the scenarios (Key) present in one version only.
-	OnlyA, OnlyB []string
+// inputError is an error of compare's input: exit code 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
+
+// compareOptions are compare's flags.
+type compareOptions struct {
+	// Reports is the report root that run ids (<root>/runs/<id>) and versions (<root>/<v>)
+	// are looked up in.
+	Reports string
+	// Alpha is the significance level of the Mann-Whitney U test (default 0.05).
+	Alpha float64
+	// MinChange is the smallest relative change of the medians that counts as a regression or
+	// an improvement (default 0.05: 5 %).
+	MinChange float64
+	// Confidence of the median intervals shown (default 0.95).
+	Confidence float64
+	// Gate lists the figure-name prefixes whose regressions fail the comparison ("latency",
+	// "overhead p90"); empty means every figure.
+	Gate []string
+	// AllowParamChange compares scenarios whose load settings differ (QPS, connections,
+	// duration, payload); without it that is an incomparable input.
+	AllowParamChange bool
+	// Out is a Markdown file to write (and the chart next to it); "" writes to stdout only.
+	Out string
 }
 
-// scenarioComparison is one scenario present in both versions.
+func defaultCompareOptions() compareOptions {
+	return compareOptions{Reports: "reports", Alpha: 0.05, MinChange: perf.DefaultMinChange, Confidence: perf.DefaultConfidence}
+}
+
+// side is one side of a comparison as named on the command line.
+type side struct {
+	// Name is the argument as given; Path what it resolved to; Kind says how: "run",
+	// "version", "file" or "directory".
+	Name, Path, Kind string
+	Scenarios        map[string]scenario
+}
+
+// resolveSide finds what arg names: an existing file or directory, else a run id
+// (<reports>/runs/<arg>), else a version directory (<reports>/<arg>, or <reports>/v<arg>).
+// Nothing found is an input error naming every place looked at.
+func resolveSide(reports, arg string) (side, error) {
+	s := side{Name: arg}
+	if arg == "" {
+		return s, badInput("charts compare: an empty name")
+	}
+	candidates := []struct{ path, kind string }{
+		{arg, ""},
+		{perf.RunDir(reports, arg), "run"},
+		{filepath.Join(reports, arg), "version"},
+	}
+	if !strings.HasPrefix(arg, "v") {
+		candidates = append(candidates, struct{ path, kind string }{filepath.Join(reports, "v"+arg), "version"})
+	}
+	var tried []string
+	for _, c := range candidates {
+		info, err := os.Stat(c.path)
+		if err != nil {
+			tried = append(tried, c.path)
+			continue
+		}
+		s.Path, s.Kind = c.path, c.kind
+		if s.Kind == "" {
+			s.Kind = map[bool]string{true: "directory", false: "file"}[info.IsDir()]
+		}
+		scs, err := loadReports(c.path)
+		if err != nil {
+			return s, inputError{err}
+		}
+		if s.Scenarios, err = byKey(scs); err != nil {
+			return s, inputError{err}
+		}
+		return s, nil
+	}
+	return s, badInput("charts compare: %q is no file, no run and no version: looked for %s", arg, strings.Join(tried, ", "))
+}
+
+// comparison is side A against side B, scenario by scenario.
+type comparison struct {
+	A, B      string
+	SideA     side
+	SideB     side
+	Opts      compareOptions
+	Scenarios []scenarioComparison
+	// OnlyA and OnlyB name the scenarios (Key) present on one side only.
+	OnlyA, OnlyB []string
+	// Regressions name each gating regression: "<scenario> <figure> (+10.2 %, p=0.002)".
+	Regressions []string
+	// TooFew counts the figures with too few rounds to tell.
+	TooFew int
+}
+
+// scenarioComparison is one scenario present on both sides.
 type scenarioComparison struct {
 	Key  string
 	A, B scenario
 	Rows []compareRow
 }
 
-// compareRow is one line of a comparison table, formatted.
+// compareRow is one line of a comparison table: the cells, formatted, and the verdict.
 type compareRow struct {
-	Figure, A, B, Change, Verdict string
+	Figure, A, B, Change, Test, Verdict string
+	// Gates is set when the figure's regressions fail the comparison.
+	Gates bool
 }
 
-// compareFigure is a figure compared between two reports.
+// compareFigure is a figure compared between two reports, round by round.
 type compareFigure struct {
 	Name string
-	// Value is the figure in its unit; false when the report lacks it.
-	Value func(*perf.Report) (float64, bool)
-	// Interval bounds Value, when the report records an interval for it; nil when the
-	// figure never has one.
-	Interval func(*perf.Report) (lo, hi float64, ok bool)
-	// Format writes a value (and, for ranges, a bound) for a cell.
+	// Samples are the figure's per-round values, in its unit; empty when the report lacks it.
+	Samples func(*perf.Report) []float64
+	// HigherIsBetter is true for throughput, false for latency, CPU and memory.
+	HigherIsBetter bool
+	// Format writes a value for a cell; Signed a difference or an overhead.
 	Format func(float64) string
 }
 
-// compareFigures lists the compared figures, in table order: main latency p50/p90/p99,
-// overhead p50/p90/p99 (median), the sidecars' CPU and memory, and the actual QPS.
+// compareFigures lists the compared figures, in table order: main latency p50/p90/p99 and
+// mean, overhead p50/p90/p99 (per round: main minus baseline), the sidecars' mean CPU and peak
+// RSS per main phase, and the actual QPS of each main phase.
 func compareFigures() []compareFigure {
 	ms := func(s float64) string { return fmt.Sprintf("%.3f ms", s*1e3) }
 	signedMs := func(s float64) string { return fmtSignedMs(s) + " ms" }
@@ -61,23 +154,35 @@ func compareFigures() []compareFigure {
 	for _, p := range []float64{50, 90, 99} {
 		out = append(out, compareFigure{
 			Name: "latency " + perf.PercentileName(p) + " (main)",
-			Value: func(r *perf.Report) (float64, bool) {
-				d, ok := medianPercentile(r.MainResults(), p)
-				return d.Seconds(), ok
+			Samples: func(r *perf.Report) []float64 {
+				var xs []float64
+				for _, rd := range r.Rounds {
+					if d, err := rd.Main.Percentile(p); err == nil {
+						xs = append(xs, d.Seconds())
+					}
+				}
+				return xs
 			},
 			Format: ms,
 		})
 	}
+	out = append(out, compareFigure{
+		Name: "latency mean (main)",
+		Samples: func(r *perf.Report) []float64 {
+			var xs []float64
+			for _, rd := range r.Rounds {
+				xs = append(xs, rd.Main.Latency.AvgSeconds)
+			}
+			return xs
+		},
+		Format: ms,
+	})
 	for _, f := range summaryOverheads() {
 		out = append(out, compareFigure{
-			Name: "overhead " + f + " (median)",
-			Value: func(r *perf.Report) (float64, bool) {
-				o, ok := r.OverheadOf(f)
-				return o.MedianSeconds, ok
-			},
-			Interval: func(r *perf.Report) (float64, float64, bool) {
-				o, ok := r.OverheadOf(f)
-				return o.LowSeconds, o.HighSeconds, ok && o.HasInterval
+			Name: "overhead " + f,
+			Samples: func(r *perf.Report) []float64 {
+				o, _ := r.OverheadOf(f)
+				return o.PerRoundSeconds
 			},
 			Format: signedMs,
 		})
@@ -88,83 +193,104 @@ func compareFigures() []compareFigure {
 	} {
 		out = append(out,
 			compareFigure{
-				Name: s.name + " CPU",
-				Value: func(r *perf.Report) (float64, bool) {
-					res, ok := resourceOf(r, s.role)
-					return res.MeanCPUMillicores, ok
-				},
-				Format: func(x float64) string { return fmt.Sprintf("%.0f mCPU", x) },
+				Name:    s.name + " CPU",
+				Samples: perRoundSeries(s.role, func(x perf.Series) float64 { return 1000 * x.MeanCPU() }),
+				Format:  func(x float64) string { return fmt.Sprintf("%.0f mCPU", x) },
 			},
 			compareFigure{
-				Name: s.name + " memory",
-				Value: func(r *perf.Report) (float64, bool) {
-					res, ok := resourceOf(r, s.role)
-					return res.PeakRSSMiB, ok
-				},
-				Format: func(x float64) string { return fmt.Sprintf("%.1f MiB", x) },
+				Name:    s.name + " memory",
+				Samples: perRoundSeries(s.role, func(x perf.Series) float64 { return float64(x.PeakRSS()) / (1 << 20) }),
+				Format:  func(x float64) string { return fmt.Sprintf("%.1f MiB", x) },
 			})
 	}
 	return append(out, compareFigure{
-		Name:   "actual QPS (lowest main phase)",
-		Value:  lowestActualQPS,
-		Format: fmtQPS,
+		Name: "actual QPS (main)",
+		Samples: func(r *perf.Report) []float64 {
+			var xs []float64
+			for _, rd := range r.Rounds {
+				xs = append(xs, rd.Main.ActualQPS)
+			}
+			return xs
+		},
+		HigherIsBetter: true,
+		Format:         fmtQPS,
 	})
 }
 
-// compare writes the comparison of the versions a and b (directories under root) to out
-// (default <root>/README.md) and its chart next to it.
-func compare(root, a, b, out string, w io.Writer) error {
-	c, err := loadComparison(root, a, b)
-	if err != nil {
-		return err
+// perRoundSeries is a figure of each main phase's series of the process with role.
+func perRoundSeries(role string, value func(perf.Series) float64) func(*perf.Report) []float64 {
+	return func(r *perf.Report) []float64 {
+		var xs []float64
+		for _, rd := range r.Rounds {
+			for _, s := range rd.Resources {
+				if s.Role == role && len(s.Points) >= 2 {
+					xs = append(xs, value(s))
+					break
+				}
+			}
+		}
+		return xs
 	}
-	if out == "" {
-		out = filepath.Join(root, "README.md")
-	}
-	chart := "compare-" + fileSafe(c.A) + "-" + fileSafe(c.B) + ".png"
-	fig, err := compareChart(c)
-	if err != nil {
-		return fmt.Errorf("charts: compare chart: %w", err)
-	}
-	chartPath := filepath.Join(filepath.Dir(out), chart)
-	if err := fig.writePNG(chartPath); err != nil {
-		return err
-	}
-	if err := os.WriteFile(out, []byte(compareMarkdown(c, filepath.Dir(out), chart)), 0o644); err != nil {
-		return fmt.Errorf("charts: %w", err)
-	}
-	fmt.Fprintf(w, "%s: %d scenarios compared, %s\n", out, len(c.Scenarios), chartPath)
-	return nil
 }
 
-// loadComparison reads both versions and compares every scenario present in both.
-func loadComparison(root, a, b string) (comparison, error) {
-	c := comparison{A: filepath.Clean(a), B: filepath.Clean(b)}
-	load := func(v string) (map[string]scenario, error) {
-		scs, err := loadReports(filepath.Join(root, v))
+// compare compares sides a and b (each a run id, a version directory or a result file) and
+// writes the Markdown to w, or to opts.Out with the chart next to it. It returns the exit
+// code: exitRegression when a gating figure regressed beyond noise; an error is bad input
+// (inputError) or a failed write.
+func compare(opts compareOptions, a, b string, w io.Writer) (int, error) {
+	c, err := loadComparison(opts, a, b)
+	if err != nil {
+		return exitBadInput, err
+	}
+	dir := "."
+	chart := ""
+	if opts.Out != "" {
+		dir = filepath.Dir(opts.Out)
+		chart = "compare-" + fileSafe(c.A) + "-" + fileSafe(c.B) + ".png"
+		fig, err := compareChart(c)
 		if err != nil {
-			return nil, err
+			return exitBadInput, fmt.Errorf("charts: compare chart: %w", err)
 		}
-		return byKey(scs)
+		if err := fig.writePNG(filepath.Join(dir, chart)); err != nil {
+			return exitBadInput, err
+		}
 	}
-	sa, err := load(c.A)
+	md := compareMarkdown(c, dir, chart)
+	if opts.Out != "" {
+		if err := os.WriteFile(opts.Out, []byte(md), 0o644); err != nil {
+			return exitBadInput, fmt.Errorf("charts: %w", err)
+		}
+		fmt.Fprintf(w, "%s: %d scenarios compared, %s\n%s\n", opts.Out, len(c.Scenarios), filepath.Join(dir, chart), verdictLine(c.Regressions, c.TooFew, opts))
+	} else {
+		fmt.Fprint(w, md)
+	}
+	if len(c.Regressions) > 0 {
+		return exitRegression, nil
+	}
+	return exitNoRegression, nil
+}
+
+// loadComparison resolves and reads both sides and compares every scenario present on both.
+func loadComparison(opts compareOptions, a, b string) (comparison, error) {
+	sa, err := resolveSide(opts.Reports, a)
 	if err != nil {
 		return comparison{}, err
 	}
-	sb, err := load(c.B)
+	sb, err := resolveSide(opts.Reports, b)
 	if err != nil {
 		return comparison{}, err
 	}
-	keys := make([]string, 0, len(sa))
-	for k := range sa {
-		if _, ok := sb[k]; ok {
+	c := comparison{A: filepath.Clean(a), B: filepath.Clean(b), SideA: sa, SideB: sb, Opts: opts}
+	var keys []string
+	for k := range sa.Scenarios {
+		if _, ok := sb.Scenarios[k]; ok {
 			keys = append(keys, k)
 		} else {
 			c.OnlyA = append(c.OnlyA, k)
 		}
 	}
-	for k := range sb {
-		if _, ok := sa[k]; !ok {
+	for k := range sb.Scenarios {
+		if _, ok := sa.Scenarios[k]; !ok {
 			c.OnlyB = append(c.OnlyB, k)
 		}
 	}
@@ -172,53 +298,151 @@ func loadComparison(root, a, b string) (comparison, error) {
 	slices.Sort(c.OnlyA)
 	slices.Sort(c.OnlyB)
 	if len(keys) == 0 {
-		return comparison{}, fmt.Errorf("charts: compare: no scenario in both %s and %s",
-			filepath.Join(root, c.A), filepath.Join(root, c.B))
+		return comparison{}, badInput("charts compare: incomparable: no scenario in both %s (%s: %s) and %s (%s: %s)",
+			sa.Path, sa.Kind, strings.Join(sortedKeys(sa.Scenarios), ", "), sb.Path, sb.Kind, strings.Join(sortedKeys(sb.Scenarios), ", "))
 	}
+	var errs []error
 	for _, k := range keys {
-		c.Scenarios = append(c.Scenarios, scenarioComparison{
-			Key: k, A: sa[k], B: sb[k],
-			Rows: compareRows(sa[k].Report, sb[k].Report),
-		})
+		ra, rb := sa.Scenarios[k], sb.Scenarios[k]
+		if d := paramDifferences(ra.Report, rb.Report); d != "" && !opts.AllowParamChange {
+			errs = append(errs, badInput("charts compare: incomparable: %s and %s ran %s with different load (%s); rerun with the same settings, or pass -allow-param-change",
+				ra.Path, rb.Path, k, d))
+			continue
+		}
+		sc := scenarioComparison{Key: k, A: ra, B: rb, Rows: compareRows(ra.Report, rb.Report, opts)}
+		for _, r := range sc.Rows {
+			switch {
+			case r.Verdict == perf.VerdictRegression && r.Gates:
+				c.Regressions = append(c.Regressions, fmt.Sprintf("%s %s (%s, %s)", k, r.Figure, r.Change, r.Test))
+			case r.Verdict == perf.VerdictTooFew:
+				c.TooFew++
+			}
+		}
+		c.Scenarios = append(c.Scenarios, sc)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return comparison{}, inputError{err}
 	}
 	return c, nil
 }
 
+func sortedKeys(m map[string]scenario) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// paramDifferences names the load settings that differ between a and b, or "".
+func paramDifferences(a, b *perf.Report) string {
+	pa, pb := a.Params, b.Params
+	var d []string
+	add := func(name string, x, y any) {
+		if x != y {
+			d = append(d, fmt.Sprintf("%s %v vs %v", name, x, y))
+		}
+	}
+	add("QPS", pa.QPS, pb.QPS)
+	add("connections", pa.Connections, pb.Connections)
+	add("duration", pa.Duration, pb.Duration)
+	add("payload bytes", pa.PayloadBytes, pb.PayloadBytes)
+	add("payload", len(pa.Payload), len(pb.Payload))
+	return strings.Join(d, ", ")
+}
+
 // compareRows compares every figure of a with b.
-func compareRows(a, b *perf.Report) []compareRow {
+func compareRows(a, b *perf.Report, opts compareOptions) []compareRow {
 	figs := compareFigures()
 	out := make([]compareRow, 0, len(figs))
 	for _, f := range figs {
-		va, okA := f.Value(a)
-		vb, okB := f.Value(b)
-		row := compareRow{Figure: f.Name, A: "n/a", B: "n/a", Change: "n/a"}
-		var ia, ib [2]float64
-		var hasA, hasB bool
-		if f.Interval != nil {
-			ia[0], ia[1], hasA = f.Interval(a)
-			ib[0], ib[1], hasB = f.Interval(b)
+		xa, xb := f.Samples(a), f.Samples(b)
+		row := compareRow{Figure: f.Name, A: "n/a", B: "n/a", Change: "n/a", Test: "n/a", Verdict: "n/a", Gates: gates(f.Name, opts.Gate)}
+		if len(xa) > 0 {
+			row.A = medianCell(xa, f.Format, opts.Confidence)
 		}
-		if okA {
-			row.A = withInterval(f, va, ia, hasA)
+		if len(xb) > 0 {
+			row.B = medianCell(xb, f.Format, opts.Confidence)
 		}
-		if okB {
-			row.B = withInterval(f, vb, ib, hasB)
+		if len(xa) == 0 || len(xb) == 0 {
+			out = append(out, row)
+			continue
 		}
-		if okA && okB {
-			row.Change = changePercent(va, vb)
-		}
-		row.Verdict = noiseVerdict(f.Interval != nil, hasA && okA, hasB && okB, ia, ib, a, b)
+		ma, mb := median(xa), median(xb)
+		row.Change = changePercent(ma, mb)
+		sa := benchmath.NewSample(slices.Clone(xa), &benchmath.Thresholds{CompareAlpha: opts.Alpha})
+		sb := benchmath.NewSample(slices.Clone(xb), &benchmath.Thresholds{CompareAlpha: opts.Alpha})
+		cmp := benchmath.AssumeNothing.Compare(sa, sb)
+		row.Test = fmt.Sprintf("p=%.3f n=%d+%d", cmp.P, len(xa), len(xb))
+		row.Verdict = unpairedVerdict(ma, mb, cmp.P, len(xa), len(xb), f.HigherIsBetter, opts)
 		out = append(out, row)
 	}
 	return out
 }
 
-func withInterval(f compareFigure, v float64, iv [2]float64, has bool) string {
-	s := f.Format(v)
-	if has {
-		s += fmt.Sprintf(" [%s, %s]", f.Format(iv[0]), f.Format(iv[1]))
+// unpairedVerdict is the verdict on medians ma and mb of two independent sets of rounds whose
+// Mann-Whitney U test gave p: too few rounds when no outcome of the test could reach alpha
+// with n1 and n2 rounds; within noise when p > alpha or the change is below opts.MinChange;
+// else a regression or an improvement, by the figure's direction.
+func unpairedVerdict(ma, mb, p float64, n1, n2 int, higherIsBetter bool, opts compareOptions) string {
+	switch {
+	case minUTestP(n1, n2) > opts.Alpha:
+		return perf.VerdictTooFew
+	case p > opts.Alpha:
+		return perf.VerdictWithinNoise
 	}
-	return s
+	change := math.Inf(1)
+	if ma != 0 {
+		change = math.Abs(mb-ma) / math.Abs(ma)
+	} else if mb == 0 {
+		change = 0
+	}
+	switch {
+	case change < opts.MinChange:
+		return perf.VerdictWithinNoise
+	case (mb > ma) == higherIsBetter:
+		return perf.VerdictImprovement
+	}
+	return perf.VerdictRegression
+}
+
+// minUTestP is the smallest two-sided p-value a Mann-Whitney U test can give for samples of
+// n1 and n2 values (complete separation, no ties): 2 / C(n1+n2, n1). 3 against 3 gives 0.1,
+// so at alpha 0.05 no difference can show; 6 against 6 gives 0.0022.
+func minUTestP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	c := 1.0 // C(n1+n2, n1), built up as a product
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// gates reports whether figure's regressions count: it starts with one of prefixes, or
+// prefixes is empty.
+func gates(figure string, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(figure, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// medianCell is the median of xs, with its order-statistics interval at confidence when the
+// rounds give one: "1.200 ms [1.150 ms, 1.250 ms]".
+func medianCell(xs []float64, format func(float64) string, confidence float64) string {
+	m, lo, hi, _, ok := perf.MedianIntervalAt(xs, confidence)
+	if !ok {
+		return format(m)
+	}
+	return fmt.Sprintf("%s [%s, %s]", format(m), format(lo), format(hi))
 }
 
 // changePercent is (b − a) / |a| as a signed percentage with one decimal: "+20.0 %".
@@ -232,22 +456,22 @@ func changePercent(a, b float64) string {
 	return fmt.Sprintf("%+.1f %%", (b-a)/math.Abs(a)*100)
 }
 
-// noiseVerdict says whether a change is beyond the noise of the two runs: both must have an
-// interval, and they must not overlap.
-func noiseVerdict(figureHasInterval, hasA, hasB bool, ia, ib [2]float64, a, b *perf.Report) string {
-	switch {
-	case hasA && hasB:
-		if ia[0] <= ib[1] && ib[0] <= ia[1] {
-			return withinNoise
-		}
-		return beyondNoise
-	case len(a.Rounds) < 2 || len(b.Rounds) < 2 || figureHasInterval:
-		return singleRun
+// verdictLine sums a comparison up in one line.
+func verdictLine(regressions []string, tooFew int, opts compareOptions) string {
+	rule := fmt.Sprintf("α = %g, minimum change %g %%", opts.Alpha, 100*opts.MinChange)
+	var b strings.Builder
+	if len(regressions) == 0 {
+		fmt.Fprintf(&b, "No regression beyond noise (%s).", rule)
+	} else {
+		fmt.Fprintf(&b, "**%s beyond noise** (%s): %s.", plural(len(regressions), "regression"), rule, strings.Join(regressions, "; "))
 	}
-	return noInterval
+	if tooFew > 0 {
+		fmt.Fprintf(&b, " %s had too few rounds to tell.", plural(tooFew, "figure"))
+	}
+	return b.String()
 }
 
-// fileSafe makes a version usable in a file name.
+// fileSafe makes a name usable in a file name.
 func fileSafe(s string) string {
 	return strings.NewReplacer("/", "_", string(filepath.Separator), "_", " ", "_").Replace(s)
 }

@@ -35,6 +35,11 @@ func TestMain(m *testing.M) {
 const (
 	reportsFixtures = "testdata/reports"
 	compareFixtures = "testdata/compare"
+	// The regression gate: a reference of 6 rounds, the same run with main latency 10 % higher
+	// in every round, and a malformed file (gateMalformed, written by hand).
+	gateReference = "testdata/gate/reference"
+	gateRegressed = "testdata/gate/regressed"
+	gateMalformed = "testdata/gate/malformed/result.json"
 )
 
 // phaseSpec describes one load phase of a fixture: percentiles in ms at p50, p75, p90, p99
@@ -90,7 +95,23 @@ func fixtureSpecs() map[string][]reportSpec {
 		return env(reportSpec{version: version, test: test, proto: proto, rounds: rounds, start: start,
 			calleeCPU: calleeCPU, callerCPU: 0.150, calleeRSS: 40, callerRSS: 35})
 	}
+	// Gate fixtures: 6 rounds whose main latency varies by ±2 % from round to round; the
+	// regressed run has every main percentile 10 % higher.
+	gate := func(factor float64) []reportSpec {
+		var rounds []roundSpec
+		for _, f := range []float64{1.00, 1.02, 0.99, 1.01, 0.98, 1.00} {
+			var m [5]float64
+			for i, v := range [5]float64{1.50, 2.00, 2.50, 3.50, 5.00} {
+				m[i] = math.Round(v*f*factor*1000) / 1000
+			}
+			rounds = append(rounds, qps(base, m))
+		}
+		return []reportSpec{env(reportSpec{version: "1.17.5", test: "service_invocation", proto: perf.HTTP, rounds: rounds,
+			start: start, calleeCPU: 0.200, callerCPU: 0.150, calleeRSS: 40, callerRSS: 35})}
+	}
 	return map[string][]reportSpec{
+		gateReference: gate(1.00),
+		gateRegressed: gate(1.10),
 		reportsFixtures: {
 			// Dapr's published v1.17.0 HTTP figures, one round.
 			env(reportSpec{version: "1.17.5", test: "service_invocation", proto: perf.HTTP, start: start,

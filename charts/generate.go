@@ -10,10 +10,11 @@ import (
 )
 
 // generate writes, for every result file under root, its charts, README.md and the
-// self-contained report.html next to it, and a README.md per version directory; it reports each file written to w. Nothing is written
-// when a result file cannot be read.
+// self-contained report.html next to it, and a README.md per version directory; it reports
+// each file written to w. Nothing is written when a result file cannot be read. The unpublished
+// runs under <root>/runs are left out: give a run's directory as root to draw its charts.
 func generate(root string, w io.Writer) error {
-	scs, err := loadReports(root)
+	scs, err := loadReportsSkipping(root, filepath.Join(root, perf.RunsDir))
 	if err != nil {
 		return err
 	}

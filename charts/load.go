@@ -24,23 +24,51 @@ type scenario struct {
 // Key names the scenario independently of where its file lies: "<test>/<transport>".
 func (s scenario) Key() string { return s.Report.Test + "/" + string(s.Report.Transport) }
 
+// isResultFile reports whether name is a result file: result.json, or result-<n>.json when a
+// run met a name already taken (perf never replaces a result file).
+func isResultFile(name string) bool {
+	if name == resultFile {
+		return true
+	}
+	n, ok := strings.CutPrefix(name, "result-")
+	if !ok {
+		return false
+	}
+	n, ok = strings.CutSuffix(n, ".json")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
+}
+
 // loadReports walks root for result files and reads each with perf.ReadReport, in lexical
 // path order. A missing root, an empty tree, a malformed file or one of another schema version
 // is an error naming the directory or file; every bad file is reported, not only the first.
+// root may also be a result file itself.
 func loadReports(root string) ([]scenario, error) {
+	return loadReportsSkipping(root, "")
+}
+
+// loadReportsSkipping is loadReports leaving out the directory skip (a path under root; ""
+// skips nothing): generate leaves out <reports>/runs, the unpublished runs.
+func loadReportsSkipping(root, skip string) ([]scenario, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("charts: reports directory: %w", err)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("charts: reports directory %s: not a directory", root)
+		rep, err := perf.ReadReport(root)
+		if err != nil {
+			return nil, fmt.Errorf("charts: %s: %w", root, err)
+		}
+		return []scenario{{Path: root, Dir: filepath.Dir(root), Report: rep}}, nil
 	}
 	var paths []string
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && d.Name() == resultFile {
+		if d.IsDir() && skip != "" && filepath.Clean(path) == filepath.Clean(skip) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && isResultFile(d.Name()) {
 			paths = append(paths, path)
 		}
 		return nil

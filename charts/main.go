@@ -1,77 +1,184 @@
-// Command charts turns perf result files into PNG charts and Markdown tables, and compares two
-// Dapr versions.
+// Command charts turns perf result files into PNG charts and Markdown tables, publishes a run
+// as a version's reference, compares results, and derives a run's exit code.
 //
 //	go run ./charts [-reports DIR]
 //
-// walks DIR (default "reports") for result.json files (DIR/v<version>/<test>/<transport>/) and
-// writes, next to each, its charts (latency.png, overhead.png, ...) and a README.md with the
-// tables; each DIR/v<version>/ also gets a README.md with one summary row per scenario.
+// walks DIR (default "reports") for result files, leaving out the unpublished runs under
+// DIR/runs, and writes next to each its charts (latency.png, overhead.png, ...) and a README.md
+// with the tables; each version directory DIR/v<version>/ also gets a README.md with one
+// summary row per scenario. Give a run's directory as DIR to draw that run's charts.
 //
-//	go run ./charts [-reports DIR] compare [-out FILE] v1.16.5 v1.17.5
+//	go run ./charts [-reports DIR] publish [-force] <run id | run dir>
 //
-// compares the scenarios present under both DIR/v1.16.5 and DIR/v1.17.5 and writes a Markdown
-// table per scenario to FILE (default DIR/README.md), with a bar chart of the overheads next to
-// it.
+// copies the run's results into DIR/v<version>/<test>/<transport>/result.json and redraws that
+// version's charts and READMEs; it refuses an incomplete, invalid or failed run unless -force.
+//
+//	go run ./charts [-reports DIR] compare [flags] <A> <B>
+//	go run ./charts [-reports DIR] compare [flags] <A/B result>
+//
+// compares two sides, each a run id (DIR/runs/<id>), a version (DIR/v1.17.5) or a path (a
+// result file or a directory of them), figure by figure with a Mann-Whitney U test on the
+// per-round values (golang.org/x/perf/benchmath), or, given one side holding A/B results,
+// build B against build A round by round. It exits 0 without a regression, 1 on a regression
+// beyond noise, 2 on bad input (a missing, malformed or incomparable file, named).
+//
+//	go run ./charts exitcode [-go-test-exit N] <run dir>
+//	go run ./charts summary <run dir>
+//
+// exitcode prints each result file's outcome and exits with the run's: 0 pass, 3 missed bound,
+// 4 invalid run, 5 infrastructure error (see perf.Outcome). summary writes a Markdown summary
+// of a run for a CI job summary.
 //
 // Every figure comes from the result files (perf.Report); nothing is parsed from logs.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run wires the flags to generate and compare; it returns the exit code: 0 done, 1 failed,
-// 2 bad usage.
+const usage = `usage: charts [-reports DIR]
+       charts [-reports DIR] publish [-force] <run id | run dir>
+       charts [-reports DIR] compare [-out FILE] [-alpha P] [-min-change X] [-confidence C] [-gate LIST] [-allow-param-change] <A> [<B>]
+       charts exitcode [-go-test-exit N] <run dir>
+       charts summary <run dir>
+`
+
+// run wires the flags to the commands and returns the exit code: generate and publish exit 0
+// done, 1 failed, 2 bad usage; compare and exitcode have their own (see the package comment).
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("charts", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	reports := fs.String("reports", "reports", "directory of result files: `DIR`/v<version>/<test>/<transport>/result.json")
+	reports := fs.String("reports", "reports", "report root `DIR`: DIR/v<version>/<test>/<transport>/result.json, runs in DIR/runs/<run id>/")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: charts [-reports DIR]\n"+
-			"       charts [-reports DIR] compare [-out FILE] <versionA> <versionB>\n")
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	rest := fs.Args()
-	var err error
-	switch {
-	case len(rest) == 0:
-		err = generate(*reports, stdout)
-	case rest[0] == "compare":
-		cfs := flag.NewFlagSet("charts compare", flag.ContinueOnError)
-		cfs.SetOutput(stderr)
-		creports := cfs.String("reports", *reports, "directory holding the version directories")
-		out := cfs.String("out", "", "Markdown `FILE` to write (default <reports>/README.md); the PNG goes next to it")
-		cfs.Usage = func() {
-			fmt.Fprint(stderr, "usage: charts [-reports DIR] compare [-out FILE] <versionA> <versionB>\n"+
-				"  versions name directories under -reports, e.g. v1.16.5 v1.17.5\n")
-			cfs.PrintDefaults()
-		}
-		if err := cfs.Parse(rest[1:]); err != nil {
+	if len(rest) == 0 {
+		return fail(generate(*reports, stdout), stderr)
+	}
+	sub := flag.NewFlagSet("charts "+rest[0], flag.ContinueOnError)
+	sub.SetOutput(stderr)
+	sub.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		sub.PrintDefaults()
+	}
+	switch rest[0] {
+	case "publish":
+		force := sub.Bool("force", false, "publish an incomplete, invalid or failed run too")
+		if err := sub.Parse(rest[1:]); err != nil {
 			return 2
 		}
-		if cfs.NArg() != 2 {
-			cfs.Usage()
+		if sub.NArg() != 1 {
+			sub.Usage()
 			return 2
 		}
-		err = compare(*creports, cfs.Arg(0), cfs.Arg(1), *out, stdout)
+		return fail(publish(*reports, sub.Arg(0), *force, stdout), stderr)
+	case "compare":
+		opts := defaultCompareOptions()
+		opts.Reports = *reports
+		sub.StringVar(&opts.Reports, "reports", opts.Reports, "report root `DIR` for run ids and versions")
+		sub.StringVar(&opts.Out, "out", "", "write the Markdown to `FILE` (and the chart next to it) instead of stdout")
+		sub.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test, in (0, 1)")
+		minChange := sub.String("min-change", "5%", "smallest change of the medians that counts as a regression: a percentage (5%) or a fraction (0.05)")
+		sub.Float64Var(&opts.Confidence, "confidence", opts.Confidence, "confidence of the median intervals, in (0, 1)")
+		gate := sub.String("gate", "", "comma-separated figure-name prefixes whose regressions fail (e.g. latency,overhead); empty: all")
+		sub.BoolVar(&opts.AllowParamChange, "allow-param-change", false, "compare scenarios whose load settings differ")
+		if err := sub.Parse(rest[1:]); err != nil {
+			return exitBadInput
+		}
+		var err error
+		if opts.MinChange, err = parseChange(*minChange); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitBadInput
+		}
+		if !(opts.Alpha > 0 && opts.Alpha < 1) || !(opts.Confidence > 0 && opts.Confidence < 1) {
+			fmt.Fprintf(stderr, "charts compare: -alpha %v and -confidence %v must lie in (0, 1)\n", opts.Alpha, opts.Confidence)
+			return exitBadInput
+		}
+		if *gate != "" {
+			for _, g := range strings.Split(*gate, ",") {
+				if g = strings.TrimSpace(g); g != "" {
+					opts.Gate = append(opts.Gate, g)
+				}
+			}
+		}
+		var code int
+		switch sub.NArg() {
+		case 1:
+			code, err = compareAB(opts, sub.Arg(0), stdout)
+		case 2:
+			code, err = compare(opts, sub.Arg(0), sub.Arg(1), stdout)
+		default:
+			sub.Usage()
+			return exitBadInput
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitBadInput
+		}
+		return code
+	case "exitcode":
+		goTest := sub.Int("go-test-exit", 0, "exit status of the go test that wrote the run")
+		if err := sub.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		if sub.NArg() != 1 {
+			sub.Usage()
+			return 2
+		}
+		return int(exitCode(sub.Arg(0), *goTest, stdout))
+	case "summary":
+		if err := sub.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		if sub.NArg() != 1 {
+			sub.Usage()
+			return 2
+		}
+		return fail(runSummary(sub.Arg(0), stdout), stderr)
 	default:
 		fmt.Fprintf(stderr, "charts: unknown command %q\n", rest[0])
 		fs.Usage()
 		return 2
 	}
+}
+
+// fail prints err and returns 1, or returns 0 without one.
+func fail(err error, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// parseChange reads -min-change: "5%" or "0.05", from 0 to 1.
+func parseChange(s string) (float64, error) {
+	raw := strings.TrimSpace(s)
+	scale := 1.0
+	if v, ok := strings.CutSuffix(raw, "%"); ok {
+		raw, scale = strings.TrimSpace(v), 0.01
+	}
+	x, err := strconv.ParseFloat(raw, 64)
+	if err == nil && (x*scale < 0 || x*scale >= 1) {
+		err = errors.New("out of range")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("charts compare: -min-change %q: must be a percentage such as 5%% or a fraction such as 0.05, from 0 to below 1 (%v)", s, err)
+	}
+	return x * scale, nil
 }

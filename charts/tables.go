@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -429,20 +430,28 @@ func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 	}
 }
 
-// compareMarkdown is the README of comparison c, written to dir: links to the chart file and
-// to the scenarios' READMEs are relative to dir.
+// compareMarkdown is the Markdown of comparison c, written to dir: links to the chart file and
+// to the scenarios' READMEs (or result files, for runs without charts) are relative to dir.
 func compareMarkdown(c comparison, dir, chartFile string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Dapr %s vs %s\n\n", c.A, c.B)
-	fmt.Fprintf(&b, "Change %% is (%s − %s) / |%s|. The verdict compares the two runs' intervals (each with the confidence its report states):\n", c.B, c.A, c.A)
-	b.WriteString("\"beyond noise\" when they do not overlap, \"within noise\" when they do, and \"no interval\" when a\n")
-	b.WriteString("run has none (a single run, or a figure the report records without an interval).\n")
+	o := c.Opts
+	fmt.Fprintf(&b, "# %s vs %s\n\n", c.A, c.B)
+	fmt.Fprintf(&b, "%s: %s %s; %s: %s %s.\n\n", c.A, c.SideA.Kind, relTo(dir, c.SideA.Path), c.B, c.SideB.Kind, relTo(dir, c.SideB.Path))
+	fmt.Fprintf(&b, "Each side is the median over its rounds, with the order-statistics interval of the median at %g %% when\n", 100*o.Confidence)
+	b.WriteString("the rounds give one (6 rounds or more at 95 %). Change is the change of the medians. The test is a\n")
+	b.WriteString("Mann-Whitney U test of the per-round values (golang.org/x/perf/benchmath, as benchstat): its p and the\n")
+	fmt.Fprintf(&b, "rounds on each side. Verdict: regression or improvement when p ≤ %g and the change is at least %g %%;\n", o.Alpha, 100*o.MinChange)
+	b.WriteString("within noise otherwise; too few rounds to tell when no outcome of the test could reach that p with\n")
+	b.WriteString("these rounds (3 against 3 cannot go below p = 0.1; 6 against 6 can reach 0.002).\n")
+	if len(o.Gate) > 0 {
+		fmt.Fprintf(&b, "Only figures starting with %s gate.\n", strings.Join(o.Gate, ", "))
+	}
 	if chartFile != "" {
 		fmt.Fprintf(&b, "\n![Overhead p50, p90, p99: %s vs %s](%s)\n", c.A, c.B, filepath.ToSlash(chartFile))
 	}
 	for _, s := range c.Scenarios {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Key)
-		fmt.Fprintf(&b, "Reports: %s, %s.\n\n", readmeLink(c.A, dir, s.A.Dir), readmeLink(c.B, dir, s.B.Dir))
+		fmt.Fprintf(&b, "Reports: %s, %s.\n\n", readmeLink(c.A, dir, s.A), readmeLink(c.B, dir, s.B))
 		fmt.Fprintf(&b, "%s: %s, %s. %s: %s, %s.\n", c.A, plural(len(s.A.Report.Rounds), "round"), envLine(s.A.Report),
 			c.B, plural(len(s.B.Report.Rounds), "round"), envLine(s.B.Report))
 		if d := envDifferences(s.A.Report, s.B.Report); d != "" {
@@ -456,9 +465,16 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 		fmt.Fprintf(&b, "Validity: %s %s; %s %s.\n\n", c.A, validityText(s.A.Report), c.B, validityText(s.B.Report))
 		rows := make([][]string, 0, len(s.Rows))
 		for _, r := range s.Rows {
-			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Verdict})
+			verdict := r.Verdict
+			if r.Verdict == perf.VerdictRegression {
+				verdict = "**" + verdict + "**"
+				if !r.Gates {
+					verdict += " (not gating)"
+				}
+			}
+			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Test, verdict})
 		}
-		writeTable(&b, []string{"figure", c.A, c.B, "change %", "verdict"}, "lrrrl", rows)
+		writeTable(&b, []string{"figure", c.A, c.B, "change", "U test", "verdict"}, "lrrrrl", rows)
 	}
 	if len(c.OnlyA) > 0 {
 		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.A, strings.Join(c.OnlyA, ", "))
@@ -466,16 +482,26 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 	if len(c.OnlyB) > 0 {
 		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.B, strings.Join(c.OnlyB, ", "))
 	}
+	fmt.Fprintf(&b, "\n%s\n", verdictLine(c.Regressions, c.TooFew, o))
 	return b.String()
 }
 
-// readmeLink links to the README.md in scenarioDir, relative to dir.
-func readmeLink(text, dir, scenarioDir string) string {
-	path := filepath.Join(scenarioDir, "README.md")
+// relTo is path relative to dir when it can be, with forward slashes.
+func relTo(dir, path string) string {
 	if rel, err := filepath.Rel(dir, path); err == nil {
 		path = rel
 	}
-	return fmt.Sprintf("[%s](%s)", text, filepath.ToSlash(path))
+	return filepath.ToSlash(path)
+}
+
+// readmeLink links to the README.md next to sc's result file, relative to dir, or to the
+// result file itself when there is no README (a run whose charts were not drawn).
+func readmeLink(text, dir string, sc scenario) string {
+	path := filepath.Join(sc.Dir, "README.md")
+	if _, err := os.Stat(path); err != nil {
+		path = sc.Path
+	}
+	return fmt.Sprintf("[%s](%s)", text, relTo(dir, path))
 }
 
 func envLine(rep *perf.Report) string {

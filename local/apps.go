@@ -75,12 +75,16 @@ func appArgs(a perf.App, port int) []string {
 }
 
 // testerAllowList is what the tester da may load in the deployment apps: its own daprd's HTTP
-// and gRPC ports, and each other app's own port (a tester's excepted), all on 127.0.0.1.
+// and gRPC ports (and those of its build-B twin in an A/B run), and each other app's own port
+// (a tester's excepted), all on 127.0.0.1.
 func testerAllowList(da *deployedApp, apps []*deployedApp) []string {
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 	var allow []string
 	if da.sidecar != nil {
 		allow = append(allow, addr(da.sidecar.HTTP), addr(da.sidecar.GRPC))
+	}
+	if da.sidecarB != nil {
+		allow = append(allow, addr(da.sidecarB.HTTP), addr(da.sidecarB.GRPC))
 	}
 	for _, o := range apps {
 		if o != da && o.app.Kind != perf.Tester {

@@ -16,10 +16,11 @@ import (
 // Deployment is a set of apps and sidecars started by Platform.StartE. It implements
 // perf.Deployment, and adds Kill and PID for tests of the platform itself.
 type Deployment struct {
-	dir     string // run directory: logs, configurations, the empty resources folder
-	version string // daprd's version
-	apps    []*deployedApp
-	exitCh  chan *process // unexpected exits, for waitReady; buffered for every process
+	dir    string // run directory: logs, configurations, the empty resources folder
+	a      build  // the daprd build of every sidecar
+	b      *build // the second build of an A/B run, beside every sidecar; nil without
+	apps   []*deployedApp
+	exitCh chan *process // unexpected exits, for waitReady; buffered for every process
 
 	mu    sync.Mutex
 	procs []*process // in start order
@@ -36,10 +37,17 @@ type deployedApp struct {
 	token   string        // a tester's per-run token (perf.NewTesterToken); "" for the others
 	proc    *process
 	daprd   *process
+	// The build-B sidecar of an A/B run, with its own ports and Configuration.
+	sidecarB *sidecarPorts
+	configB  string
+	daprdB   *process
 }
 
-func newDeployment(dir, version string, maxProcs int) *Deployment {
-	return &Deployment{dir: dir, version: version, exitCh: make(chan *process, maxProcs)}
+// build is one daprd binary and the version it reports.
+type build struct{ path, version string }
+
+func newDeployment(dir string, a build, b *build, maxProcs int) *Deployment {
+	return &Deployment{dir: dir, a: a, b: b, exitCh: make(chan *process, maxProcs)}
 }
 
 // plan allocates every port and writes each sidecar's Configuration; nothing runs yet.
@@ -66,6 +74,20 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 		}
 		d.apps = append(d.apps, da)
 	}
+	internalB := map[string]int{} // build B's sidecars resolve each other, never A's
+	if d.b != nil {
+		for _, da := range d.apps {
+			if da.sidecar == nil {
+				continue
+			}
+			sp, err := allocSidecarPorts(ps)
+			if err != nil {
+				return fmt.Errorf("ports of %s: %w", sidecarNameB(da.app.Name), err)
+			}
+			da.sidecarB = &sp
+			internalB[da.app.Name] = sp.InternalGRPC
+		}
+	}
 	if err := os.Mkdir(d.resourcesDir(), 0o755); err != nil {
 		return fmt.Errorf("resources folder: %w", err)
 	}
@@ -81,6 +103,16 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 		if err := os.WriteFile(da.config, cfg, 0o644); err != nil {
 			return fmt.Errorf("config of %s: %w", da.app.Name, err)
 		}
+		if da.sidecarB == nil {
+			continue
+		}
+		if cfg, err = sidecarConfig(da.app.Name, internalB, da.app.Sidecar.Config); err != nil {
+			return err
+		}
+		da.configB = runFile(d.dir, da.app.Name+"-config-b.yaml")
+		if err := os.WriteFile(da.configB, cfg, 0o644); err != nil {
+			return fmt.Errorf("config of %s: %w", sidecarNameB(da.app.Name), err)
+		}
 	}
 	return nil
 }
@@ -89,8 +121,9 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 // the components of ~/.dapr.
 func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") }
 
-// launch starts every app, then every daprd, for as long as ctx (the test's) lasts.
-func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string, daprd string) error {
+// launch starts every app, then every daprd (build B's after A's), for as long as ctx (the
+// test's) lasts.
+func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) error {
 	for _, da := range d.apps {
 		args, env := launchArgs(da, d.apps)
 		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env)
@@ -104,11 +137,22 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string, d
 			continue
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
-		p, err := d.start(ctx, perf.SidecarName(da.app.Name), daprd, args, daprdEnv())
+		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, daprdEnv())
 		if err != nil {
 			return err
 		}
 		da.daprd = p
+	}
+	for _, da := range d.apps {
+		if da.sidecarB == nil {
+			continue
+		}
+		args := daprdArgs(da.app, da.port, *da.sidecarB, da.configB, d.resourcesDir())
+		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, daprdEnv())
+		if err != nil {
+			return err
+		}
+		da.daprdB = p
 	}
 	return nil
 }
@@ -140,6 +184,9 @@ func (d *Deployment) readiness() []readiness {
 		rs = append(rs, readiness{proc: da.proc, check: appCheck(da.app, da.port)})
 		if da.daprd != nil {
 			rs = append(rs, readiness{proc: da.daprd, check: sidecarCheck(*da.sidecar)})
+		}
+		if da.daprdB != nil {
+			rs = append(rs, readiness{proc: da.daprdB, check: sidecarCheck(*da.sidecarB)})
 		}
 	}
 	return rs
@@ -196,7 +243,10 @@ func (d *Deployment) close(t testing.TB) {
 func (d *Deployment) RunDir() string { return d.dir }
 
 // DaprVersion is the version daprd reports ("1.17.5").
-func (d *Deployment) DaprVersion() string { return d.version }
+func (d *Deployment) DaprVersion() string { return d.a.version }
+
+// DaprdPath is the daprd binary every sidecar runs.
+func (d *Deployment) DaprdPath() string { return d.a.path }
 
 // Processes lists the process names, for each app (in Start's order) its name and, when it
 // has a sidecar, perf.SidecarName(app).
@@ -216,6 +266,11 @@ func (d *Deployment) Processes() []string {
 // such endpoint (AppHTTP of grpcapp, AppGRPC of httpapp), has no sidecar, or has metrics
 // disabled (SidecarMetrics) or profiling off (SidecarProfile).
 func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
+	return d.endpoint(app, e, false)
+}
+
+// endpoint is Endpoint of build A's sidecars, or of build B's when b is set.
+func (d *Deployment) endpoint(app string, e perf.Endpoint, b bool) (string, error) {
 	i := slices.IndexFunc(d.apps, func(da *deployedApp) bool { return da.app.Name == app })
 	if i < 0 {
 		return "", fmt.Errorf("endpoint %s of %s: no such app", e, app)
@@ -237,24 +292,28 @@ func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
 	default:
 		return "", fmt.Errorf("endpoint %s of %s: unknown endpoint", e, app)
 	}
-	if da.sidecar == nil {
+	sp := da.sidecar
+	if b {
+		sp = da.sidecarB
+	}
+	if sp == nil {
 		return "", fmt.Errorf("endpoint %s of %s: the app has no sidecar", e, app)
 	}
 	switch e {
 	case perf.SidecarHTTP:
-		return httpURL(da.sidecar.HTTP), nil
+		return httpURL(sp.HTTP), nil
 	case perf.SidecarGRPC:
-		return grpcAddr(da.sidecar.GRPC), nil
+		return grpcAddr(sp.GRPC), nil
 	case perf.SidecarMetrics:
 		if da.app.Sidecar.DisableMetrics {
 			return "", fmt.Errorf("endpoint %s of %s: metrics are disabled", e, app)
 		}
-		return httpURL(da.sidecar.Metrics), nil
+		return httpURL(sp.Metrics), nil
 	default: // perf.SidecarProfile
 		if !da.app.Sidecar.Profiling {
 			return "", fmt.Errorf("endpoint %s of %s: profiling is off", e, app)
 		}
-		return httpURL(da.sidecar.Profile), nil
+		return httpURL(sp.Profile), nil
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 type Platform struct {
 	daprd     string        // path of the daprd binary
 	version   string        // what `daprd --version` printed
+	b         *build        // the second daprd build of an A/B run; nil without one
 	root      string        // repository root: the apps are built from here
 	alloc     PortAllocator // where every port comes from
 	runParent string        // run directories are created here; "" is os.TempDir()
@@ -27,12 +28,21 @@ type Option func(*options)
 
 type options struct {
 	daprd     string
+	daprdB    string // "" means DAPR_PERF_DAPRD_B decides
+	noB       bool
 	alloc     PortAllocator
 	runParent string
 }
 
 // WithDaprd runs the daprd binary at path instead of the one Daprd finds.
 func WithDaprd(path string) Option { return func(o *options) { o.daprd = path } }
+
+// WithDaprdB runs a second daprd build, the binary at path, beside every sidecar (an A/B run;
+// see SideB), instead of the one DAPR_PERF_DAPRD_B names.
+func WithDaprdB(path string) Option { return func(o *options) { o.daprdB = path } }
+
+// WithoutDaprdB runs no second build, whatever DAPR_PERF_DAPRD_B says.
+func WithoutDaprdB() Option { return func(o *options) { o.noB = true } }
 
 // WithPortAllocator takes every port from alloc instead of FreePort. For each app, in the
 // order given to Start, it is asked for the app's port and then, when the app has a
@@ -47,6 +57,8 @@ func WithRunDirParent(dir string) Option { return func(o *options) { o.runParent
 // New returns the local platform. It fails when no daprd can be found (see Daprd), when
 // the one named is missing or not executable, when it cannot tell its version, or when
 // the working directory is not inside the daprperf repository (the apps are built there).
+// With DAPR_PERF_DAPRD_B set (or WithDaprdB) it also runs that second build beside every
+// sidecar (see DaprdB); a B that cannot be found or run is an error naming the variable.
 func New(opts ...Option) (*Platform, error) {
 	o := options{alloc: FreePort}
 	for _, opt := range opts {
@@ -78,7 +90,13 @@ func New(opts ...Option) (*Platform, error) {
 	if o.alloc == nil {
 		o.alloc = FreePort
 	}
-	return &Platform{daprd: daprd, version: version, root: root, alloc: o.alloc, runParent: o.runParent}, nil
+	p := &Platform{daprd: daprd, version: version, root: root, alloc: o.alloc, runParent: o.runParent}
+	if !o.noB {
+		if p.b, err = buildB(o.daprdB, root); err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+	}
+	return p, nil
 }
 
 // Name is "local".
@@ -89,6 +107,15 @@ func (p *Platform) Daprd() string { return p.daprd }
 
 // DaprVersion is what the daprd binary reports as its version ("1.17.5").
 func (p *Platform) DaprVersion() string { return p.version }
+
+// DaprdB is the path and version of the second build an A/B run runs beside every sidecar;
+// ok is false without one.
+func (p *Platform) DaprdB() (path, version string, ok bool) {
+	if p.b == nil {
+		return "", "", false
+	}
+	return p.b.path, p.b.version, true
+}
 
 // Start is StartE that fails t (t.Fatalf) instead of returning an error.
 func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
@@ -115,7 +142,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: run dir: %w", err)
 	}
-	d := newDeployment(dir, p.version, len(apps)*2)
+	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3)
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {
@@ -125,7 +152,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	if err := d.launch(t.Context(), bins, p.daprd); err != nil {
+	if err := d.launch(t.Context(), bins); err != nil {
 		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
 	if err := waitReady(ctx, d.readiness(), d.exitCh); err != nil {

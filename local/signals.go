@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // signalGrace is how long live children get after SIGTERM when the test binary itself is
@@ -40,7 +42,8 @@ func untrack(p *process) {
 	live.Unlock()
 }
 
-// handleSignals makes SIGINT and SIGTERM to the test binary stop every live child by PID
+// handleSignals makes SIGINT and SIGTERM to the test binary mark every unfinished result file
+// as interrupted (perf.Interrupted), then stop every live child by PID
 // (SIGTERM, then SIGKILL after signalGrace) before the binary dies of the same signal. The
 // children run in their own process groups, so a terminal's Ctrl-C does not reach them.
 // A signal the binary ignored from the start stays ignored.
@@ -58,6 +61,7 @@ func handleSignals() {
 	signal.Notify(ch, sigs...)
 	go func() {
 		sig := <-ch
+		perf.Interrupted(sig) // first: the runs' result files keep what they measured
 		dirs := stopLive(signalGrace)
 		for _, dir := range dirs { // no cleanup runs now: keep the logs, as for a failed test
 			fmt.Fprintf(os.Stderr, "local: interrupted by %v; run dir kept: %s\n", sig, dir)

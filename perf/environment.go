@@ -51,18 +51,27 @@ func moduleLine(gomod string) string {
 	return ""
 }
 
-// newReport starts the report of one run: what ran, where and with what.
+// newReport starts the report of one run: what ran, where and with what. dep may be nil
+// (the platform has not started yet): the daprd version is then filled in later.
 func newReport(sc Scenario, cfg runConfig, dep Deployment) *Report {
 	now := time.Now().UTC()
+	runID := cfg.runID
+	if runID == "" {
+		runID = NewRunID(now)
+	}
+	version := ""
+	if dep != nil {
+		version = dep.DaprVersion()
+	}
 	return &Report{
 		Schema:       ReportSchema,
 		Test:         sc.Test,
 		Transport:    sc.Transport,
-		RunID:        now.Format("20060102T150405Z") + "-" + randomHex(2),
+		RunID:        runID,
 		Params:       cfg.main,
 		WarmupParams: cfg.warmup,
 		Environment: Environment{
-			DaprVersion: dep.DaprVersion(),
+			DaprVersion: version,
 			Platform:    cfg.platform.Name(),
 			CPUModel:    cpuModel(),
 			CPUs:        runtime.NumCPU(),

@@ -57,23 +57,37 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 		// Validates the env override before any process starts; derived again below.
 		_, err = GrowthThreshold("", nil)
 	}
+	if err == nil {
+		cfg.runID, err = RunIDFromEnv()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &Report{Schema: ReportSchema, Test: g.Test, Transport: HTTP, Params: g.roundParams()}
+	rep := &Report{Schema: ReportSchema, Test: g.Test, Transport: HTTP, Params: g.roundParams(), RunID: cfg.runID, Command: commandFromEnv()}
 	gr := &GrowthReport{Rounds: g.Rounds, RequestsPerRound: g.RequestsPerRound, IdleSeconds: g.Idle.Seconds()}
+	rf, err := createRunFile(cfg.reportRoot, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("run %s: result file %s", rep.RunID, rf.Path())
+	defer rf.stopped(t, rep)
 	for _, v := range g.Variants {
 		// A variant that -run filters out never calls the function: it is not in the report.
 		t.Run(v.Name, func(t *testing.T) {
 			vg, env, err := runVariant(t, g, v, cfg.platform)
 			if err != nil {
 				t.Errorf("%s: %v", v.Name, err)
+				rep.InfraErrors = append(rep.InfraErrors, v.Name+": "+err.Error())
 			}
 			if rep.Environment.DaprVersion == "" && env != nil {
-				rep.Environment, rep.RunID = env.Environment, env.RunID
+				rep.Environment = env.Environment
 			}
 			gr.Variants = append(gr.Variants, vg)
 		})
+		rep.Growth = gr
+		if err := rf.checkpoint(rep, "variant "+v.Name); err != nil {
+			t.Error(err)
+		}
 	}
 	if len(gr.Variants) == 0 {
 		t.Skipf("%s: no variant ran (-run selected none of them)", g.Test)
@@ -113,10 +127,10 @@ func RunGrowth(t *testing.T, g GrowthScenario, opts ...RunOption) *Report {
 		}
 	}
 	rep.Pass = !t.Failed() && failed == 0
-	if path, err := WriteReport(cfg.reportRoot, rep); err != nil {
+	if err := rf.finish(rep); err != nil {
 		t.Error(err)
 	} else {
-		t.Logf("result file: %s", path)
+		t.Logf("result file: %s", rf.Path())
 	}
 	t.Log("\n" + GrowthTable(gr) + "\n" + GrowthFamilyTable(gr) + "\n" + GrowthFindings(gr))
 	for _, c := range gr.Checks {

@@ -52,6 +52,24 @@ type Report struct {
 	Growth *GrowthReport `json:"growth,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
+
+	// The fields below are the run's record (runfile.go, ab.go).
+
+	// Command is how the run was started.
+	Command *Command `json:"command,omitempty"`
+	// Incomplete is set when the run ended before its last phase (an interrupt, a failed load,
+	// a test stopped by a fatal error or a timeout); IncompleteReason says why and after which
+	// phase. An incomplete run never passes.
+	Incomplete       bool   `json:"incomplete,omitempty"`
+	IncompleteReason string `json:"incompleteReason,omitempty"`
+	// PartialRound holds the completed phases of a round the run did not finish (its baseline);
+	// Rounds has complete rounds only.
+	PartialRound *Round `json:"partialRound,omitempty"`
+	// InfraErrors are failures of the platform, the tester or the push, one line each.
+	InfraErrors []string `json:"infraErrors,omitempty"`
+	// AB is set when a second daprd build ran beside the first (DAPR_PERF_DAPRD_B): Rounds,
+	// Overhead and Resources are then build A's.
+	AB *ABReport `json:"ab,omitempty"`
 }
 
 // Round is one interleaved pair of load runs: baseline (tester -> app) then main (tester ->
@@ -99,7 +117,9 @@ type Validity struct {
 	Reasons []string `json:"reasons,omitempty"`
 }
 
-// Path returns where the report goes under root: <root>/v<dapr version>/<test>/<transport>/result.json.
+// Path returns where a published report goes under root (charts publish):
+// <root>/v<dapr version>/<test>/<transport>/result.json. A run writes under its run id
+// instead (RunPath).
 func (r *Report) Path(root string) string {
 	v := r.Environment.DaprVersion
 	if v == "" {
@@ -112,7 +132,8 @@ func (r *Report) Path(root string) string {
 }
 
 // WriteReport writes r as indented JSON to r.Path(root), atomically (a temp file renamed into
-// place), and returns the path.
+// place), and returns the path. It replaces a file already there: it is for publishing and
+// fixtures; a run writes its own file with writeRunFile, which never replaces another.
 func WriteReport(root string, r *Report) (string, error) {
 	path := r.Path(root)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// EnvReportDir overrides where result files go (default: <repo>/reports).
+// EnvReportDir overrides the report root (default: <repo>/reports); runs write under
+// <root>/runs/<run id>/ (RunPath), published references live in <root>/v<version>/.
 const EnvReportDir = "DAPR_PERF_REPORT_DIR"
 
 // startTimeout bounds the platform's start-up and health checks.
@@ -34,34 +35,57 @@ type runConfig struct {
 	rounds       int
 	idle         time.Duration
 	preflight    bool // EnvPreflight=ladder (preflight.go)
+	runID        string
 }
 
 // Run runs sc on a platform: start the apps, then for each round a baseline (tester -> app)
 // and a main phase (tester -> its daprd -> the app's daprd -> app), with one warmup through the
-// sidecars before the first main phase, its results discarded. It computes the sidecar
-// overhead, applies the thresholds, writes the result file first, then pushes to the
-// Pushgateway when one is configured, logs a summary, and fails t once per failed bound.
-// Every configuration error (env overrides, thresholds, repeats) fails t before any process
-// starts. It returns the report, also when t has failed.
+// sidecars before the first main phase, its results discarded. When the platform runs a second
+// daprd build beside the first (SideB), each round also has a main phase through build B's
+// sidecars (see SideB). It computes the sidecar overhead, applies the thresholds, writes the result
+// file first, then pushes to the Pushgateway when one is configured, logs a summary, and fails t
+// once per failed bound. Every configuration error (env overrides, thresholds, repeats, run id)
+// fails t before any process starts. The result file (RunPath) is created before the platform
+// starts and rewritten after every phase, marked incomplete until the end, so a run cut short
+// keeps what it measured. It returns the report, also when t has failed.
 func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	t.Helper()
 	cfg, err := newRunConfig(sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := newReport(sc, cfg, nil)
+	rep.Command = commandFromEnv()
+	rf, err := createRunFile(cfg.reportRoot, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("run %s: result file %s", rep.RunID, rf.Path())
+	defer rf.stopped(t, rep) // a fatal error or a panic: keep what was measured, marked incomplete
+
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	apps := withTesterLimits(sc.Apps, cfg.main, cfg.warmup) // the baseline is cfg.main too
 	dep := cfg.platform.Start(ctx, t, apps...)              // ready, or t.Fatal; teardown is in t.Cleanup
 	cancel()
+	rep.Environment.DaprVersion = dep.DaprVersion()
+	checkpoint(t, rf, rep, "platform start")
 
 	prog := newProgress(t, sc, cfg) // the plan, then a line per phase (progress.go)
 	pf, err := applyPreflight(t.Context(), t, dep, sc, &cfg, prog)
 	if err != nil {
 		t.Errorf("%s/%s: %v", sc.Test, sc.Transport, err)
+		rep.InfraErrors = append(rep.InfraErrors, "preflight: "+err.Error())
 	}
-	rep := newReport(sc, cfg, dep)
 	rep.Preflight = pf
-	rep.Rounds, err = runRounds(t.Context(), t, dep, sc, cfg, prog)
+	rep.Params = cfg.main // the preflight may have lowered its QPS
+	if b, ok := SideB(dep); ok {
+		err = runAB(t, rf, rep, dep, b, sc, cfg)
+	} else {
+		rep.Rounds, rep.PartialRound, err = runRounds(t.Context(), t, dep, sc, cfg, prog, func(done []Round, partial *Round, phase string) {
+			rep.Rounds, rep.PartialRound = done, partial
+			checkpoint(t, rf, rep, phase)
+		})
+	}
 	if err != nil {
 		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, err)
 	} else if cfg.idle > 0 {
@@ -72,20 +96,37 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	exits, exitErr := dep.Exits(t.Context())
 	if exitErr != nil {
 		t.Errorf("%s/%s: read exits: %v", sc.Test, sc.Transport, exitErr)
+		rep.InfraErrors = append(rep.InfraErrors, "read exits: "+exitErr.Error())
 	}
 	rep.Exits = exits
 	rep.finish(sc, cfg.thresholds)
+	rep.AB.finish(rep, sc, cfg)
+	markEnd(rep, cfg.rounds, err)
 
-	path, werr := WriteReport(cfg.reportRoot, rep) // first: nothing after it can lose the figures
-	if werr != nil {
+	if werr := rf.finish(rep); werr != nil { // first: nothing after it can lose the figures
 		t.Errorf("%v", werr)
 	} else {
-		t.Logf("result file: %s", path)
+		t.Logf("result file: %s", rf.Path())
 	}
-	pushReport(t, cfg.push, rep)
+	if perr := pushReport(t, cfg.push, rep); perr != nil {
+		rep.InfraErrors = append(rep.InfraErrors, "push: "+perr.Error())
+		rep.Pass = false
+		if werr := rf.finish(rep); werr != nil {
+			t.Errorf("%v", werr)
+		}
+	}
 	t.Log("\n" + Summary(rep))
 	failOn(t, rep)
 	return rep
+}
+
+// checkpoint rewrites the run's result file after phase; a failed write fails t, and the run
+// goes on.
+func checkpoint(t *testing.T, rf *runFile, rep *Report, phase string) {
+	t.Helper()
+	if err := rf.checkpoint(rep, phase); err != nil {
+		t.Errorf("%v", err)
+	}
 }
 
 func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
@@ -114,6 +155,8 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 	add(err)
 	cfg.preflight, err = preflightFromEnv()
 	add(err)
+	cfg.runID, err = RunIDFromEnv()
+	add(err)
 	if cfg.platform == nil {
 		add(errors.New("perf: no platform: pass perf.WithPlatform"))
 	}
@@ -127,25 +170,31 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 	return cfg, nil
 }
 
+// progressFunc is told of every completed phase: the complete rounds so far, the unfinished
+// round's completed phases (nil between rounds), and the phase's name ("round 2 baseline").
+type progressFunc func(done []Round, partial *Round, phase string)
+
 // runRounds runs the interleaved rounds, B M B M ..., with the warmup before the first M. It
-// stops at the first load that fails and returns the rounds completed so far.
-func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig, prog *progress) ([]Round, error) {
+// stops at the first load that fails and returns the rounds completed so far, and the baseline
+// of the round it stopped in (nil when it stopped between rounds). prog logs each phase;
+// checkpointFn is called after each phase with what is complete so far.
+func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig, prog *progress, checkpointFn progressFunc) ([]Round, *Round, error) {
 	t.Helper()
 	tester, err := NewTesterClient(dep, sc.Tester)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	baseline, err := routed(dep, sc, sc.Baseline, cfg.main)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	main, err := routed(dep, sc, sc.Main, cfg.main)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	warmup, err := routed(dep, sc, sc.Main, cfg.warmup)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	interval := sc.sampleInterval()
 	var rounds []Round
@@ -154,14 +203,16 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 		b, err := RunLoad(ctx, tester, baseline)
 		done()
 		if err != nil {
-			return rounds, fmt.Errorf("round %d baseline: %w", i+1, err)
+			return rounds, nil, fmt.Errorf("round %d baseline: %w", i+1, err)
 		}
+		partial := &Round{Baseline: b}
+		checkpointFn(rounds, partial, fmt.Sprintf("round %d baseline", i+1))
 		if i == 0 {
 			done := prog.phase(fmt.Sprintf("warmup (discarded), %d QPS to %s", warmup.QPS, warmup.Target), warmup.Duration)
 			_, err := RunLoad(ctx, tester, warmup)
 			done()
 			if err != nil {
-				return rounds, fmt.Errorf("warmup: %w", err)
+				return rounds, partial, fmt.Errorf("warmup: %w", err)
 			}
 		}
 		done = prog.phase(fmt.Sprintf("round %d/%d: main, %d QPS to %s", i+1, cfg.rounds, main.QPS, main.Target), main.Duration)
@@ -173,11 +224,12 @@ func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, c
 			t.Logf("round %d: %d resource readings failed, first: %v", i+1, len(sampleErrs), sampleErrs[0])
 		}
 		if err != nil {
-			return rounds, fmt.Errorf("round %d main: %w", i+1, err)
+			return rounds, partial, fmt.Errorf("round %d main: %w", i+1, err)
 		}
 		rounds = append(rounds, Round{Baseline: b, Main: m, Resources: series})
+		checkpointFn(rounds, nil, fmt.Sprintf("round %d main", i+1))
 	}
-	return rounds, nil
+	return rounds, nil, nil
 }
 
 // withTesterLimits returns a copy of apps in which each tester without TesterLimits has
@@ -237,8 +289,8 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 var noPushOnce sync.Once
 
 // pushReport pushes rep when a Pushgateway is configured; a failed push is a test error with
-// the server's message. Without one it says so, once per test binary.
-func pushReport(t *testing.T, cfg PushConfig, rep *Report) {
+// the server's message, and is returned. Without one it says so, once per test binary.
+func pushReport(t *testing.T, cfg PushConfig, rep *Report) error {
 	t.Helper()
 	if !cfg.Enabled() {
 		first := false
@@ -246,21 +298,25 @@ func pushReport(t *testing.T, cfg PushConfig, rep *Report) {
 		if first {
 			t.Logf("no Pushgateway configured (%s unset): results are not pushed", EnvPushgatewayURL)
 		}
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	if err := Push(ctx, cfg, rep); err != nil {
 		t.Errorf("%s/%s: %v", rep.Test, rep.Transport, err)
-		return
+		return err
 	}
 	t.Logf("pushed to %s (run_id %s)", cfg.URL, rep.RunID)
+	return nil
 }
 
 // failOn fails t once per failed bound that is not warn-only, and once if the run is invalid;
 // never stopping at the first.
 func failOn(t *testing.T, rep *Report) {
 	t.Helper()
+	if rep.Incomplete {
+		t.Errorf("%s/%s: INCOMPLETE run: %s", rep.Test, rep.Transport, rep.IncompleteReason)
+	}
 	if !rep.Validity.Valid {
 		t.Errorf("%s/%s: INVALID run: %v", rep.Test, rep.Transport, rep.Validity.Reasons)
 	}

@@ -59,7 +59,7 @@ func TestRunMeasuresAKnownOverhead(t *testing.T) {
 	assert.GreaterOrEqual(t, p50.HighSeconds, p50.MedianSeconds, "the interval contains the median")
 	assert.Equal(t, p50.HighSeconds, p50.GateSeconds(), "with 3 rounds the gate is the upper bound")
 
-	back, err := perf.ReadReport(rep.Path(dir))
+	back, err := perf.ReadReport(rep.RunPath(dir))
 	require.NoError(t, err, "the result file is written and parses")
 	assert.Equal(t, rep.RunID, back.RunID)
 	assert.Len(t, back.Rounds[0].Resources, 3, "a series per process")

@@ -44,6 +44,15 @@ func Summary(r *Report) string {
 	for _, w := range r.Warnings {
 		b.WriteString("WARNING: " + w + "\n")
 	}
+	if r.AB != nil {
+		abTable(&b, r)
+	}
+	if r.Incomplete {
+		b.WriteString("INCOMPLETE: " + r.IncompleteReason + "\n")
+	}
+	for _, e := range r.InfraErrors {
+		b.WriteString("INFRASTRUCTURE ERROR: " + e + "\n")
+	}
 	for _, e := range r.Exits {
 		fmt.Fprintf(&b, "UNEXPECTED EXIT: %s at %s: %s (restarts %d)\n", e.Process, e.At.Format("15:04:05"), e.Reason, e.Restarts)
 	}

@@ -81,10 +81,11 @@ func MemoryGrowth() perf.GrowthScenario {
 	}
 }
 
-// RunGrowth runs g with perf.RunGrowth on the platform from the environment.
+// RunGrowth runs g with perf.RunGrowth on the platform from the environment, with build A
+// alone: growth rounds are not interleaved between two builds.
 func RunGrowth(t *testing.T, g perf.GrowthScenario) *perf.Report {
 	t.Helper()
-	p, err := PlatformFromEnv()
+	p, err := platformFromEnv(false)
 	if err != nil {
 		t.Fatal(err)
 	}

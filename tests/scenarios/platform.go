@@ -14,12 +14,22 @@ import (
 const EnvPlatform = "DAPR_PERF_PLATFORM"
 
 // PlatformFromEnv returns the platform DAPR_PERF_PLATFORM names, or an error naming the
-// variable and what it accepts.
-func PlatformFromEnv() (perf.Platform, error) {
+// variable and what it accepts. The local platform runs a second daprd build beside every
+// sidecar when DAPR_PERF_DAPRD_B names one (an A/B run).
+func PlatformFromEnv() (perf.Platform, error) { return platformFromEnv(true) }
+
+// platformFromEnv is PlatformFromEnv; without ab the local platform runs no second build.
+func platformFromEnv(ab bool) (perf.Platform, error) {
 	switch name := os.Getenv(EnvPlatform); name {
 	case "", "local":
+		if !ab {
+			return local.New(local.WithoutDaprdB())
+		}
 		return local.New()
 	case "kubernetes":
+		if b := os.Getenv(local.EnvDaprdB); b != "" {
+			return nil, fmt.Errorf("%s=%s: A/B runs of two daprd builds are for the local platform only (%s=kubernetes runs the cluster's daprd)", local.EnvDaprdB, b, EnvPlatform)
+		}
 		// KUBECONFIG (or in-cluster), DAPR_PERF_IMAGE_REGISTRY, DAPR_PERF_IMAGE_TAG: see package kube.
 		p, err := kube.New()
 		if err != nil {

@@ -1,4 +1,4 @@
-package scenarios
+package local_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
 // killAtMain wraps the local platform: the callee's daprd is killed when the main phase starts
@@ -33,7 +34,7 @@ type killingDeployment struct {
 
 func (d *killingDeployment) Usage(ctx context.Context) (map[string]perf.Usage, error) {
 	d.once.Do(func() {
-		if err := d.Kill(perf.SidecarName(TargetApp)); err != nil {
+		if err := d.Kill(perf.SidecarName(scenarios.TargetApp)); err != nil {
 			d.t.Errorf("kill: %v", err)
 		}
 	})
@@ -43,14 +44,15 @@ func (d *killingDeployment) Usage(ctx context.Context) (map[string]perf.Usage, e
 // TestKilledSidecarFailsTheRunAndTheResultIsWritten runs a short HTTP service-invocation
 // scenario in a child test process whose callee daprd is killed as the main phase starts. The
 // child must fail with an unexpected-exit verdict naming the sidecar, and its result file must
-// exist and record the exit.
+// exist under its run id and record the exit. It is a test of the local platform, so it lives
+// here and runs with make test, not among the perf scenarios.
 func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_CHILD_DIR"); dir != "" {
 		// This child fails on purpose, and a failed test keeps its run dir: put it in the
 		// parent's temporary dir, which the parent removes.
 		p, err := local.New(local.WithRunDirParent(dir))
 		require.NoError(t, err)
-		perf.Run(t, ServiceInvocation(perf.HTTP), perf.WithPlatform(killAtMain{p}), perf.WithReportDir(dir))
+		perf.Run(t, scenarios.ServiceInvocation(perf.HTTP), perf.WithPlatform(killAtMain{p}), perf.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {
@@ -69,7 +71,7 @@ func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	assert.Contains(t, string(out), "UNEXPECTED EXIT: testapp-daprd")
 	assert.Contains(t, string(out), "restarts = 1, at most 0 (Dapr v1.17 perf suite): FAIL")
 
-	files, _ := filepath.Glob(filepath.Join(dir, "v*", "service_invocation", "http", "result.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "service_invocation", "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
 	rep, err := perf.ReadReport(files[0])
 	require.NoError(t, err)

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// runCharts runs the command line and returns its exit code, stdout and stderr.
+func runCharts(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestCompareGate: a 10 % regression of every main percentile over 6 rounds exits 1 naming the
+// figures; the same inputs on both sides exit 0, all within noise; a malformed, a missing and
+// an incomparable input exit 2 naming the file.
+func TestCompareGate(t *testing.T) {
+	code, out, errOut := runCharts(t, "compare", gateReference, gateRegressed)
+	if code != exitRegression {
+		t.Fatalf("10 %% regression: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, figure := range []string{"latency p50 (main)", "latency p90 (main)", "latency p99 (main)", "overhead p90"} {
+		cells := row(t, out, "service_invocation/http", figure)
+		assertCell(t, cells, 3, map[string]string{"latency p50 (main)": "+10.0 %", "latency p90 (main)": "+10.0 %",
+			"latency p99 (main)": "+10.0 %", "overhead p90": "+15.6 %"}[figure])
+		assertCell(t, cells, 4, "p=0.002 n=6+6")
+		assertCell(t, cells, 5, "**regression**")
+	}
+	for _, figure := range []string{"callee sidecar CPU", "caller sidecar memory", "actual QPS (main)"} {
+		assertCell(t, row(t, out, "service_invocation/http", figure), 5, perf.VerdictWithinNoise)
+	}
+	if !strings.Contains(out, "regressions beyond noise") || !strings.Contains(out, "service_invocation/http latency p90 (main) (+10.0 %, p=0.002 n=6+6)") {
+		t.Errorf("no verdict line naming the regression:\n%s", out)
+	}
+
+	// Raising the minimum change above 10 % makes the same difference "within noise", and
+	// -gate restricts which figures fail.
+	if code, out, _ := runCharts(t, "compare", "-min-change", "20%", gateReference, gateRegressed); code != exitNoRegression {
+		t.Errorf("-min-change 20%%: exit %d, want 0\n%s", code, out)
+	} else {
+		assertCell(t, row(t, out, "service_invocation/http", "latency p90 (main)"), 5, perf.VerdictWithinNoise)
+	}
+	if code, out, _ := runCharts(t, "compare", "-gate", "caller sidecar", gateReference, gateRegressed); code != exitNoRegression {
+		t.Errorf("-gate caller sidecar: exit %d, want 0\n%s", code, out)
+	} else {
+		assertCell(t, row(t, out, "service_invocation/http", "latency p90 (main)"), 5, "**regression** (not gating)")
+	}
+
+	code, out, errOut = runCharts(t, "compare", gateReference, gateReference)
+	if code != exitNoRegression {
+		t.Fatalf("identical inputs: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	for _, figure := range []string{"latency p90 (main)", "overhead p99", "callee sidecar CPU"} {
+		assertCell(t, row(t, out, "service_invocation/http", figure), 5, perf.VerdictWithinNoise)
+	}
+	file := filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json")
+	if code, out, _ := runCharts(t, "compare", file, file); code != exitNoRegression {
+		t.Errorf("a result file against itself: exit %d\n%s", code, out)
+	}
+
+	code, _, errOut = runCharts(t, "compare", gateReference, gateMalformed)
+	if code != exitBadInput || !strings.Contains(errOut, gateMalformed) || !strings.Contains(errOut, "malformed") {
+		t.Errorf("malformed: exit %d, stderr %q; want 2 naming %s", code, errOut, gateMalformed)
+	}
+	code, _, errOut = runCharts(t, "-reports", t.TempDir(), "compare", gateReference, "no-such-run")
+	if code != exitBadInput || !strings.Contains(errOut, "no-such-run") {
+		t.Errorf("missing: exit %d, stderr %q", code, errOut)
+	}
+
+	// The same scenario at another QPS is incomparable unless asked for.
+	other := filepath.Join(t.TempDir(), "result.json")
+	rep, err := perf.ReadReport(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Params.QPS = 500
+	writeJSON(t, other, rep)
+	code, _, errOut = runCharts(t, "compare", file, other)
+	if code != exitBadInput || !strings.Contains(errOut, "QPS 1000 vs 500") || !strings.Contains(errOut, other) {
+		t.Errorf("other QPS: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runCharts(t, "compare", "-allow-param-change", file, other); code != exitNoRegression {
+		t.Errorf("-allow-param-change: exit %d, %s", code, errOut)
+	}
+	// Another scenario altogether: nothing in common.
+	rep.Test = "state_get"
+	writeJSON(t, other, rep)
+	if code, _, errOut := runCharts(t, "compare", file, other); code != exitBadInput || !strings.Contains(errOut, "no scenario in both") {
+		t.Errorf("no scenario in common: exit %d, stderr %q", code, errOut)
+	}
+	for _, bad := range [][]string{{"-min-change", "x"}, {"-alpha", "2"}, {"-min-change", "150%"}} {
+		if code, _, _ := runCharts(t, append(append([]string{"compare"}, bad...), file, file)...); code != exitBadInput {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMinUTestP(t *testing.T) {
+	for _, c := range []struct {
+		n1, n2 int
+		want   float64
+	}{{3, 3, 0.1}, {6, 6, 2.0 / 924}, {3, 6, 2.0 / 84}, {1, 1, 1}, {0, 5, 1}} {
+		if got := minUTestP(c.n1, c.n2); !near(got, c.want) {
+			t.Errorf("minUTestP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
+		}
+	}
+}
+
+// abReport is the gate reference with a build B beside it: B's main latency is A's times
+// factor in every round, except that noise (when set) adds +1 % in odd rounds and -1 % in even
+// ones, so that B − A changes sign.
+func abReport(t *testing.T, factor float64, noise bool) *perf.Report {
+	t.Helper()
+	rep, err := perf.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := &perf.ABReport{A: perf.Build{Version: "1.17.5"}, B: perf.Build{Version: "1.17.5"}}
+	for i, rd := range rep.Rounds {
+		f := factor
+		if noise {
+			f *= 1 + 0.01*float64(2*(i%2)-1)
+		}
+		b := rd
+		b.Main.Latency.Percentiles = nil
+		for _, q := range rd.Main.Latency.Percentiles {
+			q.Seconds *= f
+			b.Main.Latency.Percentiles = append(b.Main.Latency.Percentiles, q)
+		}
+		b.Main.Latency.AvgSeconds *= f
+		ab.Rounds = append(ab.Rounds, b)
+		ab.Order = append(ab.Order, map[bool]string{true: "AB", false: "BA"}[i%2 == 0])
+	}
+	ab.Differences = perf.PairedDifferences(rep.Rounds, ab.Rounds, perf.DefaultConfidence, perf.DefaultMinChange)
+	ab.Validity = perf.Validity{Valid: true}
+	rep.AB = ab
+	return rep
+}
+
+// TestCompareAB: one A/B result file compares B against A round by round: the same build (B −
+// A alternating in sign) is within noise and exits 0; B 10 % slower in every round is a
+// regression with a 97 % interval (6 rounds), and exits 1; a side without A/B results is bad
+// input.
+func TestCompareAB(t *testing.T) {
+	dir := t.TempDir()
+	same := filepath.Join(dir, "same", "result.json")
+	slower := filepath.Join(dir, "slower", "result.json")
+	for path, rep := range map[string]*perf.Report{same: abReport(t, 1, true), slower: abReport(t, 1.10, false)} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeJSON(t, path, rep)
+	}
+	code, out, errOut := runCharts(t, "compare", same)
+	if code != exitNoRegression {
+		t.Fatalf("same build: exit %d\n%s%s", code, out, errOut)
+	}
+	cells := row(t, out, "service_invocation/http", "latency p90")
+	assertCell(t, cells, 5, "96.9 %")
+	assertCell(t, cells, 7, perf.VerdictWithinNoise)
+
+	code, out, _ = runCharts(t, "compare", slower)
+	if code != exitRegression {
+		t.Fatalf("B 10 %% slower: exit %d\n%s", code, out)
+	}
+	cells = row(t, out, "service_invocation/http", "latency p90")
+	assertCells(t, cells, "latency p90", "2.500 ms", "2.750 ms", "+0.250 ms", "[+0.245 ms, +0.255 ms]", "96.9 %", "+10.0 %", "**regression**")
+	assertCell(t, row(t, out, "service_invocation/http", "callee-sidecar CPU"), 7, perf.VerdictWithinNoise)
+
+	if code, _, errOut := runCharts(t, "compare", gateReference); code != exitBadInput || !strings.Contains(errOut, "no A/B result") {
+		t.Errorf("no A/B result: exit %d, %q", code, errOut)
+	}
+}
+
+// writeRun writes reports as the files of run id under root, each with its own outcome.
+func writeRun(t *testing.T, root, id string, reps ...*perf.Report) string {
+	t.Helper()
+	for _, rep := range reps {
+		rep.RunID = id
+		path := rep.RunPath(root)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeJSON(t, path, rep)
+	}
+	return perf.RunDir(root, id)
+}
+
+// gateRun returns the gate reference's report as the scenario test, changed by edit.
+func gateRun(t *testing.T, test string, edit func(*perf.Report)) *perf.Report {
+	t.Helper()
+	rep, err := perf.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Test = test
+	if edit != nil {
+		edit(rep)
+	}
+	return rep
+}
+
+func TestExitCode(t *testing.T) {
+	root := t.TempDir()
+	pass := func(*perf.Report) {}
+	bound := func(r *perf.Report) {
+		r.Pass = false
+		r.Verdicts = append(r.Verdicts, perf.Verdict{Threshold: perf.Threshold{Figure: "errors", Op: perf.AtMost, Source: "test"}, Got: 3, Measured: true})
+	}
+	invalid := func(r *perf.Report) {
+		r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 1 main: fell behind"}}
+	}
+	infra := func(r *perf.Report) { r.Pass, r.InfraErrors = false, []string{"push: connection refused"} }
+	incomplete := func(r *perf.Report) { r.Pass, r.Incomplete, r.IncompleteReason = false, true, "interrupted by SIGINT" }
+	for _, c := range []struct {
+		name  string
+		edits []func(*perf.Report)
+		goRC  int
+		want  perf.Outcome
+	}{
+		{"pass", []func(*perf.Report){pass, pass}, 0, perf.OutcomePass},
+		{"bound", []func(*perf.Report){pass, bound}, 1, perf.OutcomeMissedBound},
+		{"invalid", []func(*perf.Report){bound, invalid}, 1, perf.OutcomeInvalid},
+		{"infra", []func(*perf.Report){invalid, infra}, 1, perf.OutcomeInfra},
+		{"incomplete", []func(*perf.Report){incomplete}, 1, perf.OutcomeInfra},
+		{"go-test-failed", []func(*perf.Report){pass}, 1, perf.OutcomeInfra},
+	} {
+		var reps []*perf.Report
+		for i, e := range c.edits {
+			reps = append(reps, gateRun(t, "s"+string(rune('a'+i)), e))
+		}
+		dir := writeRun(t, root, c.name, reps...)
+		code, out, _ := runCharts(t, "exitcode", "-go-test-exit", string(rune('0'+c.goRC)), dir)
+		if code != int(c.want) {
+			t.Errorf("%s: exit %d, want %d\n%s", c.name, code, c.want, out)
+		}
+		if !strings.Contains(out, c.want.String()) {
+			t.Errorf("%s: output does not say %q:\n%s", c.name, c.want, out)
+		}
+	}
+	empty := filepath.Join(root, "runs", "empty")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCharts(t, "exitcode", empty); code != int(perf.OutcomeInfra) || !strings.Contains(out, "no result file") {
+		t.Errorf("no result file: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCharts(t, "exitcode", filepath.Dir(gateMalformed)); code != int(perf.OutcomeInfra) || !strings.Contains(out, gateMalformed) {
+		t.Errorf("malformed: exit %d\n%s", code, out)
+	}
+}
+
+// TestPublish: a valid run goes into reports/v<version>/ and that version's README and charts
+// are redrawn; an invalid, incomplete or failed run is refused (nothing changes) unless forced;
+// an A/B run is refused even then.
+func TestPublish(t *testing.T) {
+	root := fixtureTree(t, reportsFixtures) // a published v1.17.5 to replace
+	ref := filepath.Join(root, "v1.17.5", "service_invocation", "http", "result.json")
+	before := readFile(t, ref)
+
+	refused := func(id string, edit func(*perf.Report), want string, args ...string) {
+		t.Helper()
+		writeRun(t, root, id, gateRun(t, "service_invocation", edit))
+		code, out, errOut := runCharts(t, append([]string{"-reports", root, "publish"}, append(args, id)...)...)
+		if code == 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "nothing written") {
+			t.Errorf("publish %s: exit %d, stderr %q (want %q)\n%s", id, code, errOut, want, out)
+		}
+		if got := readFile(t, ref); got != before {
+			t.Errorf("publish %s changed the reference", id)
+		}
+	}
+	refused("invalid", func(r *perf.Report) {
+		r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 2 main: generator fell behind"}}
+	}, "invalid: round 2 main: generator fell behind")
+	refused("incomplete", func(r *perf.Report) {
+		r.Pass, r.Incomplete, r.IncompleteReason = false, true, "2 of 6 rounds completed"
+	}, "incomplete: 2 of 6 rounds completed")
+	refused("failed", func(r *perf.Report) {
+		r.Pass = false
+		r.Verdicts = append(r.Verdicts, perf.Verdict{Threshold: perf.Threshold{Figure: "errors", Op: perf.AtMost, Source: "test"}, Got: 3, Measured: true})
+	}, "missed bound: errors = 3")
+	refused("ab", func(r *perf.Report) {
+		r.AB = &perf.ABReport{A: perf.Build{Version: "1.17.5"}, B: perf.Build{Version: "1.16.5"}}
+	}, "A/B", "-force")
+
+	code, out, errOut := runCharts(t, "-reports", root, "publish", "-force", "invalid")
+	if code != 0 || !strings.Contains(out, "publishing despite (-force)") {
+		t.Fatalf("publish -force: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runCharts(t, "-reports", root, "publish", "valid-run-missing")
+	if code == 0 || !strings.Contains(errOut, "valid-run-missing") {
+		t.Errorf("missing run: exit %d %q", code, errOut)
+	}
+
+	id := "20261201T100000Z-abcd"
+	run := gateRun(t, "service_invocation", nil)
+	run.Environment.StartTime = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	dir := writeRun(t, root, id, run)
+	code, out, errOut = runCharts(t, "-reports", root, "publish", id)
+	if code != 0 {
+		t.Fatalf("publish: exit %d\n%s%s", code, out, errOut)
+	}
+	got, err := perf.ReadReport(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RunID != id || len(got.Rounds) != 6 {
+		t.Errorf("published reference: run %s with %d rounds, want %s with 6", got.RunID, len(got.Rounds), id)
+	}
+	src, _ := os.ReadFile(filepath.Join(dir, "service_invocation", "http", "result.json"))
+	if readFile(t, ref) != string(src) {
+		t.Error("the published file is not a byte-for-byte copy of the run's")
+	}
+	version := readFile(t, filepath.Join(root, "v1.17.5", "README.md"))
+	if !strings.Contains(version, "2026-12-01 10:00:00 UTC") {
+		t.Errorf("the version README was not redrawn:\n%s", version)
+	}
+	scenarioREADME := readFile(t, filepath.Join(root, "v1.17.5", "service_invocation", "http", "README.md"))
+	if !strings.Contains(scenarioREADME, "6 rounds") {
+		t.Errorf("the scenario README was not redrawn:\n%s", scenarioREADME)
+	}
+	if _, err := os.Stat(filepath.Join(root, "runs", id, "service_invocation", "http", "README.md")); err == nil {
+		t.Error("generate drew charts into the run directory")
+	}
+	// The other published scenarios stay as they were.
+	if _, err := perf.ReadReport(filepath.Join(root, grpcDir, resultFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRunSummary(t *testing.T) {
+	root := t.TempDir()
+	dir := writeRun(t, root, "summary", gateRun(t, "a", nil), gateRun(t, "b", func(r *perf.Report) {
+		r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 1 main: fell behind"}}
+	}), abReport(t, 1, true))
+	code, out, errOut := runCharts(t, "summary", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	assertCell(t, row(t, out, "", "a/http"), 1, "pass (0)")
+	assertCell(t, row(t, out, "", "b/http"), 1, "invalid run (4)")
+	if !strings.Contains(out, "**invalid run**: round 1 main: fell behind") || !strings.Contains(out, "A/B: A = daprd 1.17.5, B = daprd 1.17.5, 6 rounds") {
+		t.Errorf("summary:\n%s", out)
+	}
+	assertCell(t, row(t, out, "service_invocation/http", "latency p90"), 6, perf.VerdictWithinNoise)
+}
+
+func TestIsResultFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"result.json": true, "result-2.json": true, "result-13.json": true,
+		"result-.json": false, "result-x.json": false, "foo-2.json": false, "result.json.tmp": false, ".result-1.tmp": false,
+	} {
+		if got := isResultFile(name); got != want {
+			t.Errorf("isResultFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

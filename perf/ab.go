@@ -1,0 +1,385 @@
+package perf
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// A/B runs: two daprd builds in one run. A platform that runs a second build (B) beside every
+// sidecar, on the same apps and tester (package local with DAPR_PERF_DAPRD_B), exposes it as
+// SideB. Run then interleaves the builds round by round on the same machine,
+//
+//	round 1: baseline, main A, main B
+//	round 2: baseline, main B, main A
+//	...
+//
+// (A B, then B A, so that neither build always runs second), and reports each side's figures
+// and the difference B − A per round: its median and an order-statistics interval of the
+// median with its actual confidence (benchmath.AssumeNothing). Machine drift between rounds
+// cancels out of a per-round difference, which comparing runs taken at different times cannot
+// do.
+
+// Comparison verdicts, shared by A/B runs and charts compare.
+const (
+	VerdictRegression  = "regression"
+	VerdictImprovement = "improvement"
+	VerdictWithinNoise = "within noise"
+	VerdictTooFew      = "too few rounds to tell"
+)
+
+// Defaults of a comparison: the confidence asked of intervals, and the smallest relative change
+// of a median that counts as a regression or an improvement (benchstat shows any significant
+// change; a gate needs a floor, and 5 % sits well inside this machine's ±20 % run-to-run drift
+// but above what interleaved rounds resolve).
+const (
+	DefaultConfidence = 0.95
+	DefaultMinChange  = 0.05
+)
+
+// SideBDeployment is implemented by deployments that run a second daprd build beside each
+// sidecar.
+type SideBDeployment interface {
+	// SideB returns the deployment seen through build B's sidecars: the same apps, processes
+	// and exits; the sidecar endpoints, usage under the same process names, and DaprVersion
+	// are build B's. ok is false when no second build runs.
+	SideB() (b Deployment, ok bool)
+}
+
+// SideB returns dep's build-B view when dep runs a second daprd build.
+func SideB(dep Deployment) (Deployment, bool) {
+	if s, ok := dep.(SideBDeployment); ok {
+		return s.SideB()
+	}
+	return nil, false
+}
+
+// daprdPather is implemented by deployments that know the daprd binary they run.
+type daprdPather interface{ DaprdPath() string }
+
+// Build names one daprd build of an A/B run.
+type Build struct {
+	// Daprd is the binary's path ("" when the platform does not say).
+	Daprd string `json:"daprd,omitempty"`
+	// Version is what the binary reports ("1.17.5").
+	Version string `json:"version"`
+}
+
+// ABReport is the second build's side of an A/B run and its difference from the first.
+type ABReport struct {
+	A Build `json:"a"`
+	B Build `json:"b"`
+	// Order is which build ran first in each round: "AB" or "BA".
+	Order []string `json:"order"`
+	// Rounds are build B's, in order: Baseline is the round's baseline (the same as A's), Main
+	// B's sidecar phase, Resources B's processes.
+	Rounds []Round `json:"rounds"`
+	// PartialRound is B's side of an unfinished round.
+	PartialRound *Round `json:"partialRound,omitempty"`
+	// Overhead, Resources, Validity and Verdicts are build B's, as the Report's are A's.
+	Overhead  []Overhead        `json:"overhead"`
+	Resources []ResourceSummary `json:"resources"`
+	Validity  Validity          `json:"validity"`
+	Verdicts  []Verdict         `json:"verdicts"`
+	// Differences are B − A per round, figure by figure.
+	Differences []Difference `json:"differences"`
+}
+
+// Difference is one figure compared between two sets of rounds.
+type Difference struct {
+	// Figure names it: "latency p90", "latency mean", "callee-sidecar CPU", ...
+	Figure string `json:"figure"`
+	// Unit of every value: "s" (seconds), "mCPU" (millicores) or "MiB".
+	Unit string `json:"unit"`
+	// HigherIsBetter is false for every figure here: latency, CPU and memory.
+	HigherIsBetter bool `json:"higherIsBetter,omitempty"`
+	// A and B are the medians over rounds of each side.
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+	// PerRound is B − A in each round, in round order (A/B runs only).
+	PerRound []float64 `json:"perRound,omitempty"`
+	// Median is the median of PerRound; Low and High bound it with an order-statistics interval
+	// of confidence Confidence (the actual one, at least DefaultConfidence when HasInterval;
+	// otherwise the widest interval the rounds give, [min, max], with its lower confidence).
+	Median      float64 `json:"median"`
+	Low         float64 `json:"low"`
+	High        float64 `json:"high"`
+	Confidence  float64 `json:"confidence"`
+	HasInterval bool    `json:"hasInterval"`
+	// Change is Median / |A|: the relative change of B against A.
+	Change float64 `json:"change"`
+	// Verdict is one of the Verdict* words.
+	Verdict string `json:"verdict"`
+}
+
+// MedianIntervalAt returns the median of xs and an order-statistics interval of it at confidence
+// (benchmath.AssumeNothing.Summary: the interval between two order statistics, binomial with
+// p = 1/2, whose actual confidence is at least the one asked for). ok is false when xs is too
+// short for that confidence (fewer than 6 values at 95 %): lo and hi are then [min, max], the
+// widest interval xs gives, and conf its confidence, 1 − 2·0.5^n (75 % for 3, 97 % for 6).
+func MedianIntervalAt(xs []float64, confidence float64) (median, lo, hi, conf float64, ok bool) {
+	if len(xs) == 0 {
+		return 0, 0, 0, 0, false
+	}
+	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, confidence)
+	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
+		return sum.Center, sum.Lo, sum.Hi, sum.Confidence, true
+	}
+	sorted := s.Values
+	widest := 0.0
+	if n := len(sorted); n >= 2 {
+		widest = 1 - math.Pow(0.5, float64(n-1))
+	}
+	return sum.Center, sorted[0], sorted[len(sorted)-1], widest, false
+}
+
+// PairedVerdict says what the per-round differences B − A of a figure show: too few rounds
+// when no interval at the confidence exists; within noise when the interval contains 0 (or the
+// change is below minChange, relative to a); else a regression or an improvement, by direction.
+func PairedVerdict(d Difference, minChange float64) string {
+	switch {
+	case !d.HasInterval:
+		return VerdictTooFew
+	case d.Low <= 0 && d.High >= 0:
+		return VerdictWithinNoise
+	case math.Abs(d.Change) < minChange:
+		return VerdictWithinNoise
+	case (d.Median > 0) == d.HigherIsBetter:
+		return VerdictImprovement
+	default:
+		return VerdictRegression
+	}
+}
+
+// runAB runs the interleaved A/B rounds (see the top of this file), writing each phase to rf.
+// It stops at the first load that fails, keeping the rounds complete so far.
+func runAB(t *testing.T, rf *runFile, rep *Report, depA, depB Deployment, sc Scenario, cfg runConfig) error {
+	t.Helper()
+	ab := &ABReport{A: buildOf(depA), B: buildOf(depB)}
+	rep.AB = ab
+	t.Logf("A/B run: A is daprd %s (%s), B is daprd %s (%s)", ab.A.Version, orUnknown(ab.A.Daprd), ab.B.Version, orUnknown(ab.B.Daprd))
+	ctx := t.Context()
+	tester, err := NewTesterClient(depA, sc.Tester)
+	if err != nil {
+		return err
+	}
+	baseline, err := routed(depA, sc, sc.Baseline, cfg.main)
+	if err != nil {
+		return err
+	}
+	type side struct {
+		name         string
+		dep          Deployment
+		main, warmup Params
+		warm         bool
+	}
+	sides := map[byte]*side{'A': {name: "A", dep: depA}, 'B': {name: "B", dep: depB}}
+	for _, s := range sides {
+		if s.main, err = routed(s.dep, sc, sc.Main, cfg.main); err != nil {
+			return fmt.Errorf("build %s: %w", s.name, err)
+		}
+		if s.warmup, err = routed(s.dep, sc, sc.Main, cfg.warmup); err != nil {
+			return fmt.Errorf("build %s: %w", s.name, err)
+		}
+	}
+	interval := sc.sampleInterval()
+	for i := range cfg.rounds {
+		t.Logf("round %d/%d: baseline, %d QPS for %v to %s", i+1, cfg.rounds, baseline.QPS, baseline.Duration, baseline.Target)
+		b, err := RunLoad(ctx, tester, baseline)
+		if err != nil {
+			return fmt.Errorf("round %d baseline: %w", i+1, err)
+		}
+		rep.PartialRound, ab.PartialRound = &Round{Baseline: b}, &Round{Baseline: b}
+		checkpoint(t, rf, rep, fmt.Sprintf("round %d baseline", i+1))
+		order := "AB"
+		if i%2 == 1 {
+			order = "BA"
+		}
+		done := map[byte]Round{}
+		for _, name := range []byte(order) {
+			s := sides[name]
+			if !s.warm {
+				t.Logf("warmup of build %s (discarded), %d QPS for %v to %s", s.name, s.warmup.QPS, s.warmup.Duration, s.warmup.Target)
+				if _, err := RunLoad(ctx, tester, s.warmup); err != nil {
+					return fmt.Errorf("warmup of build %s: %w", s.name, err)
+				}
+				s.warm = true
+			}
+			t.Logf("round %d/%d: main of build %s, %d QPS for %v to %s", i+1, cfg.rounds, s.name, s.main.QPS, s.main.Duration, s.main.Target)
+			rec := Record(ctx, s.dep, interval, sc.Roles())
+			m, err := RunLoad(ctx, tester, s.main)
+			series, sampleErrs := rec.Stop()
+			if len(sampleErrs) > 0 {
+				t.Logf("round %d, build %s: %d resource readings failed, first: %v", i+1, s.name, len(sampleErrs), sampleErrs[0])
+			}
+			if err != nil {
+				return fmt.Errorf("round %d main of build %s: %w", i+1, s.name, err)
+			}
+			r := Round{Baseline: b, Main: m, Resources: series}
+			done[name] = r
+			if name == 'A' {
+				rep.PartialRound = &r
+			} else {
+				ab.PartialRound = &r
+			}
+			checkpoint(t, rf, rep, fmt.Sprintf("round %d main of build %s", i+1, s.name))
+		}
+		rep.Rounds = append(rep.Rounds, done['A'])
+		ab.Rounds = append(ab.Rounds, done['B'])
+		ab.Order = append(ab.Order, order)
+		rep.PartialRound, ab.PartialRound = nil, nil
+		checkpoint(t, rf, rep, fmt.Sprintf("round %d", i+1))
+	}
+	return nil
+}
+
+func buildOf(dep Deployment) Build {
+	b := Build{Version: dep.DaprVersion()}
+	if p, ok := dep.(daprdPather); ok {
+		b.Daprd = p.DaprdPath()
+	}
+	return b
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "path unknown"
+	}
+	return s
+}
+
+// finish derives build B's figures and the differences once the rounds are in; the report's
+// validity and pass then cover both builds. A nil ABReport does nothing.
+func (ab *ABReport) finish(rep *Report, sc Scenario, cfg runConfig) {
+	if ab == nil {
+		return
+	}
+	side := &Report{Rounds: ab.Rounds, Exits: rep.Exits}
+	side.finish(sc, cfg.thresholds)
+	ab.Overhead, ab.Resources, ab.Verdicts = side.Overhead, side.Resources, side.Verdicts
+	ab.Validity = Validity{Valid: side.Validity.Valid}
+	for _, r := range side.Validity.Reasons {
+		if strings.Contains(r, " baseline: ") { // the shared baselines are A's rounds' too
+			continue
+		}
+		ab.Validity.Reasons = append(ab.Validity.Reasons, "build B: "+r)
+	}
+	if !ab.Validity.Valid {
+		rep.Validity.Valid = false
+		rep.Validity.Reasons = append(rep.Validity.Reasons, ab.Validity.Reasons...)
+	}
+	ab.Differences = PairedDifferences(rep.Rounds, ab.Rounds, DefaultConfidence, DefaultMinChange)
+	rep.Pass = rep.Pass && side.Pass && ab.Validity.Valid
+}
+
+// PairedDifferences compares the main phases of rounds a and b pairwise (round i of a with
+// round i of b; the shorter decides how many): latency at OverheadPercentiles and the mean
+// (seconds), mean CPU (millicores) and peak RSS (MiB) of the caller's and the callee's sidecar.
+// Each gets its per-round B − A, the median with its interval at confidence, and a verdict
+// (PairedVerdict with minChange). A figure missing from a round is left out.
+func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference {
+	n := min(len(a), len(b))
+	type figure struct {
+		name, unit string
+		value      func(Round) (float64, bool)
+	}
+	var figs []figure
+	for _, p := range OverheadPercentiles {
+		figs = append(figs, figure{"latency " + PercentileName(p), "s", func(r Round) (float64, bool) {
+			d, err := r.Main.Percentile(p)
+			return d.Seconds(), err == nil
+		}})
+	}
+	figs = append(figs, figure{"latency mean", "s", func(r Round) (float64, bool) { return r.Main.Latency.AvgSeconds, true }})
+	for _, role := range []string{"caller-sidecar", "callee-sidecar"} {
+		series := func(r Round) (Series, bool) {
+			for _, s := range r.Resources {
+				if s.Role == role && len(s.Points) >= 2 {
+					return s, true
+				}
+			}
+			return Series{}, false
+		}
+		figs = append(figs,
+			figure{role + " CPU", "mCPU", func(r Round) (float64, bool) {
+				s, ok := series(r)
+				return 1000 * s.MeanCPU(), ok
+			}},
+			figure{role + " memory", "MiB", func(r Round) (float64, bool) {
+				s, ok := series(r)
+				return float64(s.PeakRSS()) / (1 << 20), ok
+			}})
+	}
+	var out []Difference
+	for _, f := range figs {
+		var as, bs, diffs []float64
+		for i := range n {
+			va, okA := f.value(a[i])
+			vb, okB := f.value(b[i])
+			if !okA || !okB {
+				continue
+			}
+			as, bs, diffs = append(as, va), append(bs, vb), append(diffs, vb-va)
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		d := Difference{Figure: f.name, Unit: f.unit, A: median(as), B: median(bs), PerRound: diffs}
+		d.Median, d.Low, d.High, d.Confidence, d.HasInterval = MedianIntervalAt(diffs, confidence)
+		if d.A != 0 {
+			d.Change = d.Median / math.Abs(d.A)
+		}
+		d.Verdict = PairedVerdict(d, minChange)
+		out = append(out, d)
+	}
+	return out
+}
+
+// FormatValue writes v in unit for tables: seconds as ms with 3 decimals, millicores and MiB
+// with 0 and 1; signed adds a sign.
+func FormatValue(v float64, unit string, signed bool) string {
+	f := map[string]string{"s": "%.3f ms", "mCPU": "%.0f mCPU", "MiB": "%.1f MiB"}[unit]
+	if f == "" {
+		f = "%.4g " + unit
+	}
+	if unit == "s" {
+		v *= 1e3
+	}
+	if signed {
+		f = "%+" + f[1:]
+	}
+	return fmt.Sprintf(f, v)
+}
+
+// abTable renders the A/B part of a summary: per figure A, B, the median B − A with its
+// interval and confidence, the change and the verdict.
+func abTable(b *strings.Builder, r *Report) {
+	ab := r.AB
+	fmt.Fprintf(b, "A/B: A = daprd %s (%s), B = daprd %s (%s); %d interleaved round(s), order %s\n",
+		ab.A.Version, orUnknown(ab.A.Daprd), ab.B.Version, orUnknown(ab.B.Daprd), len(ab.Rounds), strings.Join(ab.Order, " "))
+	b.WriteString(DifferenceTable(ab.Differences))
+}
+
+// DifferenceTable renders differences as an aligned text table.
+func DifferenceTable(ds []Difference) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "figure\tA (median)\tB (median)\tB − A (median)\tinterval\tconfidence\tchange\tverdict\t")
+	for _, d := range ds {
+		iv := fmt.Sprintf("[%s, %s]", FormatValue(d.Low, d.Unit, true), FormatValue(d.High, d.Unit, true))
+		conf := fmt.Sprintf("%.1f %%", 100*d.Confidence)
+		if !d.HasInterval {
+			conf += " (< 95 %)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%+.1f %%\t%s\t\n", d.Figure, FormatValue(d.A, d.Unit, false), FormatValue(d.B, d.Unit, false),
+			FormatValue(d.Median, d.Unit, true), iv, conf, 100*d.Change, d.Verdict)
+	}
+	_ = w.Flush()
+	return b.String()
+}

@@ -1,0 +1,71 @@
+package perf
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Outcome is what a result file says its run came to; its value is the exit code make perf
+// (scripts/perf.sh, through `charts exitcode`) ends with. Codes 1 and 2 are left to go test and
+// make themselves.
+type Outcome int
+
+// The outcomes, from best to worst; a run of several scenarios takes the worst.
+const (
+	// OutcomePass: complete, valid, and every bound that gates was kept.
+	OutcomePass Outcome = 0
+	// OutcomeMissedBound: complete and valid, but a bound that gates failed (errors, restarts,
+	// QPS ratio, an enforced overhead bound).
+	OutcomeMissedBound Outcome = 3
+	// OutcomeInvalid: the load did not keep its schedule or reach its QPS, so the latencies
+	// cannot be trusted (Validity).
+	OutcomeInvalid Outcome = 4
+	// OutcomeInfra: the run could not measure what it should: the platform, the tester or the
+	// push failed, the run ended early, or no result file was written at all.
+	OutcomeInfra Outcome = 5
+)
+
+// String names the outcome as the exit-code table of the README does.
+func (o Outcome) String() string {
+	switch o {
+	case OutcomePass:
+		return "pass"
+	case OutcomeMissedBound:
+		return "missed bound"
+	case OutcomeInvalid:
+		return "invalid run"
+	case OutcomeInfra:
+		return "infrastructure error"
+	}
+	return fmt.Sprintf("outcome %d", int(o))
+}
+
+// Outcome classifies the report and says why in one line: an incomplete run or one with
+// infrastructure errors first, then an invalid one, then failed bounds (not warn-only ones).
+func (r *Report) Outcome() (Outcome, string) {
+	switch {
+	case r.Incomplete:
+		return OutcomeInfra, "incomplete: " + r.IncompleteReason
+	case len(r.InfraErrors) > 0:
+		return OutcomeInfra, strings.Join(r.InfraErrors, "; ")
+	case !r.Validity.Valid:
+		return OutcomeInvalid, strings.Join(r.Validity.Reasons, "; ")
+	}
+	var failed []string
+	verdicts := r.Verdicts
+	if r.AB != nil {
+		verdicts = append(append([]Verdict(nil), verdicts...), r.AB.Verdicts...)
+	}
+	for _, v := range verdicts {
+		if !v.Pass && !v.WarnOnly {
+			failed = append(failed, v.String())
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return OutcomeMissedBound, strings.Join(failed, "; ")
+	case !r.Pass:
+		return OutcomeInfra, "the run did not pass, yet no bound failed: see the test log"
+	}
+	return OutcomePass, "every bound kept"
+}

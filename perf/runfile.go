@@ -1,0 +1,378 @@
+package perf
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Run files. Every run writes under its own run id,
+//
+//	<report root>/runs/<run id>/<test>/<transport>/result.json
+//
+// and never replaces a file it did not create: the file is created exclusively (when the name
+// is taken, result-2.json, result-3.json, ... are tried), then rewritten in place, atomically,
+// as phases complete. Until the run's final write it is marked incomplete and says which phase
+// it completed last, so a run cut short by SIGINT, SIGKILL or a test timeout leaves what it
+// measured. Publishing a run into reports/v<version>/ is a separate, explicit step (charts
+// publish).
+
+// Environment variables of the run record.
+const (
+	// EnvRunID names the run; unset, every run of one test binary shares an id generated at its
+	// start (scripts/perf.sh, behind make perf, sets one for all the scenario packages).
+	EnvRunID = "DAPR_PERF_RUN_ID"
+	// EnvCommand is the command that started the run, recorded as given ("make perf").
+	EnvCommand = "DAPR_PERF_COMMAND"
+)
+
+// RunsDir is the folder under the report root that holds one folder per run id.
+const RunsDir = "runs"
+
+// maxRunFiles bounds the names tried for one scenario in one run (result.json, result-2.json, ...).
+const maxRunFiles = 100
+
+// runIDPattern is what a run id may be: a file-name-safe word of at most 128 characters.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// NewRunID returns a run id for a run started at t: UTC time to the second and 4 random hex
+// digits, e.g. "20261129T232800Z-4f2a".
+func NewRunID(t time.Time) string {
+	return t.UTC().Format("20060102T150405Z") + "-" + randomHex(2)
+}
+
+// processRunID is the run id of every run of this test binary when EnvRunID is unset.
+var processRunID = sync.OnceValue(func() string { return NewRunID(time.Now()) })
+
+// RunIDFromEnv returns DAPR_PERF_RUN_ID, or the id generated for this process when it is unset
+// or empty. A value that is not a file-name-safe word (letters, digits, '.', '_', '-', starting
+// with a letter or digit, at most 128 characters) is an error naming the variable.
+func RunIDFromEnv() (string, error) {
+	raw := os.Getenv(EnvRunID)
+	if raw == "" {
+		return processRunID(), nil
+	}
+	if !runIDPattern.MatchString(raw) {
+		return "", fmt.Errorf("perf: %s=%q: must be letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters", EnvRunID, raw)
+	}
+	return raw, nil
+}
+
+// RunDir is the folder of run id under the report root: <root>/runs/<id>.
+func RunDir(root, id string) string { return filepath.Join(root, RunsDir, id) }
+
+// RunPath is the first name a run tries for r under root:
+// <root>/runs/<run id>/<test>/<transport>/result.json.
+func (r *Report) RunPath(root string) string {
+	return filepath.Join(RunDir(root, r.RunID), r.Test, string(r.Transport), "result.json")
+}
+
+// Command is how a run was started, recorded in its result file.
+type Command struct {
+	// Invocation is DAPR_PERF_COMMAND as given ("make perf"); empty when unset.
+	Invocation string `json:"invocation,omitempty"`
+	// Args are the test binary's command line, the binary first.
+	Args []string `json:"args"`
+	// Dir is the working directory.
+	Dir string `json:"dir"`
+	// Env holds every DAPR_* and DAPRD_* variable that was set, and CI; values of names
+	// containing PASSWORD, TOKEN or SECRET are replaced by "<redacted>".
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// commandFromEnv records the current process's command line and settings.
+func commandFromEnv() *Command {
+	c := &Command{Invocation: os.Getenv(EnvCommand), Args: slices.Clone(os.Args), Env: map[string]string{}}
+	c.Dir, _ = os.Getwd()
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "DAPR_") && !strings.HasPrefix(k, "DAPRD_") && k != "CI" {
+			continue
+		}
+		for _, secret := range []string{"PASSWORD", "TOKEN", "SECRET"} {
+			if strings.Contains(k, secret) {
+				v = "<redacted>"
+			}
+		}
+		c.Env[k] = v
+	}
+	return c
+}
+
+// runFile is the result file one run owns. Its methods are safe for concurrent use: the test's
+// goroutine writes phases, Interrupted may mark it from a signal handler's.
+type runFile struct {
+	mu   sync.Mutex
+	path string
+	// last is the report as last written; Interrupted rewrites it.
+	last *Report
+	// done is set by the final write; interrupted names the signal Interrupted was told of.
+	done        bool
+	interrupted string
+	// phase is the last phase the run completed, for the incomplete reason; "" for none.
+	phase string
+}
+
+// after says how far the run got: "after round 1 baseline", or "before any phase completed".
+func (f *runFile) after() string {
+	if f.phase == "" {
+		return "before any phase completed"
+	}
+	return "after " + f.phase
+}
+
+// activeFiles are the run files not yet finished, for Interrupted.
+var activeFiles = struct {
+	sync.Mutex
+	m map[*runFile]struct{}
+}{m: map[*runFile]struct{}{}}
+
+// createRunFile writes rep, marked incomplete, as a new file under root (see RunPath). It never
+// replaces a file: when result.json is taken (the same run id ran the scenario before), it
+// takes result-2.json, then result-3.json, and so on.
+func createRunFile(root string, rep *Report) (*runFile, error) {
+	first := rep.RunPath(root)
+	dir := filepath.Dir(first)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("perf: result file: %w", err)
+	}
+	f := &runFile{}
+	b, err := f.encode(rep, false)
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; n <= maxRunFiles; n++ {
+		path := first
+		if n > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("result-%d.json", n))
+		}
+		err := createExclusive(path, b)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("perf: result file: %w", err)
+		}
+		f.path = path
+		f.last = f.snapshot(rep, false)
+		activeFiles.Lock()
+		activeFiles.m[f] = struct{}{}
+		activeFiles.Unlock()
+		return f, nil
+	}
+	return nil, fmt.Errorf("perf: result file: %s and result-2.json to result-%d.json all exist in %s: set %s to a new run id",
+		filepath.Base(first), maxRunFiles, dir, EnvRunID)
+}
+
+// createExclusive creates path with content b, failing with fs.ErrExist when it exists. The
+// content is written to a temporary file first and linked into place, so a reader never sees
+// a half-written file; where hard links are refused it falls back to O_EXCL.
+func createExclusive(path string, b []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), b)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(b); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// writeTemp writes b to a new hidden temporary file in dir and returns its path.
+func writeTemp(dir string, b []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".result-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// Path is the file the run owns.
+func (f *runFile) Path() string { return f.path }
+
+// snapshot copies rep for writing; unless final, it is marked incomplete with the last phase
+// completed. After Interrupted, every write is marked interrupted.
+func (f *runFile) snapshot(rep *Report, final bool) *Report {
+	c := *rep
+	if !final && !c.Incomplete {
+		c.Incomplete = true
+		c.IncompleteReason = "did not finish, stopped " + f.after() +
+			" (the run is still going, or it was interrupted, killed or timed out)"
+	}
+	if f.interrupted != "" {
+		reason := "interrupted by " + f.interrupted + " " + f.after()
+		if c.Incomplete && c.IncompleteReason != "" && !strings.HasPrefix(c.IncompleteReason, "did not finish") {
+			reason += "; " + c.IncompleteReason
+		}
+		c.Incomplete, c.IncompleteReason, c.Pass = true, reason, false
+	}
+	if c.Incomplete {
+		c.Pass = false
+	}
+	return &c
+}
+
+func (f *runFile) encode(rep *Report, final bool) ([]byte, error) {
+	b, err := json.MarshalIndent(f.snapshot(rep, final), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("perf: result file: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// replace rewrites the run's own file with rep, atomically (a temporary file renamed over it).
+// The caller holds f.mu.
+func (f *runFile) replace(rep *Report, final bool) error {
+	b, err := f.encode(rep, final)
+	if err != nil {
+		return err
+	}
+	tmp, err := writeTemp(filepath.Dir(f.path), b)
+	if err != nil {
+		return fmt.Errorf("perf: result file %s: %w", f.path, err)
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("perf: result file %s: %w", f.path, err)
+	}
+	f.last = f.snapshot(rep, final)
+	return nil
+}
+
+// checkpoint writes rep as it stands, marked incomplete, after phase completed.
+func (f *runFile) checkpoint(rep *Report, phase string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.phase = phase
+	if f.done {
+		return nil
+	}
+	return f.replace(rep, false)
+}
+
+// finish writes rep as the run's result; it is complete unless rep says otherwise (or the run
+// was interrupted). Later calls rewrite it (a push that failed after it, for instance).
+func (f *runFile) finish(rep *Report) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.done = true
+	activeFiles.Lock()
+	delete(activeFiles.m, f)
+	activeFiles.Unlock()
+	return f.replace(rep, true)
+}
+
+// stopped is deferred by the runners: when the test stops before the final write (t.Fatal in
+// a platform's Start, a panic), it writes what was measured, marked incomplete, with an
+// infrastructure error saying where it stopped. A panic goes on after the write.
+func (f *runFile) stopped(t testing.TB, rep *Report) {
+	f.mu.Lock()
+	done := f.done
+	after := f.after()
+	f.mu.Unlock()
+	if done {
+		return
+	}
+	c := *rep
+	c.Incomplete = true
+	c.IncompleteReason = "the test stopped before the run finished, " + after + " (a fatal test error or a panic: see the test log)"
+	c.InfraErrors = append(slices.Clone(c.InfraErrors), "test stopped "+after+": see the test log")
+	if err := f.finish(&c); err != nil {
+		t.Errorf("%v", err)
+		return
+	}
+	t.Logf("result file (incomplete): %s", f.path)
+}
+
+// Interrupted marks every run file of this process that has not had its final write as
+// interrupted by sig, and writes it at once with the phases completed so far. A platform's
+// signal handler calls it before stopping its processes (package local does); without one the
+// process dies of the signal and the files keep their last phase, also marked incomplete.
+func Interrupted(sig os.Signal) {
+	activeFiles.Lock()
+	files := make([]*runFile, 0, len(activeFiles.m))
+	for f := range activeFiles.m {
+		files = append(files, f)
+	}
+	activeFiles.Unlock()
+	for _, f := range files {
+		f.mu.Lock()
+		if !f.done && f.last != nil {
+			f.interrupted = signalName(sig)
+			last := *f.last
+			last.Incomplete, last.IncompleteReason = false, "" // snapshot marks it anew
+			if err := f.replace(&last, false); err != nil {
+				fmt.Fprintf(os.Stderr, "perf: interrupted: %v\n", err)
+			} else {
+				fmt.Fprintf(os.Stderr, "perf: interrupted by %v: partial result kept in %s\n", sig, f.path)
+			}
+		}
+		f.mu.Unlock()
+	}
+}
+
+// signalName is "SIGINT" for syscall.SIGINT; other signals as they print.
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if name := unix.SignalName(s); name != "" {
+			return name
+		}
+	}
+	return sig.String()
+}
+
+// markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:
+// a load error (the tester or the platform failed) and fewer rounds than asked for.
+func markEnd(rep *Report, want int, loadErr error) {
+	if loadErr != nil {
+		rep.InfraErrors = append(rep.InfraErrors, "load: "+loadErr.Error())
+	}
+	if len(rep.Rounds) < want {
+		rep.Incomplete = true
+		rep.IncompleteReason = fmt.Sprintf("%d of %d rounds completed", len(rep.Rounds), want)
+		if rep.PartialRound != nil {
+			rep.IncompleteReason += ", and the baseline of the next"
+		}
+		if loadErr != nil {
+			rep.IncompleteReason += ": " + loadErr.Error()
+		}
+	}
+	if rep.Incomplete || len(rep.InfraErrors) > 0 {
+		rep.Pass = false
+	}
+}

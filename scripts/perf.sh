@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# perf.sh [PACKAGE...]: the main job behind `make perf`. Runs the perf scenarios (default
+# ./tests/...) one package at a time under one run id, prints where the results went, and exits
+# with the code their result files give (go run ./charts exitcode):
+#
+#   0  every scenario passed
+#   3  a bound was missed (errors, restarts, QPS ratio, an enforced overhead bound)
+#   4  an invalid run (the load did not keep its schedule or reach its QPS)
+#   5  an infrastructure error (platform, tester or push failed, a run ended early, or a
+#      scenario wrote no result file at all)
+#
+# GNU make reports any failing recipe as its own exit status 2; its last line names this
+# script's code ("make: *** [Makefile:NN: perf] Error 4"). Run this script directly to get the
+# code as the exit status.
+#
+# Environment: DAPR_PERF_RUN_ID (default: UTC time and 4 random hex digits),
+# DAPR_PERF_REPORT_DIR (default: reports; results go to <dir>/runs/<run id>/),
+# DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (go test -timeout, default 90m),
+# GO (default go); everything else as README.md says.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+go=${GO:-go}
+run_id=${DAPR_PERF_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')}
+root=$(realpath -m "${DAPR_PERF_REPORT_DIR:-reports}") # absolute: go test runs in each package's dir
+export DAPR_PERF_RUN_ID=$run_id DAPR_PERF_REPORT_DIR=$root
+export DAPR_PERF_COMMAND=${DAPR_PERF_COMMAND:-scripts/perf.sh${*:+ $*}}
+export DAPR_PERF_OVERHEAD_GATE=${DAPR_PERF_OVERHEAD_GATE:-warn}
+dir=$root/runs/$run_id
+
+echo "perf: run $run_id; results go to $dir"
+"$go" test -tags perf -count=1 -p 1 -v -timeout "${PERF_TIMEOUT:-90m}" "${@:-./tests/...}"
+rc=$?
+echo "perf: go test exited $rc; the result files say:"
+# Built, not `go run`: go run turns every non-zero exit into 1.
+if "$go" build -o .bin/charts ./charts; then
+	.bin/charts exitcode -go-test-exit "$rc" "$dir"
+	code=$?
+else
+	echo "perf: cannot build ./charts to read the results: infrastructure error" >&2
+	code=5
+fi
+echo "perf: the results of run $run_id are in $dir"
+echo "perf: compare with a reference: go run ./charts compare v<version> $run_id; publish it: make publish RUN=$run_id"
+exit "$code"
