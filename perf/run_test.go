@@ -124,7 +124,7 @@ func TestPreflightStepsDownTheLadder(t *testing.T) {
 	assert.True(t, rep.Validity.Valid, "%v", rep.Validity.Reasons)
 	assert.Contains(t, perf.Summary(rep), pf.Note)
 
-	back, err := perf.ReadReport(rep.Path(dir))
+	back, err := perf.ReadReport(rep.RunPath(dir))
 	require.NoError(t, err)
 	require.NotNil(t, back.Preflight, "the result file keeps the preflight")
 	assert.Equal(t, pf.Note, back.Preflight.Note)
