@@ -46,7 +46,7 @@ const envRunChildFailStart = "DAPRPERF_RUN_CHILD_FAIL_START"
 func TestRunChild(t *testing.T) {
 	root := os.Getenv(envRunChild)
 	if root == "" {
-		t.Skip("child of the run-file tests")
+		return // only a child process started by its parent test runs it; not a skipped test
 	}
 	var p perf.Platform = &fakePlatform{}
 	if os.Getenv(envRunChildFailStart) != "" {
