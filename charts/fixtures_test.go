@@ -307,8 +307,8 @@ func buildReport(s reportSpec) (*perf.Report, error) {
 		sum := perf.ResourceSummary{Process: sr.Process, Role: sr.Role}
 		for _, rd := range rep.Rounds {
 			s := rd.Resources[i]
-			sum.MeanCPUMillicores += s.MeanCPU() * 1000 / float64(len(rep.Rounds))
-			sum.PeakRSSMiB = max(sum.PeakRSSMiB, float64(s.PeakRSS())/(1<<20))
+			sum.MeanCPUCores += s.MeanCPU() / float64(len(rep.Rounds))
+			sum.PeakRSSBytes = max(sum.PeakRSSBytes, s.PeakRSS())
 		}
 		sum.RSSSlopeBytesPerSecond, sum.RSSSlopeR2 = sr.Slope()
 		rep.Resources = append(rep.Resources, sum)

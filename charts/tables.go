@@ -229,9 +229,8 @@ func summaryHeader() []string {
 // summaryCells are the summary figures of rep, in summaryHeader's order.
 func summaryCells(rep *perf.Report) []string {
 	var out []string
-	mains := rep.MainResults()
 	for _, p := range tablePercentiles() {
-		out = append(out, latencyCell(medianPercentile(mains, p)))
+		out = append(out, latencyCell(phaseQuantile(rep, perf.PhaseMain, p)))
 	}
 	ovs := make([]string, 0, 3)
 	for _, f := range summaryOverheads() {
@@ -266,10 +265,10 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 	for _, p := range ps {
 		header = append(header, perf.PercentileName(p))
 	}
-	row := func(name string, results []perf.Result) []string {
+	row := func(name, phase string) []string {
 		r := []string{name}
 		for _, p := range ps {
-			r = append(r, latencyCell(medianPercentile(results, p)))
+			r = append(r, latencyCell(phaseQuantile(rep, phase, p)))
 		}
 		return r
 	}
@@ -289,8 +288,8 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 		ov = append(ov, overheadCell(o, ok))
 	}
 	writeTable(b, header, "l", [][]string{
-		row("baseline (tester → app)", baselineResults(rep)),
-		row("main (through both sidecars)", rep.MainResults()),
+		row("baseline (tester → app)", perf.PhaseBaseline),
+		row("main (through both sidecars)", perf.PhaseMain),
 		ov,
 	})
 	fmt.Fprintf(b, "\nMedians over %s.", plural(len(rep.Rounds), "round"))
@@ -404,8 +403,8 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 	for _, r := range rep.Resources {
 		rows = append(rows, []string{
 			cell(r.Process), cell(orNone(r.Role)),
-			fmt.Sprintf("%.0f", r.MeanCPUMillicores),
-			fmt.Sprintf("%.1f", r.PeakRSSMiB),
+			fmt.Sprintf("%.0f", 1e3*r.MeanCPUCores),
+			fmt.Sprintf("%.1f", float64(r.PeakRSSBytes)/(1<<20)),
 			fmt.Sprintf("%+.1f KiB/s (R² %.2f)", r.RSSSlopeBytesPerSecond/1024, r.RSSSlopeR2),
 		})
 	}
@@ -569,7 +568,7 @@ func sidecarCell(rep *perf.Report, role string) string {
 	if !ok {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.0f mCPU / %.1f MiB", r.MeanCPUMillicores, r.PeakRSSMiB)
+	return fmt.Sprintf("%.0f mCPU / %.1f MiB", 1e3*r.MeanCPUCores, float64(r.PeakRSSBytes)/(1<<20))
 }
 
 // fmtSignedMs formats seconds as signed milliseconds with µs precision: "+1.060".

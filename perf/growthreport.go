@@ -36,6 +36,9 @@ type VariantGrowth struct {
 	Sidecars   []SidecarGrowth `json:"sidecars"`
 	// Errors counts failed requests over the rounds.
 	Errors int64 `json:"errors"`
+	// Loads are the rounds' load results, in order (the warmup's is discarded); they give
+	// the run its validity. Empty in files written before 2026-12-02.
+	Loads []Result `json:"loads,omitempty"`
 }
 
 // SidecarGrowth is one sidecar's readings and their classification.
@@ -69,7 +72,7 @@ type GrowthReading struct {
 	// HeapInUseBytes is the Go heap in use from pprof; 0 when profiling is off.
 	HeapInUseBytes uint64 `json:"heapInUseBytes"`
 	// Series is the number of series on /metrics; -1 when the endpoint is off or, for the
-	// reading after the last round, not scraped (see RunGrowth).
+	// reading after the last round, not scraped (see GrowthPlan).
 	Series int `json:"series"`
 	// Families is the series count of each metric family on /metrics (FamilySeries), summing
 	// to Series; nil when Series is -1.

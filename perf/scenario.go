@@ -27,6 +27,9 @@ type Scenario struct {
 	Thresholds []Threshold
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
 	SampleInterval time.Duration
+	// Plan is what the run does with the deployment (Plan); nil is the overhead plan of
+	// Baseline and Main (OverheadPlan).
+	Plan Plan
 	// IdleWindow is how long resources are sampled after the last main phase, with no load,
 	// to catch memory that keeps growing (default 10 s; env DAPR_PERF_IDLE_WINDOW; 0 = none
 	// only through the env variable).

@@ -20,7 +20,7 @@ func TestMemoryGrowthExpectedVerdictsTable(t *testing.T) {
 	require.NoError(t, err)
 	var variants []string
 	controls := 0
-	for _, v := range MemoryGrowth().Variants {
+	for _, v := range GrowthVariants(MemoryGrowth()) {
 		variants = append(variants, v.Name)
 		if v.Control {
 			controls++
