@@ -434,4 +434,3 @@ func defaultReportRoot() (string, error) {
 	}
 	return filepath.Join(root, "reports"), nil
 }
-
