@@ -3,8 +3,6 @@ package perf
 import (
 	"fmt"
 	"math"
-	"os"
-	"strconv"
 )
 
 // GrowthVerdict is the one-word reading of a memory series.
@@ -187,12 +185,15 @@ func GrowthThreshold(control string, reference [][]GrowthPoint) (ThresholdDeriva
 		}
 	}
 	var why string
-	if raw, ok := os.LookupEnv(EnvGrowthThreshold); ok {
-		v, err := strconv.ParseFloat(raw, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return ThresholdDerivation{}, fmt.Errorf("perf: %s=%q: must be a number > 0 (KiB of RSS per 1,000 requests)", EnvGrowthThreshold, raw)
+	env, err := LoadEnv()
+	if err != nil {
+		return ThresholdDerivation{}, err
+	}
+	if v := env.GrowthThreshold; v != nil {
+		if math.IsInf(*v, 0) {
+			return ThresholdDerivation{}, fmt.Errorf("perf: %s=%v: must be a number > 0 (KiB of RSS per 1,000 requests)", EnvGrowthThreshold, *v)
 		}
-		d.KiBPer1000, d.Rule, why = v, "env", "set by "+EnvGrowthThreshold
+		d.KiBPer1000, d.Rule, why = *v, "env", "set by "+EnvGrowthThreshold
 	} else {
 		scaled := GrowthNoiseMargin * d.ControlNoiseKiB
 		switch {

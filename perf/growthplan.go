@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -203,7 +201,7 @@ type GrowthVariant struct {
 	Control bool
 }
 
-// Env variables of the growth scenario.
+// Env variables of the growth plan (read by LoadEnv).
 const (
 	EnvGrowthRounds   = "DAPR_PERF_GROWTH_ROUNDS"   // K, 2 to 20
 	EnvGrowthRequests = "DAPR_PERF_GROWTH_REQUESTS" // M, 100 to 1,000,000, a multiple of the connections
@@ -222,29 +220,14 @@ func (g GrowthPlan) withEnv(test string) (GrowthPlan, error) {
 	if g.Idle == 0 {
 		g.Idle = 30 * time.Second
 	}
+	env, err := LoadEnv()
+	if err != nil {
+		return GrowthPlan{}, err
+	}
+	setIf(&g.Rounds, env.GrowthRounds)
+	setIf(&g.RequestsPerRound, env.GrowthRequests)
+	setIf(&g.Idle, env.GrowthIdle)
 	var errs []error
-	intEnv := func(name string, dst *int, lo, hi int) {
-		raw, ok := os.LookupEnv(name)
-		if !ok {
-			return
-		}
-		v, err := strconv.Atoi(raw)
-		if err != nil || v < lo || v > hi {
-			errs = append(errs, fmt.Errorf("%s=%q: must be an integer from %d to %d", name, raw, lo, hi))
-			return
-		}
-		*dst = v
-	}
-	intEnv(EnvGrowthRounds, &g.Rounds, 2, 20)
-	intEnv(EnvGrowthRequests, &g.RequestsPerRound, 100, 1_000_000)
-	if raw, ok := os.LookupEnv(EnvGrowthIdle); ok {
-		d, err := time.ParseDuration(raw)
-		if err != nil || d < 0 || d > time.Hour {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a Go duration from 0s to 1h, such as 30s", EnvGrowthIdle, raw))
-		} else {
-			g.Idle = d
-		}
-	}
 	if g.Connections < 1 || g.QPS < 1 {
 		errs = append(errs, fmt.Errorf("growth scenario %s: QPS and Connections must be >= 1", test))
 	} else if g.RequestsPerRound%g.Connections != 0 {

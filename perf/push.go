@@ -9,7 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -83,12 +82,13 @@ func (c PushConfig) String() string {
 // without a password (or the reverse), is an error naming the variable; Dapr's suite ignores
 // both silently. The URL is returned normalised (scheme added, trailing slash removed).
 func PushConfigFromEnv() (PushConfig, error) {
-	cfg := PushConfig{
-		Username: os.Getenv(EnvPushgatewayUsername),
-		Password: os.Getenv(EnvPushgatewayPassword),
+	env, err := LoadEnv()
+	if err != nil {
+		return PushConfig{}, fmt.Errorf("perf: pushgateway config: %w", err)
 	}
+	cfg := PushConfig{Username: Val(env.PushUsername), Password: Val(env.PushPassword)}
 	var errs []error
-	if raw := os.Getenv(EnvPushgatewayURL); raw != "" {
+	if raw := Val(env.PushURL); raw != "" {
 		u, err := pushgatewayBaseURL(raw)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvPushgatewayURL, pushRedacted(raw), err))

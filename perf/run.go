@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -108,7 +107,11 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 }
 
 func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
-	cfg := runConfig{reportRoot: os.Getenv(EnvReportDir)}
+	env, err := LoadEnv() // names every bad variable at once; the readers below would repeat it
+	if err != nil {
+		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+	}
+	cfg := runConfig{reportRoot: Val(env.ReportDir)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -118,7 +121,6 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 			errs = append(errs, err)
 		}
 	}
-	var err error
 	cfg.thresholds, err = ThresholdsFromEnv(sc.Thresholds)
 	add(err)
 	add(sc.plan().configure(sc, &cfg))
