@@ -7,11 +7,10 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// The process roles of a service-invocation scenario, as perf.Series.Role and
-// perf.ResourceSummary.Role name them.
+// The process roles of a service-invocation scenario (perf.Series.Role).
 const (
-	roleCallerSidecar = "caller-sidecar"
-	roleCalleeSidecar = "callee-sidecar"
+	roleCallerSidecar = perf.RoleCallerSidecar
+	roleCalleeSidecar = perf.RoleCalleeSidecar
 )
 
 // tablePercentiles are the latency percentiles of the tables, as in Dapr's published report.

@@ -226,7 +226,7 @@ func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference
 		}})
 	}
 	figs = append(figs, figure{"latency mean", "s", func(r Round) (float64, bool) { return r.Main.Latency.AvgSeconds, true }})
-	for _, role := range []string{"caller-sidecar", "callee-sidecar"} {
+	for _, role := range []string{RoleCallerSidecar, RoleCalleeSidecar} {
 		series := func(r Round) (Series, bool) {
 			for _, s := range r.Resources {
 				if s.Role == role && len(s.Points) >= 2 {

@@ -139,9 +139,9 @@ func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 				index[s.Process] = i
 				out = append(out, ResourceSummary{Process: s.Process, Role: s.Role})
 			}
-			for _, p := range s.Points[min(1, len(s.Points)):] {
-				cpuSum[s.Process] += p.CPUCores
-				cpuN[s.Process]++
+			if n := len(s.Points) - 1; n > 0 { // pooled over phases: each phase's mean, weighted
+				cpuSum[s.Process] += s.MeanCPU() * float64(n)
+				cpuN[s.Process] += n
 			}
 			out[i].PeakRSSBytes = max(out[i].PeakRSSBytes, s.PeakRSS())
 			out[i].RSSSlopeBytesPerSecond, out[i].RSSSlopeR2 = s.Slope() // the last round's

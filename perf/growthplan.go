@@ -296,7 +296,7 @@ func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment) 
 	}
 	p.UniquePath = v.UniquePath
 
-	roles := map[string]string{SidecarName(v.Tester): "caller-sidecar", SidecarName(v.Route.To): "callee-sidecar"}
+	roles := map[string]string{SidecarName(v.Tester): RoleCallerSidecar, SidecarName(v.Route.To): RoleCalleeSidecar}
 	for _, app := range []string{v.Tester, v.Route.To} {
 		out.Sidecars = append(out.Sidecars, SidecarGrowth{Process: SidecarName(app), Role: roles[SidecarName(app)], app: app})
 	}

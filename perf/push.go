@@ -254,12 +254,6 @@ func (d *pushStatusDoer) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// Roles whose resources feed Dapr's legacy gauges.
-const (
-	pushRoleApp           = "app"
-	pushRoleCalleeSidecar = "callee-sidecar"
-)
-
 // pushRegistry builds a fresh registry holding rep's figures: the new daprperf_* metrics in
 // base units, and Dapr's legacy gauges in Dapr's units and shape (no labels).
 func pushRegistry(rep *Report) (*prometheus.Registry, error) {
@@ -401,8 +395,8 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		role     string
 		cpu, mem prometheus.Gauge
 	}{
-		{pushRoleApp, legacyAppCPU, legacyAppMem},
-		{pushRoleCalleeSidecar, legacySidecarCPU, legacySidecarMem},
+		{RoleApp, legacyAppCPU, legacyAppMem},
+		{RoleCalleeSidecar, legacySidecarCPU, legacySidecarMem},
 	} {
 		switch rs := byRole[l.role]; len(rs) {
 		case 0:

@@ -72,10 +72,10 @@ type Route struct {
 // the caller sidecar, Main.To's daprd the callee sidecar, Main.To the app.
 func (sc Scenario) Roles() map[string]string {
 	return map[string]string{
-		sc.Tester:               "tester",
-		SidecarName(sc.Tester):  "caller-sidecar",
-		sc.Main.To:              "app",
-		SidecarName(sc.Main.To): "callee-sidecar",
+		sc.Tester:               RoleTester,
+		SidecarName(sc.Tester):  RoleCallerSidecar,
+		sc.Main.To:              RoleApp,
+		SidecarName(sc.Main.To): RoleCalleeSidecar,
 	}
 }
 
