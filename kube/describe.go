@@ -69,7 +69,6 @@ type AppDescription struct {
 // TokenSecretKey is the key of the token in a tester's TokenSecret.
 const TokenSecretKey = "token"
 
-
 // Describe turns apps into their descriptions with images from im and the run label run, which
 // is also the run's namespace. Every tester is placed on the node of every other app, and is
 // started with an allow-list (perf.TesterArgs) of its own daprd's HTTP and gRPC ports on
