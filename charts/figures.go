@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // The process roles of a service-invocation scenario (perf.Series.Role).
@@ -42,7 +43,7 @@ func phaseQuantile(rep *perf.Report, phase string, p float64) (time.Duration, bo
 }
 
 // median of xs, as perf takes it (the middle two averaged for an even count); 0 for none.
-func median(xs []float64) float64 { return perf.MedianInterval(xs).Median }
+func median(xs []float64) float64 { return stats.Median(xs) }
 
 // mainTotals are the requests and errors over the main phases.
 func mainTotals(rep *perf.Report) (requests, errs int64) {

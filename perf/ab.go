@@ -3,11 +3,10 @@ package perf
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
-	"golang.org/x/perf/benchmath"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // A/B runs: two daprd builds in one run. A platform that runs a second build (B) beside every
@@ -115,28 +114,6 @@ type Difference struct {
 	Change float64 `json:"change"`
 	// Verdict is one of the Verdict* words.
 	Verdict string `json:"verdict"`
-}
-
-// MedianIntervalAt returns the median of xs and an order-statistics interval of it at confidence
-// (benchmath.AssumeNothing.Summary: the interval between two order statistics, binomial with
-// p = 1/2, whose actual confidence is at least the one asked for). ok is false when xs is too
-// short for that confidence (fewer than 6 values at 95 %): lo and hi are then [min, max], the
-// widest interval xs gives, and conf its confidence, 1 − 2·0.5^n (75 % for 3, 97 % for 6).
-func MedianIntervalAt(xs []float64, confidence float64) (median, lo, hi, conf float64, ok bool) {
-	if len(xs) == 0 {
-		return 0, 0, 0, 0, false
-	}
-	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds)
-	sum := benchmath.AssumeNothing.Summary(s, confidence)
-	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
-		return sum.Center, sum.Lo, sum.Hi, sum.Confidence, true
-	}
-	sorted := s.Values
-	widest := 0.0
-	if n := len(sorted); n >= 2 {
-		widest = 1 - math.Pow(0.5, float64(n-1))
-	}
-	return sum.Center, sorted[0], sorted[len(sorted)-1], widest, false
 }
 
 // PairedVerdict says what the per-round differences B − A of a figure show: too few rounds
@@ -260,7 +237,8 @@ func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference
 			continue
 		}
 		d := Difference{Figure: f.name, Unit: f.unit, A: median(as), B: median(bs), PerRound: diffs}
-		d.Median, d.Low, d.High, d.Confidence, d.HasInterval = MedianIntervalAt(diffs, confidence)
+		iv := stats.MedianIntervalAt(diffs, confidence)
+		d.Median, d.Low, d.High, d.Confidence, d.HasInterval = iv.Median, iv.Low, iv.High, iv.Confidence, iv.Method == stats.MethodOrderStatistics
 		if d.A != 0 {
 			d.Change = d.Median / math.Abs(d.A)
 		}

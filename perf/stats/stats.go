@@ -1,4 +1,7 @@
-package perf
+// Package stats holds the statistics of daprperf's figures over rounds: the median and its
+// distribution-free confidence interval (order statistics, benchmath's AssumeNothing, as
+// benchstat takes it). It knows nothing of runs, reports or platforms.
+package stats
 
 import (
 	"math"
@@ -40,10 +43,18 @@ type Interval struct {
 	N int `json:"n"`
 }
 
-// MedianInterval returns the median of xs and its interval: by order statistics at
-// IntervalConfidence when there are enough values (6 or more), else their range with its
-// exact, lower confidence. xs is not modified; an empty xs gives the zero Interval.
-func MedianInterval(xs []float64) Interval {
+// Median of xs (not modified), averaging the middle two of an even count; 0 for none.
+func Median(xs []float64) float64 { return MedianInterval(xs).Median }
+
+// MedianInterval is MedianIntervalAt(xs, IntervalConfidence).
+func MedianInterval(xs []float64) Interval { return MedianIntervalAt(xs, IntervalConfidence) }
+
+// MedianIntervalAt returns the median of xs and its interval: by order statistics at
+// confidence when there are enough values (6 or more at 95 %; benchmath.AssumeNothing.Summary,
+// binomial with p = 1/2, whose actual confidence is at least the one asked for), else their
+// range with its exact, lower confidence (RangeConfidence). xs is not modified; an empty xs
+// gives the zero Interval.
+func MedianIntervalAt(xs []float64, confidence float64) Interval {
 	n := len(xs)
 	switch n {
 	case 0:
@@ -52,7 +63,7 @@ func MedianInterval(xs []float64) Interval {
 		return Interval{Median: xs[0], Low: xs[0], High: xs[0], Method: MethodNone, N: 1}
 	}
 	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds) // sorts its copy
-	sum := benchmath.AssumeNothing.Summary(s, IntervalConfidence)
+	sum := benchmath.AssumeNothing.Summary(s, confidence)
 	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
 		return Interval{Median: sum.Center, Low: sum.Lo, High: sum.Hi, Confidence: sum.Confidence, Method: MethodOrderStatistics, N: n}
 	}
