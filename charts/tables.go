@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // referenceCPUs is the vCPU count of the nodes behind Dapr's published figures.
@@ -154,7 +155,7 @@ func versionMarkdown(g versionGroup) string {
 
 // writeGrowth writes the memory-growth tables: per variant and sidecar, RSS after each round
 // and after the idle window, the /metrics series, the slope and the verdict.
-func writeGrowth(b *strings.Builder, g *perf.GrowthReport) {
+func writeGrowth(b *strings.Builder, g *growth.Report) {
 	fmt.Fprintf(b, "%s of %s requests, then %.0f s idle. Threshold: %.0f KiB of RSS per 1,000 requests (%s).\n\n",
 		plural(g.Rounds, "round"), fmtCount(int64(g.RequestsPerRound)), g.IdleSeconds, g.ThresholdKiBPer1000, g.ThresholdSource)
 	for _, v := range g.Variants {
@@ -196,7 +197,7 @@ func writeGrowth(b *strings.Builder, g *perf.GrowthReport) {
 
 // growthSummaryRows are the version README's memory-growth cells of g: variant, sidecar,
 // RSS first → last, slope and verdict.
-func growthSummaryRows(g *perf.GrowthReport) [][]string {
+func growthSummaryRows(g *growth.Report) [][]string {
 	var out [][]string
 	for _, v := range g.Variants {
 		for _, sg := range v.Sidecars {
@@ -211,7 +212,7 @@ func growthSummaryRows(g *perf.GrowthReport) [][]string {
 	return out
 }
 
-func growthVerdict(g perf.Growth) string {
+func growthVerdict(g growth.Classification) string {
 	if g.GrowsWhenIdle {
 		return string(g.Verdict) + ", grows when idle"
 	}
@@ -690,7 +691,7 @@ func validityText(rep *perf.Report) string {
 
 // writeGrowthComparison writes, per variant and sidecar present in both growth reports, the
 // RSS slope (KiB per 1,000 requests) and verdict of a and b side by side.
-func writeGrowthComparison(b *strings.Builder, nameA, nameB string, a, g *perf.GrowthReport) {
+func writeGrowthComparison(b *strings.Builder, nameA, nameB string, a, g *growth.Report) {
 	fmt.Fprintf(b, "Thresholds: %s %.0f, %s %.0f KiB per 1,000 requests.\n\n", nameA, a.ThresholdKiBPer1000, nameB, g.ThresholdKiBPer1000)
 	var rows [][]string
 	for _, va := range a.Variants {

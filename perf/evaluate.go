@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // errNoRounds is the overhead error of a run that completed no round.
@@ -157,7 +159,7 @@ func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 		for i := range out {
 			load, idleRSS := growthPoints(last, idle, out[i].Process)
 			if len(load) >= minGrowthSamples {
-				out[i].Growth = ClassifyGrowth(load, idleRSS, MinGrowthThresholdKiB)
+				out[i].Growth = growth.Classify(load, idleRSS, growth.MinThresholdKiB)
 			}
 		}
 	}
@@ -170,7 +172,7 @@ const minGrowthSamples = 20
 
 // growthPoints turns a process's main-phase samples into growth points (requests estimated as
 // seconds x achieved QPS) and its idle samples into points at the phase's request count.
-func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []GrowthPoint) {
+func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []growth.Point) {
 	var start time.Time
 	for _, s := range rd.Resources {
 		if s.Process != process {
@@ -181,7 +183,7 @@ func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []Grow
 				start = p.At
 			}
 			sec := p.At.Sub(start).Seconds()
-			load = append(load, GrowthPoint{Requests: int64(sec * rd.Main.ActualQPS), Seconds: sec, RSSBytes: p.RSSBytes})
+			load = append(load, growth.Point{Requests: int64(sec * rd.Main.ActualQPS), Seconds: sec, RSSBytes: p.RSSBytes})
 		}
 	}
 	total := rd.Main.Requests
@@ -190,7 +192,7 @@ func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []Grow
 			continue
 		}
 		for _, p := range s.Points {
-			idleRSS = append(idleRSS, GrowthPoint{Requests: total, Seconds: p.At.Sub(start).Seconds(), RSSBytes: p.RSSBytes})
+			idleRSS = append(idleRSS, growth.Point{Requests: total, Seconds: p.At.Sub(start).Seconds(), RSSBytes: p.RSSBytes})
 		}
 	}
 	return load, idleRSS

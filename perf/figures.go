@@ -118,12 +118,12 @@ func DeriveFigures(r *Report) Figures {
 	if r.Growth != nil {
 		f.NoOverhead = "the growth plan runs no baseline phase: it measures sidecar memory across rounds of load, so it has no sidecar overhead"
 		var errs int64
-		minRatio := math.Inf(1)
 		for _, v := range r.Growth.Variants {
 			errs += v.Errors
-			for i := range v.Loads {
-				minRatio = min(minRatio, v.Loads[i].QPSRatio())
-			}
+		}
+		minRatio := math.Inf(1)
+		for i := range r.Loads {
+			minRatio = min(minRatio, r.Loads[i].QPSRatio())
 		}
 		f.Gates["errors"] = float64(errs)
 		if !math.IsInf(minRatio, 1) {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // GrowthPlan measures sidecar memory across rounds of load and an idle window, for several
@@ -19,11 +22,11 @@ import (
 // /metrics (when the endpoint is on).
 //
 // Each variant is a subtest, so `-run 'TestX/a-fixed'` runs one: only the variants that ran
-// are classified, checked and compared. Each sidecar is classified (ClassifyGrowth) against
+// are classified, checked and compared. Each sidecar is classified (growth.Classify) against
 // GrowthThreshold, derived from the control variant when it ran and the floor when it did not
-// (the report says which). Then the detector checks itself (CheckGrowth) and the verdicts are
-// compared with the expected-verdicts table (CompareGrowth): a changed verdict is reported,
-// not failed; a failed check fails the run. The rounds' loads are kept (VariantGrowth.Loads)
+// (the report says which). Then the detector checks itself (growth.RunChecks) and the verdicts are
+// compared with the expected-verdicts table (growth.Compare): a changed verdict is reported,
+// not failed; a failed check fails the run. The rounds' loads are kept (Report.Loads)
 // and give the run its validity (schedule kept, QPS reached) and its error count. The plan
 // has no baseline, so no overhead (Figures.NoOverhead). The expected-verdicts table is read
 // before any process starts: a bad one fails the configuration.
@@ -37,7 +40,7 @@ type GrowthPlan struct {
 	// QPS and Connections of each round's load (requests/s; M must be a multiple of
 	// Connections so that each round sends exactly M requests).
 	QPS, Connections int
-	// ExpectedVerdicts is the path of the expected-verdicts table (ReadGrowthExpectations),
+	// ExpectedVerdicts is the path of the expected-verdicts table (growth.ReadExpectations),
 	// relative to the repo root unless absolute; "" compares with nothing.
 	ExpectedVerdicts string
 }
@@ -49,7 +52,7 @@ func (*GrowthPlan) Kind() string { return "growth" }
 // expected-verdicts table read.
 type growthConfig struct {
 	GrowthPlan
-	table []GrowthExpectation
+	table []growth.Expectation
 }
 
 func (g *GrowthPlan) configure(sc Scenario, cfg *runConfig) error {
@@ -66,11 +69,11 @@ func (g *GrowthPlan) configure(sc Scenario, cfg *runConfig) error {
 			}
 			path = filepath.Join(root, path)
 		}
-		if gc.table, err = ReadGrowthExpectations(path); err != nil {
+		if gc.table, err = growth.ReadExpectations(path); err != nil {
 			return err
 		}
 	}
-	if _, err := GrowthThreshold("", nil); err != nil { // the env override; derived again after the rounds
+	if _, err := growthThreshold("", nil); err != nil { // the env override; derived again after the rounds
 		return err
 	}
 	if sc.Transport != HTTP {
@@ -102,7 +105,7 @@ const growthStartCost = 4 * time.Second
 
 func (g *GrowthPlan) run(s *session) error {
 	c := s.cfg.growth
-	gr := &GrowthReport{Rounds: c.Rounds, RequestsPerRound: c.RequestsPerRound, IdleSeconds: c.Idle.Seconds()}
+	gr := &growth.Report{Rounds: c.Rounds, RequestsPerRound: c.RequestsPerRound, IdleSeconds: c.Idle.Seconds()}
 	s.rep.Growth = gr
 	for _, v := range c.Variants {
 		// A variant that -run filters out never calls the function: it is not in the report.
@@ -110,7 +113,10 @@ func (g *GrowthPlan) run(s *session) error {
 			done := s.prog.phase(fmt.Sprintf("variant %s: %s", v.Name, v.Description), time.Duration(c.Rounds+1)*c.roundParams().Duration+c.Idle+growthStartCost)
 			defer done()
 			dep := s.deploy(t, v.Name, v.Apps, c.roundParams())
-			vg, err := runVariant(t, c, v, dep)
+			vg, loads, err := runVariant(t, c, v, dep)
+			for i, l := range loads {
+				s.rep.Loads = append(s.rep.Loads, NamedLoad{Name: fmt.Sprintf("%s round %d", v.Name, i+1), Result: l})
+			}
 			if err != nil {
 				t.Errorf("%s: %v", v.Name, err)
 				s.rep.InfraErrors = append(s.rep.InfraErrors, v.Name+": "+err.Error())
@@ -133,23 +139,23 @@ func (g *GrowthPlan) finish(s *session, runErr error) {
 	if runErr != nil {
 		s.rep.InfraErrors = append(s.rep.InfraErrors, "load: "+runErr.Error())
 	}
-	var reference [][]GrowthPoint
+	var reference [][]growth.Point
 	var phases []namedResult
 	for _, v := range gr.Variants {
 		if v.Control {
 			for _, sc := range v.Sidecars {
-				reference = append(reference, sc.loadPoints())
+				reference = append(reference, sc.LoadPoints())
 			}
 		}
-		for i := range v.Loads {
-			phases = append(phases, namedResult{fmt.Sprintf("%s round %d", v.Name, i+1), &v.Loads[i]})
-		}
+	}
+	for i := range s.rep.Loads {
+		phases = append(phases, namedResult{s.rep.Loads[i].Name, &s.rep.Loads[i].Result})
 	}
 	s.rep.Validity = validity(phases)
 	if len(phases) == 0 {
 		s.rep.Validity = Validity{Reasons: []string{"no round of load completed"}}
 	}
-	d, err := GrowthThreshold(c.control(), reference)
+	d, err := growthThreshold(c.control(), reference)
 	if err != nil { // validated in configure; only a changed environment gets here
 		s.infraError("growth threshold", err)
 		return
@@ -159,12 +165,12 @@ func (g *GrowthPlan) finish(s *session, runErr error) {
 	for i := range gr.Variants {
 		for j := range gr.Variants[i].Sidecars {
 			sc := &gr.Variants[i].Sidecars[j]
-			sc.Growth = ClassifyGrowth(sc.loadPoints(), sc.Idle, gr.ThresholdKiBPer1000)
+			sc.Growth = growth.Classify(sc.LoadPoints(), sc.Idle, gr.ThresholdKiBPer1000)
 		}
 	}
-	gr.Checks = CheckGrowth(gr)
+	gr.Checks = growth.RunChecks(gr)
 	if c.ExpectedVerdicts != "" {
-		e := CompareGrowth(gr, c.table, s.rep.Environment.DaprVersion, s.rep.RunID)
+		e := growth.Compare(gr, c.table, s.rep.Environment.DaprVersion, s.rep.RunID)
 		e.Table = c.ExpectedVerdicts
 		gr.Expectations = &e
 	}
@@ -174,14 +180,34 @@ func (g *GrowthPlan) finish(s *session, runErr error) {
 	}
 }
 
-// checksPass is true when every check of the detector passed.
-func (g *GrowthReport) checksPass() bool {
+// growthChecksPass is true when every check of the growth detector passed.
+func growthChecksPass(g *growth.Report) bool {
 	for _, c := range g.Checks {
 		if !c.Pass {
 			return false
 		}
 	}
 	return true
+}
+
+// EnvGrowthThreshold overrides the growth threshold, in KiB per 1,000 requests (> 0).
+const EnvGrowthThreshold = "DAPR_PERF_GROWTH_THRESHOLD_KIB"
+
+// growthThreshold is growth.DeriveThreshold with DAPR_PERF_GROWTH_THRESHOLD_KIB when it is
+// set; a bad value is an error naming it.
+func growthThreshold(control string, reference [][]growth.Point) (growth.ThresholdDerivation, error) {
+	env, err := LoadEnv()
+	if err != nil {
+		return growth.ThresholdDerivation{}, err
+	}
+	set := 0.0
+	if v := env.GrowthThreshold; v != nil {
+		if math.IsInf(*v, 0) {
+			return growth.ThresholdDerivation{}, fmt.Errorf("perf: %s=%v: must be a number > 0 (KiB of RSS per 1,000 requests)", EnvGrowthThreshold, *v)
+		}
+		set = *v
+	}
+	return growth.DeriveThreshold(control, reference, set, EnvGrowthThreshold), nil
 }
 
 // GrowthVariant is one deployment of a GrowthPlan.
@@ -276,29 +302,30 @@ func (g GrowthPlan) roundParams() Params {
 
 // runVariant loads one variant's deployment and reads its sidecars; the deployment is torn
 // down when the subtest t ends.
-func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment) (VariantGrowth, error) {
+func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment) (out growth.Variant, loads []Result, err error) {
 	t.Helper()
-	out := VariantGrowth{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
+	out = growth.Variant{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
 
 	tester, err := NewTesterClient(dep, v.Tester)
 	if err != nil {
-		return out, err
+		return out, loads, err
 	}
 	sc := Scenario{Transport: HTTP, Tester: v.Tester}
 	p, err := routed(dep, sc, v.Route, g.roundParams())
 	if err != nil {
-		return out, err
+		return out, loads, err
 	}
 	// Warm up with one round of the fixed method: the first round after start-up steps RSS
 	// up by several MiB (connection pools, buffers, heap target), which is not growth.
 	if _, err := RunLoad(t.Context(), tester, p); err != nil {
-		return out, fmt.Errorf("warmup: %w", err)
+		return out, loads, fmt.Errorf("warmup: %w", err)
 	}
 	p.UniquePath = v.UniquePath
 
 	roles := map[string]string{SidecarName(v.Tester): RoleCallerSidecar, SidecarName(v.Route.To): RoleCalleeSidecar}
-	for _, app := range []string{v.Tester, v.Route.To} {
-		out.Sidecars = append(out.Sidecars, SidecarGrowth{Process: SidecarName(app), Role: roles[SidecarName(app)], app: app})
+	apps := []string{v.Tester, v.Route.To} // the app of each of out.Sidecars
+	for _, app := range apps {
+		out.Sidecars = append(out.Sidecars, growth.Sidecar{Process: SidecarName(app), Role: roles[SidecarName(app)]})
 	}
 	start := time.Now()
 	var requests int64
@@ -313,14 +340,14 @@ func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment) 
 		}
 		for i := range out.Sidecars {
 			s := &out.Sidecars[i]
-			r := GrowthReading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
+			r := growth.Reading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
 				RSSBytes: usage[s.Process].RSSBytes, Series: -1}
 			if scrape {
-				if r.HeapInUseBytes, r.Families, err = scrapeSidecar(t.Context(), dep, s.app); err != nil {
+				if r.HeapInUseBytes, r.Families, err = scrapeSidecar(t.Context(), dep, apps[i]); err != nil {
 					return err
 				}
 				if r.Families != nil {
-					r.Series = totalSeries(r.Families)
+					r.Series = growth.TotalSeries(r.Families)
 				}
 			}
 			s.Readings = append(s.Readings, r)
@@ -330,51 +357,43 @@ func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment) 
 	// A first scrape allocates (pprof's heap text, the /metrics encoder) and the Go runtime keeps
 	// that memory a while: take it before reading 0, so that it is not read as the first
 	// round's growth.
-	for _, s := range out.Sidecars {
-		if _, _, err := scrapeSidecar(t.Context(), dep, s.app); err != nil {
-			return out, err
+	for _, app := range apps {
+		if _, _, err := scrapeSidecar(t.Context(), dep, app); err != nil {
+			return out, loads, err
 		}
 	}
 	if err := read("0", true); err != nil {
-		return out, err
+		return out, loads, err
 	}
 	for k := 1; k <= g.Rounds; k++ {
 		res, err := RunLoad(t.Context(), tester, p)
 		if err != nil {
-			return out, fmt.Errorf("round %d: %w", k, err)
+			return out, loads, fmt.Errorf("round %d: %w", k, err)
 		}
 		requests += res.Requests
 		out.Errors += res.Errors()
-		out.Loads = append(out.Loads, res)
+		loads = append(loads, res)
 		if err := read(fmt.Sprint(requests), k < g.Rounds); err != nil {
-			return out, fmt.Errorf("round %d: %w", k, err)
+			return out, loads, fmt.Errorf("round %d: %w", k, err)
 		}
 	}
 	if err := idle(t.Context(), dep, g.Idle, start, requests, out.Sidecars); err != nil {
-		return out, err
+		return out, loads, err
 	}
 	if err := read("idle", true); err != nil {
-		return out, err
+		return out, loads, err
 	}
 	for i := range out.Sidecars {
-		s := &out.Sidecars[i]
-		first, last := s.Readings[0], s.Readings[len(s.Readings)-1] // "idle": the last round's series
-		if first.Series >= 0 && last.Series >= 0 {
-			s.SeriesPerRequest = perRequest(first.Series, last.Series, first.Requests, last.Requests)
-			if second := s.Readings[1]; len(s.Readings) > 3 && second.Series >= 0 {
-				s.SeriesTailPerRequest = perRequest(second.Series, last.Series, second.Requests, last.Requests)
-			}
-		}
-		s.FamilyGrowth = familyGrowth(s.Readings)
+		out.Sidecars[i].DeriveSeries()
 	}
 	if out.Errors > 0 {
-		return out, fmt.Errorf("%d requests failed", out.Errors)
+		return out, loads, fmt.Errorf("%d requests failed", out.Errors)
 	}
-	return out, nil
+	return out, loads, nil
 }
 
 // idle waits out the idle window, reading only RSS (no scrape) idleReadings times.
-func idle(ctx context.Context, dep Deployment, window time.Duration, start time.Time, requests int64, sidecars []SidecarGrowth) error {
+func idle(ctx context.Context, dep Deployment, window time.Duration, start time.Time, requests int64, sidecars []growth.Sidecar) error {
 	step := window / idleReadings
 	for range idleReadings {
 		select {
@@ -387,7 +406,7 @@ func idle(ctx context.Context, dep Deployment, window time.Duration, start time.
 			return err
 		}
 		for i := range sidecars {
-			sidecars[i].Idle = append(sidecars[i].Idle, GrowthPoint{Requests: requests,
+			sidecars[i].Idle = append(sidecars[i].Idle, growth.Point{Requests: requests,
 				Seconds: time.Since(start).Seconds(), RSSBytes: usage[sidecars[i].Process].RSSBytes})
 		}
 	}
@@ -398,12 +417,12 @@ func idle(ctx context.Context, dep Deployment, window time.Duration, start time.
 // series count of each metric family on its /metrics (nil when the endpoint is off).
 func scrapeSidecar(ctx context.Context, dep Deployment, app string) (heap uint64, families map[string]int, err error) {
 	if u, err := dep.Endpoint(app, SidecarProfile); err == nil {
-		if heap, err = HeapInUse(ctx, u); err != nil {
+		if heap, err = growth.HeapInUse(ctx, u); err != nil {
 			return 0, nil, err
 		}
 	}
 	if u, err := dep.Endpoint(app, SidecarMetrics); err == nil {
-		if families, err = ScrapeFamilySeries(ctx, u); err != nil {
+		if families, err = growth.ScrapeFamilySeries(ctx, u); err != nil {
 			return 0, nil, err
 		}
 	}

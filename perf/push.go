@@ -15,6 +15,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/push"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Environment variables that configure the Pushgateway push. The names are those of Dapr's
@@ -477,7 +479,7 @@ func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, er
 			labels := []string{v.Name, sc.Role, sc.Process}
 			slope.WithLabelValues(labels...).Set(sc.Growth.SlopeKiBPer1000 * 1024)
 			grows := 0.0
-			if sc.Growth.Verdict != Flat && sc.Growth.Verdict != "" {
+			if sc.Growth.Verdict != growth.Flat && sc.Growth.Verdict != "" {
 				grows = 1
 			}
 			growing.WithLabelValues(labels...).Set(grows)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // ReportSchema is the version of the result-file format; readers reject other versions.
@@ -31,6 +33,10 @@ type Report struct {
 	WarmupParams Params `json:"warmupParams"`
 	// Rounds are the interleaved baseline/main pairs, in order.
 	Rounds []Round `json:"rounds"`
+	// Loads are the measured loads of a plan without baseline/main rounds (the growth plan's
+	// rounds, named "<variant> round <k>"; its warmups are discarded), in order. They give such
+	// a run its validity and its qps.ratio.
+	Loads []NamedLoad `json:"loads,omitempty"`
 	// Overhead per percentile and for the mean, over the rounds, on service time: the figure
 	// Dapr's suite reports and the thresholds gate.
 	Overhead []Overhead `json:"overhead"`
@@ -55,7 +61,7 @@ type Report struct {
 	// Pass is true when the run is valid and every verdict that is not WarnOnly passed.
 	Pass bool `json:"pass"`
 	// Growth is set by the growth plan (GrowthPlan).
-	Growth *GrowthReport `json:"growth,omitempty"`
+	Growth *growth.Report `json:"growth,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
 
@@ -86,6 +92,12 @@ type Round struct {
 	Resources []Series `json:"resources"`
 }
 
+// NamedLoad is one measured load of a plan, with its name ("b-unique round 2").
+type NamedLoad struct {
+	Name string `json:"name"`
+	Result
+}
+
 // Environment says where and with what a report was made; stamped, never typed by hand.
 type Environment struct {
 	// DaprVersion is what daprd --version printed, e.g. "1.17.5".
@@ -112,9 +124,9 @@ type ResourceSummary struct {
 	RSSSlopeBytesPerSecond float64 `json:"rssSlopeBytesPerSecond"`
 	RSSSlopeR2             float64 `json:"rssSlopeR2"`
 	// Growth classifies RSS over the last main phase (requests estimated from the achieved
-	// QPS) and the idle window after it, against MinGrowthThresholdKiB; empty when the main
+	// QPS) and the idle window after it, against growth.MinThresholdKiB; empty when the main
 	// phase had fewer than 20 samples.
-	Growth Growth `json:"growth"`
+	Growth growth.Classification `json:"growth"`
 }
 
 // UnmarshalJSON reads a summary, also one written before the base units (result files up to

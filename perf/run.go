@@ -41,7 +41,7 @@ type runConfig struct {
 // planChecksPass is false when a plan's own check failed: a check of the growth detector, or a
 // bound of build B in an A/B run (the report's verdicts are build A's).
 func (r *Report) planChecksPass() bool {
-	if r.Growth != nil && !r.Growth.checksPass() {
+	if r.Growth != nil && !growthChecksPass(r.Growth) {
 		return false
 	}
 	return r.AB == nil || r.AB.verdictsPass()

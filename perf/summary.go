@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Summary renders a report as a plain-text table like Dapr's published report: latency per
@@ -26,7 +28,7 @@ func Summary(r *Report) string {
 	}
 	switch {
 	case r.Growth != nil:
-		b.WriteString(GrowthTable(r.Growth) + "\n" + GrowthFamilyTable(r.Growth) + "\n" + GrowthFindings(r.Growth))
+		b.WriteString(growth.Table(r.Growth) + "\n" + growth.FamilyTable(r.Growth) + "\n" + growth.Findings(r.Growth))
 	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
 	default:

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"golang.org/x/perf/benchmath"
+	"gonum.org/v1/gonum/stat"
 )
 
 // IntervalConfidence is the confidence level an interval of a median over rounds aims for.
@@ -81,4 +82,18 @@ func RangeConfidence(n int) float64 {
 		return 0
 	}
 	return 1 - 2*math.Pow(0.5, float64(n))
+}
+
+// LinearFit is the least-squares line y = a + b·x through the points: it returns the slope b
+// (y units per x unit) and the coefficient of determination R² (0 to 1; 0 for a flat y).
+func LinearFit(xs, ys []float64) (slope, r2 float64) {
+	if len(xs) < 2 {
+		return 0, 0
+	}
+	a, b := stat.LinearRegression(xs, ys, nil, false)
+	r2 = stat.RSquared(xs, ys, nil, a, b)
+	if r2 != r2 { // NaN: every y equal
+		r2 = 0
+	}
+	return b, r2
 }

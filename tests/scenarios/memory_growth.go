@@ -23,7 +23,7 @@ const (
 const GrowthPathPattern = "/checkout/{orderId}"
 
 // GrowthExpectedVerdicts is the expected-verdicts table of MemoryGrowth, relative to the repo
-// root: one row per daprd version, variant and sidecar (perf.ReadGrowthExpectations).
+// root: one row per daprd version, variant and sidecar (growth.ReadExpectations).
 const GrowthExpectedVerdicts = "tests/memory_growth/expected_verdicts.csv"
 
 // MemoryGrowth is the method-name memory-growth case: daprd kept metrics per invoked path, so
