@@ -15,9 +15,15 @@ import (
 func Summary(r *Report) string {
 	var b strings.Builder
 	env := r.Environment
-	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
-		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
-		r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
+	if r.Growth != nil {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), growth plan: %d variant(s), each %d round(s) of %d requests at %d QPS over %d connections\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Growth.Variants),
+			r.Growth.Rounds, r.Growth.RequestsPerRound, r.Params.QPS, r.Params.Connections)
+	} else {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
+			r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
+	}
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")
 	}
