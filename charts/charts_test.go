@@ -711,7 +711,7 @@ func TestMedian(t *testing.T) {
 			t.Errorf("median(%v) = %v, want %v", tc.xs, got, tc.want)
 		}
 	}
-	if got, ok := medianPercentile(nil, 50); ok || got != 0 {
+	if got, ok := phaseQuantile(&perf.Report{}, perf.PhaseMain, 50); ok || got != 0 {
 		t.Errorf("no results: %v, %v", got, ok)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // Exit codes of compare: no regression, a regression beyond noise, bad input (a missing,
@@ -438,7 +439,8 @@ func gates(figure string, prefixes []string) bool {
 // medianCell is the median of xs, with its order-statistics interval at confidence when the
 // rounds give one: "1.200 ms [1.150 ms, 1.250 ms]".
 func medianCell(xs []float64, format func(float64) string, confidence float64) string {
-	m, lo, hi, _, ok := perf.MedianIntervalAt(xs, confidence)
+	iv := stats.MedianIntervalAt(xs, confidence)
+	m, lo, hi, ok := iv.Median, iv.Low, iv.High, iv.Method == stats.MethodOrderStatistics
 	if !ok {
 		return format(m)
 	}

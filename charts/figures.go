@@ -2,17 +2,16 @@ package main
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
-// The process roles of a service-invocation scenario, as perf.Series.Role and
-// perf.ResourceSummary.Role name them.
+// The process roles of a service-invocation scenario (perf.Series.Role).
 const (
-	roleCallerSidecar = "caller-sidecar"
-	roleCalleeSidecar = "callee-sidecar"
+	roleCallerSidecar = perf.RoleCallerSidecar
+	roleCalleeSidecar = perf.RoleCalleeSidecar
 )
 
 // tablePercentiles are the latency percentiles of the tables, as in Dapr's published report.
@@ -21,65 +20,45 @@ func tablePercentiles() []float64 { return []float64{50, 90, 99, 99.9} }
 // summaryOverheads are the overhead figures of summary rows and comparisons.
 func summaryOverheads() []string { return []string{"p50", "p90", "p99"} }
 
-// baselineResults returns the baseline phase of every round, in order.
-func baselineResults(rep *perf.Report) []perf.Result {
-	out := make([]perf.Result, len(rep.Rounds))
-	for i, rd := range rep.Rounds {
-		out[i] = rd.Baseline
+// figures returns rep's derived figures; charts render these and derive nothing of their own.
+// A report built in memory without them (a test's fixture) gets them from perf.DeriveFigures,
+// as perf.ReadReport does for an older file.
+func figures(rep *perf.Report) *perf.Figures {
+	if rep.Figures == nil {
+		f := perf.DeriveFigures(rep)
+		rep.Figures = &f
 	}
-	return out
+	return rep.Figures
 }
 
-// medianPercentile is the median over results of percentile p; false when there are no
-// results or one lacks p.
-func medianPercentile(results []perf.Result, p float64) (time.Duration, bool) {
-	if len(results) == 0 {
+// phaseQuantile is the service-time percentile p of phase (perf.PhaseBaseline, perf.PhaseMain),
+// the median over rounds; false when the run has no such figure.
+func phaseQuantile(rep *perf.Report, phase string, p float64) (time.Duration, bool) {
+	ph := figures(rep).Phase(phase)
+	if ph == nil {
 		return 0, false
 	}
-	vals := make([]float64, 0, len(results))
-	for i := range results {
-		d, err := results[i].Percentile(p)
-		if err != nil {
-			return 0, false
-		}
-		vals = append(vals, float64(d))
-	}
-	return time.Duration(math.Round(median(vals))), true
+	s, ok := ph.Quantile(p, false)
+	return time.Duration(math.Round(s * 1e9)), ok
 }
 
-// median of xs (not modified), averaging the middle two of an even count; 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// median of xs, as perf takes it (the middle two averaged for an even count); 0 for none.
+func median(xs []float64) float64 { return stats.Median(xs) }
 
-// mainTotals sums requests and errors over the main phases.
+// mainTotals are the requests and errors over the main phases.
 func mainTotals(rep *perf.Report) (requests, errs int64) {
-	for i := range rep.Rounds {
-		requests += rep.Rounds[i].Main.Requests
-		errs += rep.Rounds[i].Main.Errors()
+	if ph := figures(rep).Phase(perf.PhaseMain); ph != nil {
+		return ph.Requests, ph.Errors
 	}
-	return requests, errs
+	return 0, 0
 }
 
 // lowestActualQPS is the lowest actual QPS of the main phases (the one qps.ratio gates on).
 func lowestActualQPS(rep *perf.Report) (float64, bool) {
-	if len(rep.Rounds) == 0 {
-		return 0, false
+	if ph := figures(rep).Phase(perf.PhaseMain); ph != nil {
+		return ph.LowestQPS, true
 	}
-	low := math.Inf(1)
-	for _, rd := range rep.Rounds {
-		low = min(low, rd.Main.ActualQPS)
-	}
-	return low, true
+	return 0, false
 }
 
 // resourceOf returns the summary of the first process with role.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/growth"
 	"github.com/daprperf/daprperf/perf/hdr"
 )
 
@@ -213,23 +214,23 @@ func growthReport() *perf.Report {
 	start := time.Date(2026, 5, 1, 14, 0, 0, 0, time.UTC)
 	const perRound = 3000
 	mib := func(x float64) uint64 { return uint64(x * (1 << 20)) }
-	sidecar := func(process, role string, rss []float64, idle float64, series []int) perf.SidecarGrowth {
-		sg := perf.SidecarGrowth{Process: process, Role: role}
-		var load []perf.GrowthPoint
+	sidecar := func(process, role string, rss []float64, idle float64, series []int) growth.Sidecar {
+		sg := growth.Sidecar{Process: process, Role: role}
+		var load []growth.Point
 		for i, r := range rss {
-			rd := perf.GrowthReading{Label: strconv.Itoa(i * perRound), Requests: int64(i * perRound),
+			rd := growth.Reading{Label: strconv.Itoa(i * perRound), Requests: int64(i * perRound),
 				Seconds: float64(10 * i), RSSBytes: mib(r), Series: series[i]}
 			sg.Readings = append(sg.Readings, rd)
-			load = append(load, perf.GrowthPoint{Requests: rd.Requests, Seconds: rd.Seconds, RSSBytes: rd.RSSBytes})
+			load = append(load, growth.Point{Requests: rd.Requests, Seconds: rd.Seconds, RSSBytes: rd.RSSBytes})
 		}
 		last := sg.Readings[len(sg.Readings)-1]
 		for k := 1; k <= 3; k++ {
-			sg.Idle = append(sg.Idle, perf.GrowthPoint{Requests: last.Requests, Seconds: last.Seconds + float64(10*k),
+			sg.Idle = append(sg.Idle, growth.Point{Requests: last.Requests, Seconds: last.Seconds + float64(10*k),
 				RSSBytes: mib(rss[len(rss)-1] + (idle-rss[len(rss)-1])*float64(k)/3)})
 		}
-		sg.Readings = append(sg.Readings, perf.GrowthReading{Label: "idle", Requests: last.Requests,
+		sg.Readings = append(sg.Readings, growth.Reading{Label: "idle", Requests: last.Requests,
 			Seconds: last.Seconds + 30, RSSBytes: mib(idle), Series: series[len(series)-1]})
-		sg.Growth = perf.ClassifyGrowth(load, sg.Idle, perf.MinGrowthThresholdKiB)
+		sg.Growth = growth.Classify(load, sg.Idle, growth.MinThresholdKiB)
 		if n := len(series); series[0] >= 0 {
 			sg.SeriesPerRequest = float64(series[n-1]-series[0]) / float64(last.Requests)
 		}
@@ -244,15 +245,15 @@ func growthReport() *perf.Report {
 		Params:   params,
 		Validity: perf.Validity{Valid: true},
 		Pass:     true,
-		Growth: &perf.GrowthReport{
+		Growth: &growth.Report{
 			Rounds: 3, RequestsPerRound: perRound, IdleSeconds: 30,
-			ThresholdKiBPer1000: perf.MinGrowthThresholdKiB, ThresholdSource: "the minimum",
-			Variants: []perf.VariantGrowth{
-				{Name: "fixed", Description: "one method name: checkout", Sidecars: []perf.SidecarGrowth{
+			ThresholdKiBPer1000: growth.MinThresholdKiB, ThresholdSource: "the minimum",
+			Variants: []growth.Variant{
+				{Name: "fixed", Description: "one method name: checkout", Sidecars: []growth.Sidecar{
 					sidecar("tester-daprd", "caller-sidecar", []float64{19, 25, 25, 25}, 25, []int{120, 124, 124, 124}),
 					sidecar("httpapp-daprd", "callee-sidecar", []float64{18, 20, 20, 20}, 20, []int{-1, -1, -1, -1}),
 				}},
-				{Name: "unique", Description: "a method name per request: checkout/{uuid}", Sidecars: []perf.SidecarGrowth{
+				{Name: "unique", Description: "a method name per request: checkout/{uuid}", Sidecars: []growth.Sidecar{
 					sidecar("tester-daprd", "caller-sidecar", []float64{19, 47, 69, 80}, 80, []int{120, 3124, 6124, 9124}),
 					sidecar("httpapp-daprd", "callee-sidecar", []float64{18, 20, 20, 20}, 20, []int{-1, -1, -1, -1}),
 				}},
@@ -307,8 +308,8 @@ func buildReport(s reportSpec) (*perf.Report, error) {
 		sum := perf.ResourceSummary{Process: sr.Process, Role: sr.Role}
 		for _, rd := range rep.Rounds {
 			s := rd.Resources[i]
-			sum.MeanCPUMillicores += s.MeanCPU() * 1000 / float64(len(rep.Rounds))
-			sum.PeakRSSMiB = max(sum.PeakRSSMiB, float64(s.PeakRSS())/(1<<20))
+			sum.MeanCPUCores += s.MeanCPU() / float64(len(rep.Rounds))
+			sum.PeakRSSBytes = max(sum.PeakRSSBytes, s.PeakRSS())
 		}
 		sum.RSSSlopeBytesPerSecond, sum.RSSSlopeR2 = sr.Slope()
 		rep.Resources = append(rep.Resources, sum)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // referenceCPUs is the vCPU count of the nodes behind Dapr's published figures.
@@ -154,7 +155,7 @@ func versionMarkdown(g versionGroup) string {
 
 // writeGrowth writes the memory-growth tables: per variant and sidecar, RSS after each round
 // and after the idle window, the /metrics series, the slope and the verdict.
-func writeGrowth(b *strings.Builder, g *perf.GrowthReport) {
+func writeGrowth(b *strings.Builder, g *growth.Report) {
 	fmt.Fprintf(b, "%s of %s requests, then %.0f s idle. Threshold: %.0f KiB of RSS per 1,000 requests (%s).\n\n",
 		plural(g.Rounds, "round"), fmtCount(int64(g.RequestsPerRound)), g.IdleSeconds, g.ThresholdKiBPer1000, g.ThresholdSource)
 	for _, v := range g.Variants {
@@ -196,7 +197,7 @@ func writeGrowth(b *strings.Builder, g *perf.GrowthReport) {
 
 // growthSummaryRows are the version README's memory-growth cells of g: variant, sidecar,
 // RSS first → last, slope and verdict.
-func growthSummaryRows(g *perf.GrowthReport) [][]string {
+func growthSummaryRows(g *growth.Report) [][]string {
 	var out [][]string
 	for _, v := range g.Variants {
 		for _, sg := range v.Sidecars {
@@ -211,7 +212,7 @@ func growthSummaryRows(g *perf.GrowthReport) [][]string {
 	return out
 }
 
-func growthVerdict(g perf.Growth) string {
+func growthVerdict(g growth.Classification) string {
 	if g.GrowsWhenIdle {
 		return string(g.Verdict) + ", grows when idle"
 	}
@@ -229,9 +230,8 @@ func summaryHeader() []string {
 // summaryCells are the summary figures of rep, in summaryHeader's order.
 func summaryCells(rep *perf.Report) []string {
 	var out []string
-	mains := rep.MainResults()
 	for _, p := range tablePercentiles() {
-		out = append(out, latencyCell(medianPercentile(mains, p)))
+		out = append(out, latencyCell(phaseQuantile(rep, perf.PhaseMain, p)))
 	}
 	ovs := make([]string, 0, 3)
 	for _, f := range summaryOverheads() {
@@ -266,10 +266,10 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 	for _, p := range ps {
 		header = append(header, perf.PercentileName(p))
 	}
-	row := func(name string, results []perf.Result) []string {
+	row := func(name, phase string) []string {
 		r := []string{name}
 		for _, p := range ps {
-			r = append(r, latencyCell(medianPercentile(results, p)))
+			r = append(r, latencyCell(phaseQuantile(rep, phase, p)))
 		}
 		return r
 	}
@@ -289,8 +289,8 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 		ov = append(ov, overheadCell(o, ok))
 	}
 	writeTable(b, header, "l", [][]string{
-		row("baseline (tester → app)", baselineResults(rep)),
-		row("main (through both sidecars)", rep.MainResults()),
+		row("baseline (tester → app)", perf.PhaseBaseline),
+		row("main (through both sidecars)", perf.PhaseMain),
 		ov,
 	})
 	fmt.Fprintf(b, "\nMedians over %s.", plural(len(rep.Rounds), "round"))
@@ -404,8 +404,8 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 	for _, r := range rep.Resources {
 		rows = append(rows, []string{
 			cell(r.Process), cell(orNone(r.Role)),
-			fmt.Sprintf("%.0f", r.MeanCPUMillicores),
-			fmt.Sprintf("%.1f", r.PeakRSSMiB),
+			fmt.Sprintf("%.0f", 1e3*r.MeanCPUCores),
+			fmt.Sprintf("%.1f", float64(r.PeakRSSBytes)/(1<<20)),
 			fmt.Sprintf("%+.1f KiB/s (R² %.2f)", r.RSSSlopeBytesPerSecond/1024, r.RSSSlopeR2),
 		})
 	}
@@ -569,7 +569,7 @@ func sidecarCell(rep *perf.Report, role string) string {
 	if !ok {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.0f mCPU / %.1f MiB", r.MeanCPUMillicores, r.PeakRSSMiB)
+	return fmt.Sprintf("%.0f mCPU / %.1f MiB", 1e3*r.MeanCPUCores, float64(r.PeakRSSBytes)/(1<<20))
 }
 
 // fmtSignedMs formats seconds as signed milliseconds with µs precision: "+1.060".
@@ -691,7 +691,7 @@ func validityText(rep *perf.Report) string {
 
 // writeGrowthComparison writes, per variant and sidecar present in both growth reports, the
 // RSS slope (KiB per 1,000 requests) and verdict of a and b side by side.
-func writeGrowthComparison(b *strings.Builder, nameA, nameB string, a, g *perf.GrowthReport) {
+func writeGrowthComparison(b *strings.Builder, nameA, nameB string, a, g *growth.Report) {
 	fmt.Fprintf(b, "Thresholds: %s %.0f, %s %.0f KiB per 1,000 requests.\n\n", nameA, a.ThresholdKiBPer1000, nameB, g.ThresholdKiBPer1000)
 	var rows [][]string
 	for _, va := range a.Variants {

@@ -33,9 +33,6 @@ func newDeployment(p *Platform, ns string, apps []AppDescription) *Deployment {
 // Namespace is the run's namespace, daprperf-<random>.
 func (d *Deployment) Namespace() string { return d.ns }
 
-// Apps are the descriptions the deployment was made from.
-func (d *Deployment) Apps() []AppDescription { return d.apps }
-
 // DaprVersion is the tag of the injected daprd image ("1.17.5"), or "" when no pod has a
 // daprd container (no app has a sidecar, or the cluster has no Dapr injector).
 func (d *Deployment) DaprVersion() string {

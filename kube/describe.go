@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -70,16 +69,6 @@ type AppDescription struct {
 // TokenSecretKey is the key of the token in a tester's TokenSecret.
 const TokenSecretKey = "token"
 
-// kindProtocol is the protocol each app kind serves on its own port.
-var kindProtocol = map[perf.AppKind]perf.Protocol{
-	perf.Tester:  perf.HTTP,
-	perf.HTTPApp: perf.HTTP,
-	perf.GRPCApp: perf.GRPC,
-}
-
-// validName is an RFC 1123 label: a Deployment, Service and container name, and a Dapr app id.
-var validName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-
 // Describe turns apps into their descriptions with images from im and the run label run, which
 // is also the run's namespace. Every tester is placed on the node of every other app, and is
 // started with an allow-list (perf.TesterArgs) of its own daprd's HTTP and gRPC ports on
@@ -114,7 +103,7 @@ func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error)
 			Replicas:    1,
 			Args:        append([]string{"-port", fmt.Sprint(AppPort), "-host", "0.0.0.0"}, a.Args...),
 			AppPort:     AppPort,
-			AppProtocol: kindProtocol[a.Kind],
+			AppProtocol: a.Kind.Protocol(),
 			Labels: map[string]string{
 				LabelApp: a.Name, LabelKind: string(a.Kind), LabelRun: run, LabelPartOf: "daprperf",
 			},
@@ -160,8 +149,11 @@ func testerAllowList(a perf.App, targets []string, ns string) []string {
 
 // validateApp checks what Describe needs of one app.
 func validateApp(a perf.App) error {
-	if !validName.MatchString(a.Name) || a.Name == SidecarContainer {
-		return fmt.Errorf("app %q: Name must be a lowercase RFC 1123 label (%s), and not %q", a.Name, validName, SidecarContainer)
+	if err := perf.ValidAppName(a.Name); err != nil {
+		return err
+	}
+	if a.Name == SidecarContainer {
+		return fmt.Errorf("app %q: Name must be other than %q, the sidecar container's name", a.Name, SidecarContainer)
 	}
 	if a.TesterLimits != nil {
 		if a.Kind != perf.Tester {
@@ -171,7 +163,7 @@ func validateApp(a perf.App) error {
 			return fmt.Errorf("app %s: %w", a.Name, err)
 		}
 	}
-	if _, ok := kindProtocol[a.Kind]; !ok {
+	if !a.Kind.Known() {
 		return fmt.Errorf("app %s: unknown Kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
 	}
 	if err := checkResources(a.Resources); err != nil {

@@ -75,8 +75,8 @@ func (im Images) validate(registryVar, tagVar string) error {
 
 // envWithAlias reads primary, or alias when primary is unset or blank, and returns the value
 // and the name of the variable it came from. Both set to different values is an error.
-func envWithAlias(primary, alias string) (value, from string, err error) {
-	p, a := strings.TrimSpace(os.Getenv(primary)), strings.TrimSpace(os.Getenv(alias))
+func envWithAlias(primary, alias string, pv, av *string) (value, from string, err error) {
+	p, a := strings.TrimSpace(perf.Val(pv)), strings.TrimSpace(perf.Val(av))
 	switch {
 	case p != "" && a != "" && p != a:
 		return "", primary, fmt.Errorf("%s=%q and %s=%q differ: set one of them (%s is Dapr's name for %s)", primary, p, alias, a, alias, primary)
@@ -89,8 +89,12 @@ func envWithAlias(primary, alias string) (value, from string, err error) {
 // imagesFromEnv reads EnvImageRegistry and EnvImageTag, or their aliases EnvDaprTestRegistry
 // and EnvDaprTestTag, and validates them; an error names the variable.
 func imagesFromEnv() (Images, error) {
-	reg, regVar, regErr := envWithAlias(EnvImageRegistry, EnvDaprTestRegistry)
-	tag, tagVar, tagErr := envWithAlias(EnvImageTag, EnvDaprTestTag)
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return Images{}, err
+	}
+	reg, regVar, regErr := envWithAlias(EnvImageRegistry, EnvDaprTestRegistry, env.ImageRegistry, env.DaprTestRegistry)
+	tag, tagVar, tagErr := envWithAlias(EnvImageTag, EnvDaprTestTag, env.ImageTag, env.DaprTestTag)
 	if err := errors.Join(regErr, tagErr); err != nil {
 		return Images{}, err
 	}
@@ -100,7 +104,11 @@ func imagesFromEnv() (Images, error) {
 
 // serviceTypeFromEnv reads EnvServiceType; unset is ClusterIP.
 func serviceTypeFromEnv() (corev1.ServiceType, error) {
-	switch v := os.Getenv(EnvServiceType); v {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return "", err
+	}
+	switch v := perf.Val(env.ServiceType); v {
 	case "", string(corev1.ServiceTypeClusterIP):
 		return corev1.ServiceTypeClusterIP, nil
 	case string(corev1.ServiceTypeLoadBalancer):
@@ -112,7 +120,11 @@ func serviceTypeFromEnv() (corev1.ServiceType, error) {
 
 // restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
 func restConfigFromEnv() (*rest.Config, error) {
-	path := os.Getenv(EnvKubeconfig)
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return nil, err
+	}
+	path := perf.Val(env.Kubeconfig)
 	if path == "" {
 		cfg, err := rest.InClusterConfig()
 		if err != nil {

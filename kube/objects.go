@@ -9,13 +9,6 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// healthPath is the path an HTTP app kind answers 200 on when it is up; grpcapp serves the
-// standard gRPC health service instead.
-var healthPath = map[perf.AppKind]string{
-	perf.Tester:  "/",
-	perf.HTTPApp: "/healthz",
-}
-
 // Service port names; the sidecar's exist only for apps with Dapr enabled.
 const (
 	PortApp            = "app"
@@ -89,7 +82,7 @@ func readinessProbe(d AppDescription) *corev1.Probe {
 	if d.AppProtocol == perf.GRPC {
 		p.GRPC = &corev1.GRPCAction{Port: d.AppPort}
 	} else {
-		p.HTTPGet = &corev1.HTTPGetAction{Path: healthPath[d.Kind], Port: intstr.FromInt32(d.AppPort)}
+		p.HTTPGet = &corev1.HTTPGetAction{Path: d.Kind.HealthPath(), Port: intstr.FromInt32(d.AppPort)}
 	}
 	return p
 }

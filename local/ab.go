@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -25,7 +24,11 @@ var versionPattern = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 func buildB(named, root string) (*build, error) {
 	raw, from := named, "WithDaprdB"
 	if raw == "" {
-		raw, from = os.Getenv(EnvDaprdB), EnvDaprdB
+		env, err := perf.LoadEnv()
+		if err != nil {
+			return nil, err
+		}
+		raw, from = perf.Val(env.DaprdB), EnvDaprdB
 	}
 	if raw == "" {
 		return nil, nil

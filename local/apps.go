@@ -4,22 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"regexp"
 	"strconv"
 
 	"github.com/daprperf/daprperf/perf"
 )
-
-// kindProtocol is the protocol each app kind serves on its own port.
-var kindProtocol = map[perf.AppKind]perf.Protocol{
-	perf.Tester:  perf.HTTP,
-	perf.HTTPApp: perf.HTTP,
-	perf.GRPCApp: perf.GRPC,
-}
-
-// validName is what an app name may look like: it is a Dapr app id, a file name and a
-// string in the resolver template.
-var validName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$`)
 
 // validate checks apps before anything starts: known kinds, valid and distinct names (also
 // against sidecar names), and sidecar protocols that are http or grpc.
@@ -29,10 +17,10 @@ func validate(apps []perf.App) error {
 	}
 	names := map[string]bool{}
 	for _, a := range apps {
-		if !validName.MatchString(a.Name) {
-			return fmt.Errorf("app %q: name must match %s", a.Name, validName)
+		if err := perf.ValidAppName(a.Name); err != nil {
+			return err
 		}
-		if _, ok := kindProtocol[a.Kind]; !ok {
+		if !a.Kind.Known() {
 			return fmt.Errorf("app %s: unknown kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
 		}
 		if a.TesterLimits != nil {
@@ -66,7 +54,7 @@ func sidecarProtocol(a perf.App) perf.Protocol {
 	if a.Sidecar != nil && a.Sidecar.AppProtocol != "" {
 		return a.Sidecar.AppProtocol
 	}
-	return kindProtocol[a.Kind]
+	return a.Kind.Protocol()
 }
 
 // appArgs is the command line of an app listening on port: -port, then a.Args.
@@ -110,19 +98,12 @@ func launchArgs(da *deployedApp, apps []*deployedApp) (args, env []string) {
 	return args, append(env, perf.EnvTesterToken+"="+da.token)
 }
 
-// healthPath is the path an HTTP app kind answers 200 on when it is up. httpapp's is
-// /healthz, which it neither counts nor fails on purpose (-fail-fraction), unlike "/".
-var healthPath = map[perf.AppKind]string{
-	perf.Tester:  "/",
-	perf.HTTPApp: "/healthz",
-}
-
 // appCheck is the health check of an app on port: GET healthPath answering 200 for the HTTP
 // kinds, the standard gRPC health service for grpcapp.
 func appCheck(a perf.App, port int) check {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if kindProtocol[a.Kind] == perf.GRPC {
+	if a.Kind.Protocol() == perf.GRPC {
 		return grpcHealthCheck(addr)
 	}
-	return httpCheck("http://"+addr+healthPath[a.Kind], http.StatusOK)
+	return httpCheck("http://"+addr+a.Kind.HealthPath(), http.StatusOK)
 }

@@ -47,7 +47,19 @@ func Daprd() (string, error) {
 		return "", fmt.Errorf("find daprd: %w", err)
 	}
 	home, _ := os.UserHomeDir() // "" only skips ~/.dapr/bin
-	return findDaprd(os.LookupEnv, wd, home)
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return "", fmt.Errorf("find daprd: %w", err)
+	}
+	return findDaprd(envLookup(map[string]*string{EnvDaprd: env.Daprd, EnvDaprVersion: env.DaprVersion}), wd, home)
+}
+
+// envLookup answers findDaprd's lookups from variables perf.LoadEnv read: set and not empty.
+func envLookup(vars map[string]*string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v := perf.Val(vars[name])
+		return v, v != ""
+	}
 }
 
 // findDaprd is Daprd with its inputs made explicit, for tests.

@@ -280,7 +280,7 @@ func (d *Deployment) endpoint(app string, e perf.Endpoint, b bool) (string, erro
 	grpcAddr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 	switch e {
 	case perf.AppHTTP, perf.AppGRPC:
-		proto := kindProtocol[da.app.Kind]
+		proto := da.app.Kind.Protocol()
 		if (e == perf.AppHTTP) != (proto == perf.HTTP) {
 			return "", fmt.Errorf("endpoint %s of %s: a %s app serves %s only", e, app, da.app.Kind, proto)
 		}

@@ -102,9 +102,6 @@ func New(opts ...Option) (*Platform, error) {
 // Name is "local".
 func (p *Platform) Name() string { return "local" }
 
-// Daprd is the path of the daprd binary the platform runs.
-func (p *Platform) Daprd() string { return p.daprd }
-
 // DaprVersion is what the daprd binary reports as its version ("1.17.5").
 func (p *Platform) DaprVersion() string { return p.version }
 

@@ -3,12 +3,10 @@ package perf
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
-	"testing"
 	"text/tabwriter"
 
-	"golang.org/x/perf/benchmath"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // A/B runs: two daprd builds in one run. A platform that runs a second build (B) beside every
@@ -94,7 +92,8 @@ type ABReport struct {
 type Difference struct {
 	// Figure names it: "latency p90", "latency mean", "callee-sidecar CPU", ...
 	Figure string `json:"figure"`
-	// Unit of every value: "s" (seconds), "mCPU" (millicores) or "MiB".
+	// Unit of every value: "s" (seconds), "cores" or "bytes" (files written before 2026-12-02:
+	// "mCPU" or "MiB").
 	Unit string `json:"unit"`
 	// HigherIsBetter is false for every figure here: latency, CPU and memory.
 	HigherIsBetter bool `json:"higherIsBetter,omitempty"`
@@ -117,28 +116,6 @@ type Difference struct {
 	Verdict string `json:"verdict"`
 }
 
-// MedianIntervalAt returns the median of xs and an order-statistics interval of it at confidence
-// (benchmath.AssumeNothing.Summary: the interval between two order statistics, binomial with
-// p = 1/2, whose actual confidence is at least the one asked for). ok is false when xs is too
-// short for that confidence (fewer than 6 values at 95 %): lo and hi are then [min, max], the
-// widest interval xs gives, and conf its confidence, 1 − 2·0.5^n (75 % for 3, 97 % for 6).
-func MedianIntervalAt(xs []float64, confidence float64) (median, lo, hi, conf float64, ok bool) {
-	if len(xs) == 0 {
-		return 0, 0, 0, 0, false
-	}
-	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds)
-	sum := benchmath.AssumeNothing.Summary(s, confidence)
-	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
-		return sum.Center, sum.Lo, sum.Hi, sum.Confidence, true
-	}
-	sorted := s.Values
-	widest := 0.0
-	if n := len(sorted); n >= 2 {
-		widest = 1 - math.Pow(0.5, float64(n-1))
-	}
-	return sum.Center, sorted[0], sorted[len(sorted)-1], widest, false
-}
-
 // PairedVerdict says what the per-round differences B − A of a figure show: too few rounds
 // when no interval at the confidence exists; within noise when the interval contains 0 (or the
 // change is below minChange, relative to a); else a regression or an improvement, by direction.
@@ -157,88 +134,6 @@ func PairedVerdict(d Difference, minChange float64) string {
 	}
 }
 
-// runAB runs the interleaved A/B rounds (see the top of this file), writing each phase to rf.
-// It stops at the first load that fails, keeping the rounds complete so far.
-func runAB(t *testing.T, rf *runFile, rep *Report, depA, depB Deployment, sc Scenario, cfg runConfig) error {
-	t.Helper()
-	ab := &ABReport{A: buildOf(depA), B: buildOf(depB)}
-	rep.AB = ab
-	t.Logf("A/B run: A is daprd %s (%s), B is daprd %s (%s)", ab.A.Version, orUnknown(ab.A.Daprd), ab.B.Version, orUnknown(ab.B.Daprd))
-	ctx := t.Context()
-	tester, err := NewTesterClient(depA, sc.Tester)
-	if err != nil {
-		return err
-	}
-	baseline, err := routed(depA, sc, sc.Baseline, cfg.main)
-	if err != nil {
-		return err
-	}
-	type side struct {
-		name         string
-		dep          Deployment
-		main, warmup Params
-		warm         bool
-	}
-	sides := map[byte]*side{'A': {name: "A", dep: depA}, 'B': {name: "B", dep: depB}}
-	for _, s := range sides {
-		if s.main, err = routed(s.dep, sc, sc.Main, cfg.main); err != nil {
-			return fmt.Errorf("build %s: %w", s.name, err)
-		}
-		if s.warmup, err = routed(s.dep, sc, sc.Main, cfg.warmup); err != nil {
-			return fmt.Errorf("build %s: %w", s.name, err)
-		}
-	}
-	interval := sc.sampleInterval()
-	for i := range cfg.rounds {
-		t.Logf("round %d/%d: baseline, %d QPS for %v to %s", i+1, cfg.rounds, baseline.QPS, baseline.Duration, baseline.Target)
-		b, err := RunLoad(ctx, tester, baseline)
-		if err != nil {
-			return fmt.Errorf("round %d baseline: %w", i+1, err)
-		}
-		rep.PartialRound, ab.PartialRound = &Round{Baseline: b}, &Round{Baseline: b}
-		checkpoint(t, rf, rep, fmt.Sprintf("round %d baseline", i+1))
-		order := "AB"
-		if i%2 == 1 {
-			order = "BA"
-		}
-		done := map[byte]Round{}
-		for _, name := range []byte(order) {
-			s := sides[name]
-			if !s.warm {
-				t.Logf("warmup of build %s (discarded), %d QPS for %v to %s", s.name, s.warmup.QPS, s.warmup.Duration, s.warmup.Target)
-				if _, err := RunLoad(ctx, tester, s.warmup); err != nil {
-					return fmt.Errorf("warmup of build %s: %w", s.name, err)
-				}
-				s.warm = true
-			}
-			t.Logf("round %d/%d: main of build %s, %d QPS for %v to %s", i+1, cfg.rounds, s.name, s.main.QPS, s.main.Duration, s.main.Target)
-			rec := Record(ctx, s.dep, interval, sc.Roles())
-			m, err := RunLoad(ctx, tester, s.main)
-			series, sampleErrs := rec.Stop()
-			if len(sampleErrs) > 0 {
-				t.Logf("round %d, build %s: %d resource readings failed, first: %v", i+1, s.name, len(sampleErrs), sampleErrs[0])
-			}
-			if err != nil {
-				return fmt.Errorf("round %d main of build %s: %w", i+1, s.name, err)
-			}
-			r := Round{Baseline: b, Main: m, Resources: series}
-			done[name] = r
-			if name == 'A' {
-				rep.PartialRound = &r
-			} else {
-				ab.PartialRound = &r
-			}
-			checkpoint(t, rf, rep, fmt.Sprintf("round %d main of build %s", i+1, s.name))
-		}
-		rep.Rounds = append(rep.Rounds, done['A'])
-		ab.Rounds = append(ab.Rounds, done['B'])
-		ab.Order = append(ab.Order, order)
-		rep.PartialRound, ab.PartialRound = nil, nil
-		checkpoint(t, rf, rep, fmt.Sprintf("round %d", i+1))
-	}
-	return nil
-}
-
 func buildOf(dep Deployment) Build {
 	b := Build{Version: dep.DaprVersion()}
 	if p, ok := dep.(daprdPather); ok {
@@ -255,13 +150,15 @@ func orUnknown(s string) string {
 }
 
 // finish derives build B's figures and the differences once the rounds are in; the report's
-// validity and pass then cover both builds. A nil ABReport does nothing.
-func (ab *ABReport) finish(rep *Report, sc Scenario, cfg runConfig) {
+// validity then covers both builds, and Report.planChecksPass B's verdicts. A nil ABReport
+// does nothing.
+func (ab *ABReport) finish(rep *Report, thresholds []Threshold) {
 	if ab == nil {
 		return
 	}
 	side := &Report{Rounds: ab.Rounds, Exits: rep.Exits}
-	side.finish(sc, cfg.thresholds)
+	deriveOverhead(side)
+	judge(side, thresholds)
 	ab.Overhead, ab.Resources, ab.Verdicts = side.Overhead, side.Resources, side.Verdicts
 	ab.Validity = Validity{Valid: side.Validity.Valid}
 	for _, r := range side.Validity.Reasons {
@@ -275,12 +172,21 @@ func (ab *ABReport) finish(rep *Report, sc Scenario, cfg runConfig) {
 		rep.Validity.Reasons = append(rep.Validity.Reasons, ab.Validity.Reasons...)
 	}
 	ab.Differences = PairedDifferences(rep.Rounds, ab.Rounds, DefaultConfidence, DefaultMinChange)
-	rep.Pass = rep.Pass && side.Pass && ab.Validity.Valid
+}
+
+// verdictsPass is true when every one of build B's verdicts that is not WarnOnly passed.
+func (ab *ABReport) verdictsPass() bool {
+	for _, v := range ab.Verdicts {
+		if !v.Pass && !v.WarnOnly {
+			return false
+		}
+	}
+	return true
 }
 
 // PairedDifferences compares the main phases of rounds a and b pairwise (round i of a with
 // round i of b; the shorter decides how many): latency at OverheadPercentiles and the mean
-// (seconds), mean CPU (millicores) and peak RSS (MiB) of the caller's and the callee's sidecar.
+// (seconds), mean CPU (cores) and peak RSS (bytes) of the caller's and the callee's sidecar.
 // Each gets its per-round B − A, the median with its interval at confidence, and a verdict
 // (PairedVerdict with minChange). A figure missing from a round is left out.
 func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference {
@@ -297,7 +203,7 @@ func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference
 		}})
 	}
 	figs = append(figs, figure{"latency mean", "s", func(r Round) (float64, bool) { return r.Main.Latency.AvgSeconds, true }})
-	for _, role := range []string{"caller-sidecar", "callee-sidecar"} {
+	for _, role := range []string{RoleCallerSidecar, RoleCalleeSidecar} {
 		series := func(r Round) (Series, bool) {
 			for _, s := range r.Resources {
 				if s.Role == role && len(s.Points) >= 2 {
@@ -307,13 +213,13 @@ func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference
 			return Series{}, false
 		}
 		figs = append(figs,
-			figure{role + " CPU", "mCPU", func(r Round) (float64, bool) {
+			figure{role + " CPU", "cores", func(r Round) (float64, bool) {
 				s, ok := series(r)
-				return 1000 * s.MeanCPU(), ok
+				return s.MeanCPU(), ok
 			}},
-			figure{role + " memory", "MiB", func(r Round) (float64, bool) {
+			figure{role + " memory", "bytes", func(r Round) (float64, bool) {
 				s, ok := series(r)
-				return float64(s.PeakRSS()) / (1 << 20), ok
+				return float64(s.PeakRSS()), ok
 			}})
 	}
 	var out []Difference
@@ -331,7 +237,8 @@ func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference
 			continue
 		}
 		d := Difference{Figure: f.name, Unit: f.unit, A: median(as), B: median(bs), PerRound: diffs}
-		d.Median, d.Low, d.High, d.Confidence, d.HasInterval = MedianIntervalAt(diffs, confidence)
+		iv := stats.MedianIntervalAt(diffs, confidence)
+		d.Median, d.Low, d.High, d.Confidence, d.HasInterval = iv.Median, iv.Low, iv.High, iv.Confidence, iv.Method == stats.MethodOrderStatistics
 		if d.A != 0 {
 			d.Change = d.Median / math.Abs(d.A)
 		}
@@ -341,15 +248,19 @@ func PairedDifferences(a, b []Round, confidence, minChange float64) []Difference
 	return out
 }
 
-// FormatValue writes v in unit for tables: seconds as ms with 3 decimals, millicores and MiB
-// with 0 and 1; signed adds a sign.
+// FormatValue writes v, in base unit ("s", "cores" or "bytes"), for tables: seconds as ms with
+// 3 decimals, cores as millicores with 0 and bytes as MiB with 1; signed adds a sign. The units
+// of files written before the base units ("mCPU", "MiB") print as they are.
 func FormatValue(v float64, unit string, signed bool) string {
-	f := map[string]string{"s": "%.3f ms", "mCPU": "%.0f mCPU", "MiB": "%.1f MiB"}[unit]
+	f := map[string]string{"s": "%.3f ms", "cores": "%.0f mCPU", "bytes": "%.1f MiB", "mCPU": "%.0f mCPU", "MiB": "%.1f MiB"}[unit]
 	if f == "" {
 		f = "%.4g " + unit
 	}
-	if unit == "s" {
+	switch unit {
+	case "s", "cores":
 		v *= 1e3
+	case "bytes":
+		v /= 1 << 20
 	}
 	if signed {
 		f = "%+" + f[1:]

@@ -51,27 +51,24 @@ func moduleLine(gomod string) string {
 	return ""
 }
 
-// newReport starts the report of one run: what ran, where and with what. dep may be nil
-// (the platform has not started yet): the daprd version is then filled in later.
-func newReport(sc Scenario, cfg runConfig, dep Deployment) *Report {
+// newReport starts the report of one run: what ran, where and with what. The daprd version is
+// filled in when the plan's first deployment starts (session.deploy).
+func newReport(sc Scenario, cfg runConfig) *Report {
 	now := time.Now().UTC()
 	runID := cfg.runID
 	if runID == "" {
 		runID = NewRunID(now)
 	}
-	version := ""
-	if dep != nil {
-		version = dep.DaprVersion()
-	}
 	return &Report{
 		Schema:       ReportSchema,
 		Test:         sc.Test,
+		Plan:         sc.plan().Kind(),
 		Transport:    sc.Transport,
 		RunID:        runID,
 		Params:       cfg.main,
 		WarmupParams: cfg.warmup,
 		Environment: Environment{
-			DaprVersion: version,
+			DaprVersion: "",
 			Platform:    cfg.platform.Name(),
 			CPUModel:    cpuModel(),
 			CPUs:        runtime.NumCPU(),

@@ -3,9 +3,10 @@ package perf
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // errNoRounds is the overhead error of a run that completed no round.
@@ -19,16 +20,17 @@ const (
 	maxValidBehindFraction = 0.01
 )
 
-// finish derives everything from the rounds and exits: overhead, resource summaries,
-// validity, figures, verdicts and the overall pass.
-func (r *Report) finish(sc Scenario, thresholds []Threshold) {
+// deriveOverhead derives what the overhead plan measures from the rounds and the idle window:
+// the overhead on service and response time, the validity of every measured phase, the
+// warnings and the resource summaries. With no complete round the run is invalid.
+func deriveOverhead(r *Report) {
 	var err error
 	if len(r.Rounds) == 0 {
 		err = errNoRounds
 	} else {
 		r.Overhead, err = ComputeOverheads(r.Rounds)
 	}
-	r.Validity = validity(r.Rounds)
+	r.Validity = validity(roundPhases(r.Rounds))
 	if err != nil {
 		r.Validity.Valid = false
 		r.Validity.Reasons = append(r.Validity.Reasons, "overhead: "+err.Error())
@@ -38,13 +40,21 @@ func (r *Report) finish(sc Scenario, thresholds []Threshold) {
 	}
 	r.Warnings = warnings(r.Rounds)
 	r.Resources = summariseResources(r.Rounds, r.Idle)
-	r.Verdicts = Evaluate(thresholds, r.figures())
+}
+
+// judge derives the figures once (DeriveFigures), applies the thresholds to them and sets the
+// overall pass: valid, complete, no infrastructure error, and every verdict that is not
+// WarnOnly passed. A plan's own checks (the growth detector's) are ANDed in by the runner.
+func judge(r *Report, thresholds []Threshold) {
+	f := DeriveFigures(r)
+	r.Figures = &f
+	r.Verdicts = Evaluate(thresholds, f.Gates)
 	for i := range r.Verdicts {
 		if o, ok := r.OverheadOf(strings.TrimPrefix(r.Verdicts[i].Figure, "overhead.")); ok && strings.HasPrefix(r.Verdicts[i].Figure, "overhead.") {
 			r.Verdicts[i].Basis = o.GateBasis()
 		}
 	}
-	r.Pass = r.Validity.Valid
+	r.Pass = r.Validity.Valid && !r.Incomplete && len(r.InfraErrors) == 0
 	for _, v := range r.Verdicts {
 		if !v.Pass && !v.WarnOnly {
 			r.Pass = false
@@ -52,24 +62,39 @@ func (r *Report) finish(sc Scenario, thresholds []Threshold) {
 	}
 }
 
-func validity(rounds []Round) Validity {
+// namedResult is one measured phase, named for the validity reasons ("round 2 main").
+type namedResult struct {
+	name string
+	res  *Result
+}
+
+// roundPhases names the baseline and main phase of every round.
+func roundPhases(rounds []Round) []namedResult {
+	out := make([]namedResult, 0, 2*len(rounds))
+	for i := range rounds {
+		out = append(out, namedResult{fmt.Sprintf("round %d baseline", i+1), &rounds[i].Baseline},
+			namedResult{fmt.Sprintf("round %d main", i+1), &rounds[i].Main})
+	}
+	return out
+}
+
+// validity checks that every measured phase kept its schedule and reached its QPS; an invalid
+// run never passes. The hint names the per-connection period of the first phase.
+func validity(phases []namedResult) Validity {
 	v := Validity{Valid: true}
-	check := func(name string, res Result) {
+	for _, ph := range phases {
+		res := ph.res
 		if q := res.QPSRatio(); q < minValidQPSRatio {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio %.4f < %.2f)", name, res.ActualQPS, res.RequestedQPS, q, minValidQPSRatio))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio %.4f < %.2f)", ph.name, res.ActualQPS, res.RequestedQPS, q, minValidQPSRatio))
 		}
 		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: generator fell behind on %.2f %% of %d scheduled requests (%d skipped, %d late; limit %.0f %%)",
-				name, 100*b, res.Schedule.Scheduled, res.Schedule.Skipped, res.Schedule.Late, 100*maxValidBehindFraction))
+				ph.name, 100*b, res.Schedule.Scheduled, res.Schedule.Skipped, res.Schedule.Late, 100*maxValidBehindFraction))
 		}
 	}
-	for i, rd := range rounds {
-		check(fmt.Sprintf("round %d baseline", i+1), rd.Baseline)
-		check(fmt.Sprintf("round %d main", i+1), rd.Main)
-	}
 	v.Valid = len(v.Reasons) == 0
-	if !v.Valid && len(rounds) > 0 {
-		p := rounds[0].Main.Params
+	if !v.Valid && len(phases) > 0 {
+		p := phases[0].res.Params
 		if p.QPS > 0 {
 			period := time.Duration(float64(p.Connections) / float64(p.QPS) * float64(time.Second))
 			v.Reasons = append(v.Reasons, fmt.Sprintf("hint: each connection sends one request every %v (connections/QPS = %d/%d); "+
@@ -101,31 +126,6 @@ func warnings(rounds []Round) []string {
 	return out
 }
 
-// figures are the values thresholds are compared with; see Threshold.Figure.
-func (r *Report) figures() map[string]float64 {
-	f := map[string]float64{}
-	restarts := 0
-	for _, e := range r.Exits {
-		restarts += max(e.Restarts, 1)
-	}
-	f["restarts"] = float64(restarts)
-	if len(r.Rounds) == 0 {
-		return f
-	}
-	var errs int64
-	minRatio := math.Inf(1)
-	for _, rd := range r.Rounds {
-		errs += rd.Baseline.Errors() + rd.Main.Errors()
-		minRatio = min(minRatio, rd.Main.QPSRatio())
-	}
-	f["errors"] = float64(errs)
-	f["qps.ratio"] = minRatio
-	for _, o := range r.Overhead {
-		f["overhead."+o.Figure] = o.GateSeconds()
-	}
-	return f
-}
-
 // summariseResources merges each process's series over all main phases, and classifies the
 // growth of its RSS over the last main phase and the idle window.
 func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
@@ -141,17 +141,17 @@ func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 				index[s.Process] = i
 				out = append(out, ResourceSummary{Process: s.Process, Role: s.Role})
 			}
-			for _, p := range s.Points[min(1, len(s.Points)):] {
-				cpuSum[s.Process] += p.CPUCores
-				cpuN[s.Process]++
+			if n := len(s.Points) - 1; n > 0 { // pooled over phases: each phase's mean, weighted
+				cpuSum[s.Process] += s.MeanCPU() * float64(n)
+				cpuN[s.Process] += n
 			}
-			out[i].PeakRSSMiB = math.Max(out[i].PeakRSSMiB, float64(s.PeakRSS())/(1<<20))
+			out[i].PeakRSSBytes = max(out[i].PeakRSSBytes, s.PeakRSS())
 			out[i].RSSSlopeBytesPerSecond, out[i].RSSSlopeR2 = s.Slope() // the last round's
 		}
 	}
 	for i := range out {
 		if n := cpuN[out[i].Process]; n > 0 {
-			out[i].MeanCPUMillicores = 1000 * cpuSum[out[i].Process] / float64(n)
+			out[i].MeanCPUCores = cpuSum[out[i].Process] / float64(n)
 		}
 	}
 	if len(rounds) > 0 {
@@ -159,7 +159,7 @@ func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 		for i := range out {
 			load, idleRSS := growthPoints(last, idle, out[i].Process)
 			if len(load) >= minGrowthSamples {
-				out[i].Growth = ClassifyGrowth(load, idleRSS, MinGrowthThresholdKiB)
+				out[i].Growth = growth.Classify(load, idleRSS, growth.MinThresholdKiB)
 			}
 		}
 	}
@@ -172,7 +172,7 @@ const minGrowthSamples = 20
 
 // growthPoints turns a process's main-phase samples into growth points (requests estimated as
 // seconds x achieved QPS) and its idle samples into points at the phase's request count.
-func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []GrowthPoint) {
+func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []growth.Point) {
 	var start time.Time
 	for _, s := range rd.Resources {
 		if s.Process != process {
@@ -183,7 +183,7 @@ func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []Grow
 				start = p.At
 			}
 			sec := p.At.Sub(start).Seconds()
-			load = append(load, GrowthPoint{Requests: int64(sec * rd.Main.ActualQPS), Seconds: sec, RSSBytes: p.RSSBytes})
+			load = append(load, growth.Point{Requests: int64(sec * rd.Main.ActualQPS), Seconds: sec, RSSBytes: p.RSSBytes})
 		}
 	}
 	total := rd.Main.Requests
@@ -192,7 +192,7 @@ func growthPoints(rd Round, idle []Series, process string) (load, idleRSS []Grow
 			continue
 		}
 		for _, p := range s.Points {
-			idleRSS = append(idleRSS, GrowthPoint{Requests: total, Seconds: p.At.Sub(start).Seconds(), RSSBytes: p.RSSBytes})
+			idleRSS = append(idleRSS, growth.Point{Requests: total, Seconds: p.At.Sub(start).Seconds(), RSSBytes: p.RSSBytes})
 		}
 	}
 	return load, idleRSS

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // OverheadPercentiles are the percentiles whose sidecar overhead is reported.
@@ -18,14 +20,14 @@ type Overhead struct {
 	PerRoundSeconds []float64 `json:"perRoundSeconds"`
 	// MedianSeconds is the median over rounds.
 	MedianSeconds float64 `json:"medianSeconds"`
-	// LowSeconds and HighSeconds bound the interval of the median (MedianInterval): order
+	// LowSeconds and HighSeconds bound the interval of the median (stats.MedianInterval): order
 	// statistics at 95 % or more from 6 rounds, else the range of the rounds. With one round
 	// they equal MedianSeconds and HasInterval is false.
 	LowSeconds  float64 `json:"lowSeconds"`
 	HighSeconds float64 `json:"highSeconds"`
 	HasInterval bool    `json:"hasInterval"`
 	// Confidence is the interval's actual confidence level in [0, 1) (0.75 for 3 rounds), and
-	// Method how it was obtained (MethodOrderStatistics, MethodRange or MethodNone).
+	// Method how it was obtained (stats.MethodOrderStatistics, MethodRange or MethodNone).
 	Confidence float64 `json:"confidence"`
 	Method     string  `json:"method"`
 }
@@ -124,7 +126,7 @@ func computeOverheads(rounds []Round, pick func(*Result) (*Latency, error)) ([]O
 func PercentileName(p float64) string { return fmt.Sprintf("p%v", p) }
 
 func summarise(figure string, diffs []float64) Overhead {
-	iv := MedianInterval(diffs)
+	iv := stats.MedianInterval(diffs)
 	return Overhead{
 		Figure: figure, PerRoundSeconds: diffs, MedianSeconds: iv.Median,
 		LowSeconds: iv.Low, HighSeconds: iv.High, HasInterval: len(diffs) >= 2,
@@ -133,4 +135,4 @@ func summarise(figure string, diffs []float64) Overhead {
 }
 
 // median of xs (not modified); 0 for none.
-func median(xs []float64) float64 { return MedianInterval(xs).Median }
+func median(xs []float64) float64 { return stats.Median(xs) }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // withPercentiles returns a result whose every percentile and mean is at ms milliseconds.
@@ -69,7 +71,7 @@ func TestThreeRoundsGateOnTheRangeAndSayItIs75Percent(t *testing.T) {
 	overheads, err := ComputeOverheads(rounds)
 	require.NoError(t, err)
 	o := overheads[2]
-	assert.Equal(t, MethodRange, o.Method)
+	assert.Equal(t, stats.MethodRange, o.Method)
 	assert.InDelta(t, 0.75, o.Confidence, 1e-12)
 	assert.InDelta(t, 0.001, o.LowSeconds, 1e-12, "the range of 3 rounds")
 	assert.InDelta(t, 0.003, o.HighSeconds, 1e-12)

@@ -3,7 +3,6 @@ package perf
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -59,14 +58,8 @@ type PreflightStep struct {
 
 // preflightFromEnv reads EnvPreflight.
 func preflightFromEnv() (bool, error) {
-	switch v := os.Getenv(EnvPreflight); v {
-	case "", "off":
-		return false, nil
-	case "ladder":
-		return true, nil
-	default:
-		return false, fmt.Errorf("perf: %s=%q: must be ladder or off", EnvPreflight, v)
-	}
+	env, err := LoadEnv()
+	return Val(env.Preflight) == "ladder", err
 }
 
 // ladderFrom is the ladder from qps down: qps itself, then every rung of QPSLadder below it.
@@ -89,7 +82,8 @@ func preflightStep(n int, main time.Duration) time.Duration {
 // preflightWanted reports whether Run runs the preflight with cfg: EnvPreflight is ladder, the
 // main phase is fixed-rate, and DAPR_PERF_QPS does not name the load.
 func preflightWanted(cfg runConfig) bool {
-	_, set := os.LookupEnv(EnvQPS)
+	env, _ := LoadEnv() // a bad value failed the configuration already
+	set := env.QPS != nil
 	return cfg.preflight && !cfg.main.MaxRate && !set
 }
 

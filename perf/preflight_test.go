@@ -87,7 +87,7 @@ func TestProgressPlanAndPhases(t *testing.T) {
 	cfg.main.QPS, cfg.main.Duration = 1000, time.Minute
 	cfg.warmup = DefaultParams()
 	cfg.warmup.QPS, cfg.warmup.Duration = 100, 10*time.Second
-	plan := runPlan(Scenario{}, cfg)
+	plan := OverheadPlan{}.steps(Scenario{}, cfg)
 	var names []string
 	var total time.Duration
 	for _, ph := range plan {
@@ -104,7 +104,7 @@ func TestProgressPlanAndPhases(t *testing.T) {
 	}
 
 	tb := &logTB{TB: t}
-	p := newProgress(tb, Scenario{Test: "service_invocation", Transport: HTTP}, cfg)
+	p := newProgress(tb, Scenario{Test: "service_invocation", Transport: HTTP}, plan, cfg.platform.Name())
 	if !strings.Contains(tb.lines[0], "plan: service_invocation/http on local, 6 phases, expected about 4m37s after start-up") {
 		t.Errorf("plan line %q", tb.lines[0])
 	}
@@ -117,7 +117,7 @@ func TestProgressPlanAndPhases(t *testing.T) {
 		t.Errorf("phase lines %q", tb.lines[1:])
 	}
 	t.Setenv(EnvQPS, "500")
-	if ph := runPlan(Scenario{}, cfg); strings.HasPrefix(ph[0].name, "preflight") {
+	if ph := (OverheadPlan{}).steps(Scenario{}, cfg); strings.HasPrefix(ph[0].name, "preflight") {
 		t.Errorf("DAPR_PERF_QPS set: the plan starts with %q, want no preflight", ph[0].name)
 	}
 	var nilProgress *progress

@@ -32,29 +32,6 @@ type planPhase struct {
 	d    time.Duration
 }
 
-// runPlan lists the phases Run will go through with cfg: the preflight at its longest, then
-// per round the baseline, the warmup (first round only) and the main phase, then the idle
-// window.
-func runPlan(sc Scenario, cfg runConfig) []planPhase {
-	var out []planPhase
-	if preflightWanted(cfg) {
-		n := len(ladderFrom(cfg.main.QPS))
-		step := preflightStep(n, cfg.main.Duration)
-		out = append(out, planPhase{fmt.Sprintf("preflight (up to %d loads of %v: %s QPS)", n, step, joinInts(ladderFrom(cfg.main.QPS))), time.Duration(n) * step})
-	}
-	for i := range cfg.rounds {
-		out = append(out, planPhase{fmt.Sprintf("round %d/%d baseline, %d QPS x %v", i+1, cfg.rounds, cfg.main.QPS, cfg.main.Duration), cfg.main.Duration})
-		if i == 0 {
-			out = append(out, planPhase{fmt.Sprintf("warmup, %d QPS x %v", cfg.warmup.QPS, cfg.warmup.Duration), cfg.warmup.Duration})
-		}
-		out = append(out, planPhase{fmt.Sprintf("round %d/%d main, %d QPS x %v", i+1, cfg.rounds, cfg.main.QPS, cfg.main.Duration), cfg.main.Duration})
-	}
-	if cfg.idle > 0 {
-		out = append(out, planPhase{fmt.Sprintf("idle window %v", cfg.idle), cfg.idle})
-	}
-	return out
-}
-
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
@@ -63,10 +40,10 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// newProgress logs the plan of sc with cfg and its expected duration, and starts the clock.
-func newProgress(t testing.TB, sc Scenario, cfg runConfig) *progress {
+// newProgress logs the plan of sc (its steps, Plan.steps) on the named platform and its
+// expected duration, and starts the clock.
+func newProgress(t testing.TB, sc Scenario, plan []planPhase, platform string) *progress {
 	t.Helper()
-	plan := runPlan(sc, cfg)
 	p := &progress{t: t, start: time.Now()}
 	names := make([]string, len(plan))
 	for i, ph := range plan {
@@ -74,7 +51,7 @@ func newProgress(t testing.TB, sc Scenario, cfg runConfig) *progress {
 		p.expected += ph.d + phaseOverhead
 	}
 	t.Logf("plan: %s/%s on %s, %d phases, expected about %v after start-up:\n  %s", sc.Test, sc.Transport,
-		cfg.platform.Name(), len(plan), p.expected.Round(time.Second), strings.Join(names, "\n  "))
+		platform, len(plan), p.expected.Round(time.Second), strings.Join(names, "\n  "))
 	return p
 }
 

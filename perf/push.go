@@ -9,13 +9,14 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/push"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Environment variables that configure the Pushgateway push. The names are those of Dapr's
@@ -66,7 +67,8 @@ type PushConfig struct {
 // Enabled reports whether a push is configured (URL is set).
 func (c PushConfig) Enabled() bool { return c.URL != "" }
 
-// String describes the configuration without the password, for logs.
+// String describes the configuration without the password, so that printing a PushConfig
+// with fmt (%v, %+v) never leaks it.
 func (c PushConfig) String() string {
 	if !c.Enabled() {
 		return "pushgateway: disabled"
@@ -82,12 +84,13 @@ func (c PushConfig) String() string {
 // without a password (or the reverse), is an error naming the variable; Dapr's suite ignores
 // both silently. The URL is returned normalised (scheme added, trailing slash removed).
 func PushConfigFromEnv() (PushConfig, error) {
-	cfg := PushConfig{
-		Username: os.Getenv(EnvPushgatewayUsername),
-		Password: os.Getenv(EnvPushgatewayPassword),
+	env, err := LoadEnv()
+	if err != nil {
+		return PushConfig{}, fmt.Errorf("perf: pushgateway config: %w", err)
 	}
+	cfg := PushConfig{Username: Val(env.PushUsername), Password: Val(env.PushPassword)}
 	var errs []error
-	if raw := os.Getenv(EnvPushgatewayURL); raw != "" {
+	if raw := Val(env.PushURL); raw != "" {
 		u, err := pushgatewayBaseURL(raw)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvPushgatewayURL, pushRedacted(raw), err))
@@ -253,16 +256,19 @@ func (d *pushStatusDoer) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// Roles whose resources feed Dapr's legacy gauges.
-const (
-	pushRoleApp           = "app"
-	pushRoleCalleeSidecar = "callee-sidecar"
-)
-
 // pushRegistry builds a fresh registry holding rep's figures: the new daprperf_* metrics in
 // base units, and Dapr's legacy gauges in Dapr's units and shape (no labels).
 func pushRegistry(rep *Report) (*prometheus.Registry, error) {
-	if len(rep.Rounds) == 0 {
+	figures := rep.Figures
+	if figures == nil {
+		f := DeriveFigures(rep)
+		figures = &f
+	}
+	base, main := figures.Phase(PhaseBaseline), figures.Phase(PhaseMain)
+	switch {
+	case rep.Growth != nil:
+		return pushGrowthRegistry(rep, figures)
+	case base == nil || main == nil:
 		return nil, errors.New("report has no rounds")
 	}
 	reg := prometheus.NewRegistry()
@@ -328,46 +334,20 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		return nil, err
 	}
 
-	// Latency, errors and rates, per phase, over the rounds.
-	phases := []struct {
-		name   string
-		result func(Round) Result
-	}{
-		{"baseline", func(r Round) Result { return r.Baseline }},
-		{"main", func(r Round) Result { return r.Main }},
-	}
-	means := map[string]float64{}
-	for _, ph := range phases {
+	// Latency, errors and rates, per phase: the figures, medians over rounds.
+	for _, ph := range []*PhaseFigures{base, main} {
 		for _, p := range OverheadPercentiles {
-			perRound := make([]float64, 0, len(rep.Rounds))
-			for i, rd := range rep.Rounds {
-				res := ph.result(rd)
-				d, err := res.Percentile(p)
-				if err != nil {
-					return nil, fmt.Errorf("round %d %s: %w", i+1, ph.name, err)
-				}
-				perRound = append(perRound, d.Seconds())
+			v, ok := ph.Quantile(p, false)
+			if !ok {
+				return nil, missingPercentile(rep, ph.Phase, p)
 			}
-			latency.WithLabelValues(ph.name, pushQuantile(p)).Set(median(perRound))
+			latency.WithLabelValues(ph.Phase, pushQuantile(p)).Set(v)
 		}
-		var failed int64
-		avgs := make([]float64, 0, len(rep.Rounds))
-		for _, rd := range rep.Rounds {
-			res := ph.result(rd)
-			failed += res.Errors()
-			avgs = append(avgs, res.Latency.AvgSeconds)
-		}
-		errorCount.WithLabelValues(ph.name).Set(float64(failed))
-		means[ph.name] = median(avgs)
+		errorCount.WithLabelValues(ph.Phase).Set(float64(ph.Errors))
 	}
-	qps := make([]float64, 0, len(rep.Rounds))
-	for _, rd := range rep.Rounds {
-		qps = append(qps, rd.Main.ActualQPS)
-	}
-	mainQPS := median(qps)
-	actualQPS.Set(mainQPS)
+	actualQPS.Set(main.QPS)
 	targetQPS.Set(float64(rep.Params.QPS))
-	rounds.Set(float64(len(rep.Rounds)))
+	rounds.Set(float64(main.Rounds))
 
 	// Overhead, by percentile value and for the mean.
 	for _, p := range OverheadPercentiles {
@@ -398,8 +378,8 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		}
 		seen[key] = true
 		byRole[rs.Role] = append(byRole[rs.Role], rs)
-		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUMillicores / 1000)
-		rss.WithLabelValues(rs.Role, rs.Process).Set(rs.PeakRSSMiB * (1 << 20))
+		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUCores)
+		rss.WithLabelValues(rs.Role, rs.Process).Set(float64(rs.PeakRSSBytes))
 		rssSlope.WithLabelValues(rs.Role, rs.Process).Set(rs.RSSSlopeBytesPerSecond)
 	}
 	if rep.Pass {
@@ -409,24 +389,24 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	// Dapr's legacy gauges: Dapr's units (ms, millicores, MB) and no labels, so that existing
 	// dashboards keep working. A role missing from the report leaves its gauges out rather than
 	// pushing a made-up 0; two processes with one role would be ambiguous.
-	legacyBaseline.Set(means["baseline"] * 1e3)
-	legacyDapr.Set(means["main"] * 1e3)
+	legacyBaseline.Set(base.MeanSeconds * 1e3)
+	legacyDapr.Set(main.MeanSeconds * 1e3)
 	legacyAdded.Set(meanOverhead.MedianSeconds * 1e3)
-	legacyThroughput.Set(mainQPS)
+	legacyThroughput.Set(main.QPS)
 	for _, l := range []struct {
 		role     string
 		cpu, mem prometheus.Gauge
 	}{
-		{pushRoleApp, legacyAppCPU, legacyAppMem},
-		{pushRoleCalleeSidecar, legacySidecarCPU, legacySidecarMem},
+		{RoleApp, legacyAppCPU, legacyAppMem},
+		{RoleCalleeSidecar, legacySidecarCPU, legacySidecarMem},
 	} {
 		switch rs := byRole[l.role]; len(rs) {
 		case 0:
 			reg.Unregister(l.cpu)
 			reg.Unregister(l.mem)
 		case 1:
-			l.cpu.Set(rs[0].MeanCPUMillicores)
-			l.mem.Set(rs[0].PeakRSSMiB)
+			l.cpu.Set(rs[0].MeanCPUCores * 1e3)
+			l.mem.Set(float64(rs[0].PeakRSSBytes) / (1 << 20))
 		default:
 			return nil, fmt.Errorf("report has %d processes with role %q: Dapr's gauges take one", len(rs), l.role)
 		}
@@ -434,7 +414,85 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	return reg, nil
 }
 
+// missingPercentile names the first round whose phase lacks percentile p.
+func missingPercentile(rep *Report, phase string, p float64) error {
+	for i := range rep.Rounds {
+		res := &rep.Rounds[i].Main
+		if phase == PhaseBaseline {
+			res = &rep.Rounds[i].Baseline
+		}
+		if _, err := res.Percentile(p); err != nil {
+			return fmt.Errorf("round %d %s: %w", i+1, phase, err)
+		}
+	}
+	return fmt.Errorf("report has no %s latency at %s", phase, PercentileName(p))
+}
+
 // pushQuantile formats a percentile (99.9) as a Prometheus quantile label value ("0.999").
 func pushQuantile(p float64) string {
 	return strconv.FormatFloat(math.Round(p*1e4)/1e6, 'g', -1, 64)
+}
+
+// pushGrowthRegistry builds the registry of a growth-plan report: per variant and sidecar the
+// RSS slope per 1,000 requests and its verdict, the metric series added per request and the
+// last RSS reading; the threshold; the run's errors and pass. Base units: bytes.
+func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, error) {
+	g := rep.Growth
+	if len(g.Variants) == 0 {
+		return nil, errors.New("report has no growth variant")
+	}
+	reg := prometheus.NewRegistry()
+	var regErrs []error
+	vec := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+		regErrs = append(regErrs, reg.Register(v))
+		return v
+	}
+	one := func(name, help string) prometheus.Gauge {
+		v := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+		regErrs = append(regErrs, reg.Register(v))
+		return v
+	}
+	slope := vec("daprperf_growth_rss_slope_bytes_per_1000_requests",
+		"Least-squares RSS growth of a sidecar over the rounds of a growth variant, in bytes per 1,000 requests.",
+		"variant", "role", "process")
+	growing := vec("daprperf_growth_growing",
+		"1 if the sidecar's RSS growth was classified growing or retained (above the threshold), else 0.",
+		"variant", "role", "process")
+	series := vec("daprperf_growth_series_per_request",
+		"Metric series added on the sidecar's /metrics per request over the rounds (0 when the endpoint is off).",
+		"variant", "role", "process")
+	lastRSS := vec("daprperf_growth_rss_bytes",
+		"RSS of the sidecar at its last reading (after the idle window), in bytes.",
+		"variant", "role", "process")
+	threshold := one("daprperf_growth_threshold_bytes_per_1000_requests",
+		"The growth threshold the sidecars were classified against, in bytes per 1,000 requests.")
+	errorCount := one("daprperf_growth_errors",
+		"Failed requests over every variant's rounds. A count; a gauge because each run is pushed once.")
+	pass := one("daprperf_pass",
+		"1 if the run was valid and every enforced threshold and detector check passed, else 0.")
+	if err := errors.Join(regErrs...); err != nil {
+		return nil, err
+	}
+	for _, v := range g.Variants {
+		for _, sc := range v.Sidecars {
+			labels := []string{v.Name, sc.Role, sc.Process}
+			slope.WithLabelValues(labels...).Set(sc.Growth.SlopeKiBPer1000 * 1024)
+			grows := 0.0
+			if sc.Growth.Verdict != growth.Flat && sc.Growth.Verdict != "" {
+				grows = 1
+			}
+			growing.WithLabelValues(labels...).Set(grows)
+			series.WithLabelValues(labels...).Set(sc.SeriesPerRequest)
+			if n := len(sc.Readings); n > 0 {
+				lastRSS.WithLabelValues(labels...).Set(float64(sc.Readings[n-1].RSSBytes))
+			}
+		}
+	}
+	threshold.Set(g.ThresholdKiBPer1000 * 1024)
+	errorCount.Set(figures.Gates["errors"])
+	if rep.Pass {
+		pass.Set(1)
+	}
+	return reg, nil
 }

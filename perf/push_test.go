@@ -63,9 +63,9 @@ const (
 
 // pushResources are the processes of a local service-invocation run.
 var pushResources = []ResourceSummary{
-	{Process: "httpapp", Role: "app", MeanCPUMillicores: 85.5, PeakRSSMiB: 12.25, RSSSlopeBytesPerSecond: 12.5, RSSSlopeR2: 0.3},
-	{Process: "httpapp-daprd", Role: "callee-sidecar", MeanCPUMillicores: 202, PeakRSSMiB: 51.5, RSSSlopeBytesPerSecond: 1024, RSSSlopeR2: 0.8},
-	{Process: "tester-daprd", Role: "caller-sidecar", MeanCPUMillicores: 215, PeakRSSMiB: 53.75, RSSSlopeBytesPerSecond: 980, RSSSlopeR2: 0.7},
+	{Process: "httpapp", Role: "app", MeanCPUCores: 0.0855, PeakRSSBytes: 12.25 * (1 << 20), RSSSlopeBytesPerSecond: 12.5, RSSSlopeR2: 0.3},
+	{Process: "httpapp-daprd", Role: "callee-sidecar", MeanCPUCores: 0.202, PeakRSSBytes: 51.5 * (1 << 20), RSSSlopeBytesPerSecond: 1024, RSSSlopeR2: 0.8},
+	{Process: "tester-daprd", Role: "caller-sidecar", MeanCPUCores: 0.215, PeakRSSBytes: 53.75 * (1 << 20), RSSSlopeBytesPerSecond: 980, RSSSlopeR2: 0.7},
 }
 
 // pushFixture builds a report from pushRounds and pushResources with every latency, rate and
@@ -105,8 +105,8 @@ func pushFixture(t testing.TB, runID string, factor float64, pass bool) *Report 
 		})
 	}
 	for _, rs := range pushResources {
-		rs.MeanCPUMillicores *= factor
-		rs.PeakRSSMiB *= factor
+		rs.MeanCPUCores *= factor
+		rs.PeakRSSBytes = uint64(float64(rs.PeakRSSBytes) * factor)
 		rs.RSSSlopeBytesPerSecond *= factor
 		rep.Resources = append(rep.Resources, rs)
 	}
@@ -166,8 +166,8 @@ func pushWant(t testing.TB, rep *Report, factor float64) map[string]float64 {
 	want[pushSeries("daprperf_rounds", nil)] = 3
 	for _, rs := range pushResources {
 		l := map[string]string{"role": rs.Role, "process": rs.Process}
-		want[pushSeries("daprperf_cpu_cores", l)] = rs.MeanCPUMillicores * factor / 1000
-		want[pushSeries("daprperf_rss_bytes", l)] = rs.PeakRSSMiB * factor * 1048576
+		want[pushSeries("daprperf_cpu_cores", l)] = rs.MeanCPUCores * factor
+		want[pushSeries("daprperf_rss_bytes", l)] = float64(uint64(float64(rs.PeakRSSBytes) * factor))
 		want[pushSeries("daprperf_rss_slope_bytes_per_second", l)] = rs.RSSSlopeBytesPerSecond * factor
 	}
 	want[pushSeries("daprperf_pass", nil)] = 0

@@ -427,3 +427,45 @@ func TestPushGatewayFailures(t *testing.T) {
 		}
 	})
 }
+
+// A growth-plan run is pushed like any other: its per-variant, per-sidecar slopes, verdicts,
+// series per request and last RSS, the threshold, errors and pass reach a real gateway under the
+// run's grouping key, with the values of the result file.
+func TestPushGatewayTakesAGrowthRun(t *testing.T) {
+	g := startPushgateway(t)
+	rep, err := ReadReport("../reports/v1.17.5/memory_growth/http/result.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.RunID = "20261201T120000Z-9a0b"
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := Push(ctx, PushConfig{URL: g.URL}, rep); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "memory-growth-http", "test": "memory_growth_http", "version": "1.17.5", "run_id": rep.RunID})
+	got := pgwSeries(t, grp)
+	want := map[string]float64{
+		pushSeries("daprperf_growth_threshold_bytes_per_1000_requests", nil): rep.Growth.ThresholdKiBPer1000 * 1024,
+		pushSeries("daprperf_growth_errors", nil):                           0,
+		pushSeries("daprperf_pass", nil):                                    1,
+	}
+	growing := 0
+	for _, v := range rep.Growth.Variants {
+		for _, s := range v.Sidecars {
+			l := map[string]string{"variant": v.Name, "role": s.Role, "process": s.Process}
+			want[pushSeries("daprperf_growth_rss_slope_bytes_per_1000_requests", l)] = s.Growth.SlopeKiBPer1000 * 1024
+			want[pushSeries("daprperf_growth_series_per_request", l)] = s.SeriesPerRequest
+			want[pushSeries("daprperf_growth_rss_bytes", l)] = float64(s.Readings[len(s.Readings)-1].RSSBytes)
+			w := 0.0
+			if s.Growth.Verdict == "growing" || s.Growth.Verdict == "retained" {
+				w, growing = 1, growing+1
+			}
+			want[pushSeries("daprperf_growth_growing", l)] = w
+		}
+	}
+	if growing < 4 || len(rep.Growth.Variants) < 5 {
+		t.Fatalf("fixture: %d variants, %d growing sidecars; want the published variants (5 or 6) with growth", len(rep.Growth.Variants), growing)
+	}
+	pushCompare(t, "growth run", got, want)
+}

@@ -3,10 +3,13 @@ package perf
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // ReportSchema is the version of the result-file format; readers reject other versions.
@@ -20,6 +23,8 @@ type Report struct {
 	// Test is the scenario name, e.g. "service_invocation"; Transport is http or grpc.
 	Test      string   `json:"test"`
 	Transport Protocol `json:"transport"`
+	// Plan is the kind of the scenario's plan: "overhead" or "growth" (Plan.Kind).
+	Plan string `json:"plan,omitempty"`
 	// RunID tells runs apart, e.g. in Pushgateway groups: "20261129T232800Z-4f2a".
 	RunID       string      `json:"runID"`
 	Environment Environment `json:"environment"`
@@ -28,12 +33,19 @@ type Report struct {
 	WarmupParams Params `json:"warmupParams"`
 	// Rounds are the interleaved baseline/main pairs, in order.
 	Rounds []Round `json:"rounds"`
+	// Loads are the measured loads of a plan without baseline/main rounds (the growth plan's
+	// rounds, named "<variant> round <k>"; its warmups are discarded), in order. They give such
+	// a run its validity and its qps.ratio.
+	Loads []NamedLoad `json:"loads,omitempty"`
 	// Overhead per percentile and for the mean, over the rounds, on service time: the figure
 	// Dapr's suite reports and the thresholds gate.
 	Overhead []Overhead `json:"overhead"`
 	// ResponseOverhead is the same on response time (timed from each request's intended
 	// start); empty when a phase has no response time.
 	ResponseOverhead []Overhead `json:"responseOverhead,omitempty"`
+	// Figures are derived once from the measurements (DeriveFigures): the summary, the push
+	// and the charts render them.
+	Figures *Figures `json:"figures,omitempty"`
 	// Resources summarises each process over the main phases.
 	Resources []ResourceSummary `json:"resources"`
 	// Idle are the resource series of the idle window after the last main phase.
@@ -48,8 +60,8 @@ type Report struct {
 	Verdicts []Verdict `json:"verdicts"`
 	// Pass is true when the run is valid and every verdict that is not WarnOnly passed.
 	Pass bool `json:"pass"`
-	// Growth is set by the memory-growth scenario (RunGrowth).
-	Growth *GrowthReport `json:"growth,omitempty"`
+	// Growth is set by the growth plan (GrowthPlan).
+	Growth *growth.Report `json:"growth,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
 
@@ -80,6 +92,12 @@ type Round struct {
 	Resources []Series `json:"resources"`
 }
 
+// NamedLoad is one measured load of a plan, with its name ("b-unique round 2").
+type NamedLoad struct {
+	Name string `json:"name"`
+	Result
+}
+
 // Environment says where and with what a report was made; stamped, never typed by hand.
 type Environment struct {
 	// DaprVersion is what daprd --version printed, e.g. "1.17.5".
@@ -93,21 +111,44 @@ type Environment struct {
 	StartTime time.Time `json:"startTime"`
 }
 
-// ResourceSummary is one process over all main phases.
+// ResourceSummary is one process over all main phases, in base units.
 type ResourceSummary struct {
 	Process string `json:"process"`
 	Role    string `json:"role"`
-	// MeanCPUMillicores is the mean CPU under load: 1000 = one core busy.
-	MeanCPUMillicores float64 `json:"meanCPUMillicores"`
-	// PeakRSSMiB is the largest RSS sampled, in MiB (2^20 bytes).
-	PeakRSSMiB float64 `json:"peakRSSMiB"`
+	// MeanCPUCores is the mean CPU under load over every main-phase sample but each phase's
+	// first: 1 = one core busy.
+	MeanCPUCores float64 `json:"meanCPUCores"`
+	// PeakRSSBytes is the largest RSS sampled.
+	PeakRSSBytes uint64 `json:"peakRSSBytes"`
 	// RSSSlopeBytesPerSecond is the least-squares RSS growth over the last main phase, with R².
 	RSSSlopeBytesPerSecond float64 `json:"rssSlopeBytesPerSecond"`
 	RSSSlopeR2             float64 `json:"rssSlopeR2"`
 	// Growth classifies RSS over the last main phase (requests estimated from the achieved
-	// QPS) and the idle window after it, against MinGrowthThresholdKiB; empty when the main
+	// QPS) and the idle window after it, against growth.MinThresholdKiB; empty when the main
 	// phase had fewer than 20 samples.
-	Growth Growth `json:"growth"`
+	Growth growth.Classification `json:"growth"`
+}
+
+// UnmarshalJSON reads a summary, also one written before the base units (result files up to
+// 2026-12-01 held meanCPUMillicores and peakRSSMiB).
+func (s *ResourceSummary) UnmarshalJSON(b []byte) error {
+	type plain ResourceSummary
+	var v struct {
+		plain
+		LegacyCPUMillicores *float64 `json:"meanCPUMillicores"`
+		LegacyPeakRSSMiB    *float64 `json:"peakRSSMiB"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = ResourceSummary(v.plain)
+	if v.LegacyCPUMillicores != nil && s.MeanCPUCores == 0 {
+		s.MeanCPUCores = *v.LegacyCPUMillicores / 1000
+	}
+	if v.LegacyPeakRSSMiB != nil && s.PeakRSSBytes == 0 {
+		s.PeakRSSBytes = uint64(math.Round(*v.LegacyPeakRSSMiB * (1 << 20)))
+	}
+	return nil
 }
 
 // Validity says whether the load kept to its schedule; an invalid run never passes.
@@ -166,6 +207,10 @@ func ReadReport(path string) (*Report, error) {
 	}
 	if r.Schema != ReportSchema {
 		return nil, fmt.Errorf("perf: read report %s: schema %d, this reader knows %d", path, r.Schema, ReportSchema)
+	}
+	if r.Figures == nil { // written before figures were stored: derive them as the runner does
+		f := DeriveFigures(&r)
+		r.Figures = &f
 	}
 	return &r, nil
 }

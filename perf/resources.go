@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // Series is one process's resource use over a phase, sampled at a fixed interval.
@@ -59,21 +59,7 @@ func (s Series) Slope() (bytesPerSecond, r2 float64) {
 		xs[i] = p.At.Sub(s.Points[0].At).Seconds()
 		ys[i] = float64(p.RSSBytes)
 	}
-	return LinearFit(xs, ys)
-}
-
-// LinearFit is the least-squares line y = a + b·x through the points: it returns the slope b
-// (y units per x unit) and the coefficient of determination R² (0 to 1; 0 for a flat y).
-func LinearFit(xs, ys []float64) (slope, r2 float64) {
-	if len(xs) < 2 {
-		return 0, 0
-	}
-	a, b := stat.LinearRegression(xs, ys, nil, false)
-	r2 = stat.RSquared(xs, ys, nil, a, b)
-	if r2 != r2 { // NaN: every y equal
-		r2 = 0
-	}
-	return b, r2
+	return stats.LinearFit(xs, ys)
 }
 
 // Recorder samples a deployment's processes in the background; see Record.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -36,25 +35,41 @@ type runConfig struct {
 	idle         time.Duration
 	preflight    bool // EnvPreflight=ladder (preflight.go)
 	runID        string
+	growth       *growthConfig // the growth plan's, configured (GrowthPlan.configure)
 }
 
-// Run runs sc on a platform: start the apps, then for each round a baseline (tester -> app)
-// and a main phase (tester -> its daprd -> the app's daprd -> app), with one warmup through the
-// sidecars before the first main phase, its results discarded. When the platform runs a second
-// daprd build beside the first (SideB), each round also has a main phase through build B's
-// sidecars (see SideB). It computes the sidecar overhead, applies the thresholds, writes the result
-// file first, then pushes to the Pushgateway when one is configured, logs a summary, and fails t
-// once per failed bound. Every configuration error (env overrides, thresholds, repeats, run id)
-// fails t before any process starts. The result file (RunPath) is created before the platform
-// starts and rewritten after every phase, marked incomplete until the end, so a run cut short
-// keeps what it measured. It returns the report, also when t has failed.
+// planChecksPass is false when a plan's own check failed: a check of the growth detector, or a
+// bound of build B in an A/B run (the report's verdicts are build A's).
+func (r *Report) planChecksPass() bool {
+	if r.Growth != nil && !growthChecksPass(r.Growth) {
+		return false
+	}
+	return r.AB == nil || r.AB.verdictsPass()
+}
+
+// Run is the one runner, for every kind of scenario. In order:
+//  1. the configuration: env overrides, thresholds, run id, the push and the plan's own
+//     settings, all validated: any error fails t before a process starts;
+//  2. the result file, created under the run's id (RunPath) before anything starts;
+//  3. the scenario's plan (Scenario.Plan; OverheadPlan when unset), which starts its
+//     deployments on the platform (each stamps the environment) and runs its phases,
+//     checkpointing the result file after each, so a run cut short keeps what it measured;
+//  4. exits and restarts of every deployment;
+//  5. the figures, derived once (DeriveFigures), and the verdicts on them;
+//  6. the result file's final write, then the push to the Pushgateway when one is configured
+//     (a failed push is an infrastructure error, written to the file too), then the summary;
+//  7. one test error per failed bound, per failed plan check, and for an invalid or
+//     incomplete run.
+//
+// It returns the report, also when t has failed.
 func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	t.Helper()
 	cfg, err := newRunConfig(sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := newReport(sc, cfg, nil)
+	plan := sc.plan()
+	rep := newReport(sc, cfg)
 	rep.Command = commandFromEnv()
 	rf, err := createRunFile(cfg.reportRoot, rep)
 	if err != nil {
@@ -63,45 +78,16 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	t.Logf("run %s: result file %s", rep.RunID, rf.Path())
 	defer rf.stopped(t, rep) // a fatal error or a panic: keep what was measured, marked incomplete
 
-	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
-	apps := withTesterLimits(sc.Apps, cfg.main, cfg.warmup) // the baseline is cfg.main too
-	dep := cfg.platform.Start(ctx, t, apps...)              // ready, or t.Fatal; teardown is in t.Cleanup
-	cancel()
-	rep.Environment.DaprVersion = dep.DaprVersion()
-	checkpoint(t, rf, rep, "platform start")
-
-	prog := newProgress(t, sc, cfg) // the plan, then a line per phase (progress.go)
-	pf, err := applyPreflight(t.Context(), t, dep, sc, &cfg, prog)
-	if err != nil {
-		t.Errorf("%s/%s: %v", sc.Test, sc.Transport, err)
-		rep.InfraErrors = append(rep.InfraErrors, "preflight: "+err.Error())
+	s := &session{t: t, sc: sc, cfg: &cfg, rep: rep, rf: rf}
+	s.prog = newProgress(t, sc, plan.steps(sc, cfg), cfg.platform.Name()) // the plan, then a line per phase
+	runErr := plan.run(s)
+	if runErr != nil { // plan.finish records it (markEnd)
+		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, runErr)
 	}
-	rep.Preflight = pf
-	rep.Params = cfg.main // the preflight may have lowered its QPS
-	if b, ok := SideB(dep); ok {
-		err = runAB(t, rf, rep, dep, b, sc, cfg)
-	} else {
-		rep.Rounds, rep.PartialRound, err = runRounds(t.Context(), t, dep, sc, cfg, prog, func(done []Round, partial *Round, phase string) {
-			rep.Rounds, rep.PartialRound = done, partial
-			checkpoint(t, rf, rep, phase)
-		})
-	}
-	if err != nil {
-		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, err)
-	} else if cfg.idle > 0 {
-		done := prog.phase("idle window: sampling resources with no load", cfg.idle)
-		rep.Idle = sampleIdle(t.Context(), dep, cfg.idle, sc)
-		done()
-	}
-	exits, exitErr := dep.Exits(t.Context())
-	if exitErr != nil {
-		t.Errorf("%s/%s: read exits: %v", sc.Test, sc.Transport, exitErr)
-		rep.InfraErrors = append(rep.InfraErrors, "read exits: "+exitErr.Error())
-	}
-	rep.Exits = exits
-	rep.finish(sc, cfg.thresholds)
-	rep.AB.finish(rep, sc, cfg)
-	markEnd(rep, cfg.rounds, err)
+	s.readAllExits()
+	plan.finish(s, runErr)
+	judge(rep, cfg.thresholds)
+	rep.Pass = rep.Pass && rep.planChecksPass()
 
 	if werr := rf.finish(rep); werr != nil { // first: nothing after it can lose the figures
 		t.Errorf("%v", werr)
@@ -120,17 +106,12 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	return rep
 }
 
-// checkpoint rewrites the run's result file after phase; a failed write fails t, and the run
-// goes on.
-func checkpoint(t *testing.T, rf *runFile, rep *Report, phase string) {
-	t.Helper()
-	if err := rf.checkpoint(rep, phase); err != nil {
-		t.Errorf("%v", err)
-	}
-}
-
 func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
-	cfg := runConfig{reportRoot: os.Getenv(EnvReportDir)}
+	env, err := LoadEnv() // names every bad variable at once; the readers below would repeat it
+	if err != nil {
+		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+	}
+	cfg := runConfig{reportRoot: Val(env.ReportDir)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -140,20 +121,10 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 			errs = append(errs, err)
 		}
 	}
-	var err error
-	cfg.main, err = NewParams(sc.MainOptions...)
-	add(err)
-	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
-	add(err)
 	cfg.thresholds, err = ThresholdsFromEnv(sc.Thresholds)
 	add(err)
-	cfg.rounds, err = RepeatsFromEnv()
-	add(err)
-	cfg.idle, err = sc.IdleWindowFromEnv()
-	add(err)
+	add(sc.plan().configure(sc, &cfg))
 	cfg.push, err = PushConfigFromEnv()
-	add(err)
-	cfg.preflight, err = preflightFromEnv()
 	add(err)
 	cfg.runID, err = RunIDFromEnv()
 	add(err)
@@ -168,68 +139,6 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
 	}
 	return cfg, nil
-}
-
-// progressFunc is told of every completed phase: the complete rounds so far, the unfinished
-// round's completed phases (nil between rounds), and the phase's name ("round 2 baseline").
-type progressFunc func(done []Round, partial *Round, phase string)
-
-// runRounds runs the interleaved rounds, B M B M ..., with the warmup before the first M. It
-// stops at the first load that fails and returns the rounds completed so far, and the baseline
-// of the round it stopped in (nil when it stopped between rounds). prog logs each phase;
-// checkpointFn is called after each phase with what is complete so far.
-func runRounds(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg runConfig, prog *progress, checkpointFn progressFunc) ([]Round, *Round, error) {
-	t.Helper()
-	tester, err := NewTesterClient(dep, sc.Tester)
-	if err != nil {
-		return nil, nil, err
-	}
-	baseline, err := routed(dep, sc, sc.Baseline, cfg.main)
-	if err != nil {
-		return nil, nil, err
-	}
-	main, err := routed(dep, sc, sc.Main, cfg.main)
-	if err != nil {
-		return nil, nil, err
-	}
-	warmup, err := routed(dep, sc, sc.Main, cfg.warmup)
-	if err != nil {
-		return nil, nil, err
-	}
-	interval := sc.sampleInterval()
-	var rounds []Round
-	for i := range cfg.rounds {
-		done := prog.phase(fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.rounds, baseline.QPS, baseline.Target), baseline.Duration)
-		b, err := RunLoad(ctx, tester, baseline)
-		done()
-		if err != nil {
-			return rounds, nil, fmt.Errorf("round %d baseline: %w", i+1, err)
-		}
-		partial := &Round{Baseline: b}
-		checkpointFn(rounds, partial, fmt.Sprintf("round %d baseline", i+1))
-		if i == 0 {
-			done := prog.phase(fmt.Sprintf("warmup (discarded), %d QPS to %s", warmup.QPS, warmup.Target), warmup.Duration)
-			_, err := RunLoad(ctx, tester, warmup)
-			done()
-			if err != nil {
-				return rounds, partial, fmt.Errorf("warmup: %w", err)
-			}
-		}
-		done = prog.phase(fmt.Sprintf("round %d/%d: main, %d QPS to %s", i+1, cfg.rounds, main.QPS, main.Target), main.Duration)
-		rec := Record(ctx, dep, interval, sc.Roles())
-		m, err := RunLoad(ctx, tester, main)
-		series, sampleErrs := rec.Stop()
-		done()
-		if len(sampleErrs) > 0 {
-			t.Logf("round %d: %d resource readings failed, first: %v", i+1, len(sampleErrs), sampleErrs[0])
-		}
-		if err != nil {
-			return rounds, partial, fmt.Errorf("round %d main: %w", i+1, err)
-		}
-		rounds = append(rounds, Round{Baseline: b, Main: m, Resources: series})
-		checkpointFn(rounds, nil, fmt.Sprintf("round %d main", i+1))
-	}
-	return rounds, nil, nil
 }
 
 // withTesterLimits returns a copy of apps in which each tester without TesterLimits has
@@ -310,8 +219,8 @@ func pushReport(t *testing.T, cfg PushConfig, rep *Report) error {
 	return nil
 }
 
-// failOn fails t once per failed bound that is not warn-only, and once if the run is invalid;
-// never stopping at the first.
+// failOn fails t once per failed bound that is not warn-only, once per failed check of the
+// growth detector, and once if the run is invalid or incomplete; never stopping at the first.
 func failOn(t *testing.T, rep *Report) {
 	t.Helper()
 	if rep.Incomplete {
@@ -326,6 +235,13 @@ func failOn(t *testing.T, rep *Report) {
 			t.Errorf("%s/%s: %s", rep.Test, rep.Transport, v)
 		case !v.Pass:
 			t.Logf("%s/%s: %s: this bound comes from 8-vCPU cluster nodes; on a machine with %d CPUs the tester, both sidecars and the app share the cores", rep.Test, rep.Transport, v, rep.Environment.CPUs)
+		}
+	}
+	if rep.Growth != nil {
+		for _, c := range rep.Growth.Checks {
+			if !c.Pass {
+				t.Errorf("memory-growth detector: %s", c)
+			}
 		}
 	}
 }

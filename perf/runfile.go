@@ -60,7 +60,11 @@ var processRunID = sync.OnceValue(func() string { return NewRunID(time.Now()) })
 // or empty. A value that is not a file-name-safe word (letters, digits, '.', '_', '-', starting
 // with a letter or digit, at most 128 characters) is an error naming the variable.
 func RunIDFromEnv() (string, error) {
-	raw := os.Getenv(EnvRunID)
+	env, err := LoadEnv()
+	if err != nil {
+		return "", err
+	}
+	raw := Val(env.RunID)
 	if raw == "" {
 		return processRunID(), nil
 	}
@@ -94,7 +98,8 @@ type Command struct {
 
 // commandFromEnv records the current process's command line and settings.
 func commandFromEnv() *Command {
-	c := &Command{Invocation: os.Getenv(EnvCommand), Args: slices.Clone(os.Args), Env: map[string]string{}}
+	env, _ := LoadEnv() // a bad value failed the configuration already
+	c := &Command{Invocation: Val(env.Command), Args: slices.Clone(os.Args), Env: map[string]string{}}
 	c.Dir, _ = os.Getwd()
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")

@@ -1,11 +1,6 @@
 package perf
 
-import (
-	"fmt"
-	"os"
-	"strconv"
-	"time"
-)
+import "time"
 
 // Scenario is one perf test as data: its apps, the routes of its phases, its load and its
 // bounds. perf.Run runs any Scenario; a test file only picks one.
@@ -27,6 +22,9 @@ type Scenario struct {
 	Thresholds []Threshold
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
 	SampleInterval time.Duration
+	// Plan is what the run does with the deployment (Plan); nil is the overhead plan of
+	// Baseline and Main (OverheadPlan).
+	Plan Plan
 	// IdleWindow is how long resources are sampled after the last main phase, with no load,
 	// to catch memory that keeps growing (default 10 s; env DAPR_PERF_IDLE_WINDOW; 0 = none
 	// only through the env variable).
@@ -47,18 +45,16 @@ const EnvIdleWindow = "DAPR_PERF_IDLE_WINDOW"
 // IdleWindowFromEnv returns DAPR_PERF_IDLE_WINDOW when set, else the scenario's window (10 s
 // when zero), or an error naming the variable.
 func (sc Scenario) IdleWindowFromEnv() (time.Duration, error) {
-	raw, ok := os.LookupEnv(EnvIdleWindow)
-	if !ok {
-		if sc.IdleWindow > 0 {
-			return sc.IdleWindow, nil
-		}
-		return 10 * time.Second, nil
+	env, err := LoadEnv()
+	switch {
+	case err != nil:
+		return 0, err
+	case env.IdleWindow != nil:
+		return *env.IdleWindow, nil
+	case sc.IdleWindow > 0:
+		return sc.IdleWindow, nil
 	}
-	d, err := time.ParseDuration(raw)
-	if err != nil || d < 0 || d > time.Hour {
-		return 0, fmt.Errorf("perf: %s=%q: must be a Go duration from 0s to 1h, such as 10s", EnvIdleWindow, raw)
-	}
-	return d, nil
+	return 10 * time.Second, nil
 }
 
 // Route is where one phase's load goes.
@@ -76,10 +72,10 @@ type Route struct {
 // the caller sidecar, Main.To's daprd the callee sidecar, Main.To the app.
 func (sc Scenario) Roles() map[string]string {
 	return map[string]string{
-		sc.Tester:               "tester",
-		SidecarName(sc.Tester):  "caller-sidecar",
-		sc.Main.To:              "app",
-		SidecarName(sc.Main.To): "callee-sidecar",
+		sc.Tester:               RoleTester,
+		SidecarName(sc.Tester):  RoleCallerSidecar,
+		sc.Main.To:              RoleApp,
+		SidecarName(sc.Main.To): RoleCalleeSidecar,
 	}
 }
 
@@ -91,13 +87,9 @@ const MaxRepeats = 50
 
 // RepeatsFromEnv returns DAPR_PERF_REPEATS (1 when unset), or an error naming it.
 func RepeatsFromEnv() (int, error) {
-	raw, ok := os.LookupEnv(EnvRepeats)
-	if !ok {
-		return 1, nil
+	env, err := LoadEnv()
+	if err != nil || env.Repeats == nil {
+		return 1, err
 	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 || n > MaxRepeats {
-		return 0, fmt.Errorf("perf: %s=%q: must be an integer from 1 to %d (interleaved baseline/main rounds)", EnvRepeats, raw, MaxRepeats)
-	}
-	return n, nil
+	return *env.Repeats, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Summary renders a report as a plain-text table like Dapr's published report: latency per
@@ -13,17 +15,34 @@ import (
 func Summary(r *Report) string {
 	var b strings.Builder
 	env := r.Environment
-	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
-		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
-		r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
+	if r.Growth != nil {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), growth plan: %d variant(s), each %d round(s) of %d requests at %d QPS over %d connections\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Growth.Variants),
+			r.Growth.Rounds, r.Growth.RequestsPerRound, r.Params.QPS, r.Params.Connections)
+	} else {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
+			r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
+	}
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")
 	}
-	if len(r.Rounds) == 0 {
+	figures := r.Figures
+	if figures == nil {
+		f := DeriveFigures(r)
+		figures = &f
+	}
+	switch {
+	case r.Growth != nil:
+		b.WriteString(growth.Table(r.Growth) + "\n" + growth.FamilyTable(r.Growth) + "\n" + growth.Findings(r.Growth))
+	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
-	} else {
-		latencyTable(&b, r)
+	default:
+		latencyTable(&b, r, figures)
 		phaseTable(&b, r)
+	}
+	if figures.NoOverhead != "" {
+		b.WriteString("sidecar overhead: none: " + figures.NoOverhead + "\n")
 	}
 	if len(r.Resources) > 0 {
 		w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -36,7 +55,7 @@ func Summary(r *Report) string {
 			if s.Growth.GrowsWhenIdle {
 				memory += ", GROWS WHEN IDLE"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.0f\t%.2f\t%s\t%.0f\t\n", s.Process, s.Role, s.MeanCPUMillicores, s.PeakRSSMiB,
+			fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.0f\t%.2f\t%s\t%.0f\t\n", s.Process, s.Role, 1e3*s.MeanCPUCores, float64(s.PeakRSSBytes)/(1<<20),
 				s.Growth.SlopeKiBPer1000, s.Growth.R2, memory, s.Growth.IdleGrowthKiB)
 		}
 		_ = w.Flush()
@@ -68,33 +87,28 @@ func Summary(r *Report) string {
 	return b.String()
 }
 
-func latencyTable(b *strings.Builder, r *Report) {
+func latencyTable(b *strings.Builder, r *Report, figures *Figures) {
 	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "latency (ms)\t")
 	for _, p := range OverheadPercentiles {
 		fmt.Fprintf(w, "%s\t", PercentileName(p))
 	}
 	fmt.Fprintln(w, "mean\t")
-	row := func(name string, pick func(*Round) *Latency) {
+	row := func(name, phase string, response bool) {
+		ph := figures.Phase(phase)
+		if ph == nil {
+			return
+		}
 		fmt.Fprintf(w, "%s\t", name)
 		for _, p := range OverheadPercentiles {
-			vals := make([]float64, 0, len(r.Rounds))
-			for i := range r.Rounds {
-				if l := pick(&r.Rounds[i]); l != nil {
-					if d, err := l.Percentile(p); err == nil {
-						vals = append(vals, d.Seconds())
-					}
-				}
-			}
-			fmt.Fprintf(w, "%.3f\t", 1e3*median(vals))
+			v, _ := ph.Quantile(p, response)
+			fmt.Fprintf(w, "%.3f\t", 1e3*v)
 		}
-		means := make([]float64, 0, len(r.Rounds))
-		for i := range r.Rounds {
-			if l := pick(&r.Rounds[i]); l != nil {
-				means = append(means, l.AvgSeconds)
-			}
+		mean := ph.MeanSeconds
+		if response {
+			mean = ph.ResponseMeanSeconds
 		}
-		fmt.Fprintf(w, "%.3f\t\n", 1e3*median(means))
+		fmt.Fprintf(w, "%.3f\t\n", 1e3*mean)
 	}
 	overheadRows := func(name string, os []Overhead) {
 		fmt.Fprintf(w, "%s\t", name)
@@ -119,13 +133,13 @@ func latencyTable(b *strings.Builder, r *Report) {
 		fmt.Fprintln(w, name+"\t"+strings.Repeat("\t", len(OverheadPercentiles)+1))
 	}
 	section("service time (from the send)")
-	row("baseline", func(rd *Round) *Latency { return &rd.Baseline.Latency })
-	row("main (sidecars)", func(rd *Round) *Latency { return &rd.Main.Latency })
+	row("baseline", PhaseBaseline, false)
+	row("main (sidecars)", PhaseMain, false)
 	overheadRows("overhead", r.Overhead)
 	if len(r.ResponseOverhead) > 0 {
 		section("response time (from the intended start)")
-		row("baseline", func(rd *Round) *Latency { return rd.Baseline.ResponseTime })
-		row("main (sidecars)", func(rd *Round) *Latency { return rd.Main.ResponseTime })
+		row("baseline", PhaseBaseline, true)
+		row("main (sidecars)", PhaseMain, true)
 		overheadRows("overhead", r.ResponseOverhead)
 	}
 	_ = w.Flush()

@@ -1,9 +1,7 @@
 package perf
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +123,12 @@ const (
 	EnvMaxOverheadPrefix = "DAPR_PERF_MAX_OVERHEAD_"
 )
 
+// MaxOverheadEnv is the variable that bounds the overhead at percentile p:
+// DAPR_PERF_MAX_OVERHEAD_P90 for 90, _P999 for 99.9.
+func MaxOverheadEnv(p float64) string {
+	return EnvMaxOverheadPrefix + strings.ToUpper(strings.ReplaceAll(PercentileName(p), ".", ""))
+}
+
 // ThresholdsFromEnv applies the env overrides to base: a set variable replaces (or adds) the
 // bound of its figure and becomes its Source. With DAPR_PERF_OVERHEAD_GATE=warn the overhead
 // bounds are reported but not fatal: they depend on the machine's cores, not on daprd alone.
@@ -140,55 +144,31 @@ func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
 		}
 		out = append(out, th)
 	}
-	var errs []error
-	count := func(name, figure string) {
-		raw, ok := os.LookupEnv(name)
-		if !ok {
-			return
-		}
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a count >= 0", name, raw))
-			return
-		}
-		set(Threshold{Figure: figure, Op: AtMost, Limit: float64(n), Source: name})
+	env, err := LoadEnv()
+	if err != nil {
+		return nil, fmt.Errorf("perf: threshold override: %w", err)
 	}
-	count(EnvMaxErrors, "errors")
-	count(EnvMaxRestarts, "restarts")
-	if raw, ok := os.LookupEnv(EnvMinQPSRatio); ok {
-		r, err := strconv.ParseFloat(raw, 64)
-		if err != nil || !(r > 0 && r <= 1) {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a ratio in (0, 1], such as 0.99", EnvMinQPSRatio, raw))
-		} else {
-			set(Threshold{Figure: "qps.ratio", Op: AtLeast, Limit: r, Source: EnvMinQPSRatio})
+	if env.MaxErrors != nil {
+		set(Threshold{Figure: "errors", Op: AtMost, Limit: float64(*env.MaxErrors), Source: EnvMaxErrors})
+	}
+	if env.MaxRestarts != nil {
+		set(Threshold{Figure: "restarts", Op: AtMost, Limit: float64(*env.MaxRestarts), Source: EnvMaxRestarts})
+	}
+	if env.MinQPSRatio != nil {
+		set(Threshold{Figure: "qps.ratio", Op: AtLeast, Limit: *env.MinQPSRatio, Source: EnvMinQPSRatio})
+	}
+	bounds := []*time.Duration{env.MaxOverheadP50, env.MaxOverheadP75, env.MaxOverheadP90, env.MaxOverheadP99, env.MaxOverheadP999}
+	for i, p := range OverheadPercentiles { // 50, 75, 90, 99, 99.9: bounds' order
+		if d := bounds[i]; d != nil {
+			set(Threshold{Figure: "overhead." + PercentileName(p), Op: AtMost, Limit: d.Seconds(), Source: MaxOverheadEnv(p)})
 		}
 	}
-	for _, p := range OverheadPercentiles {
-		name := EnvMaxOverheadPrefix + strings.ToUpper(strings.ReplaceAll(PercentileName(p), ".", ""))
-		raw, ok := os.LookupEnv(name)
-		if !ok {
-			continue
-		}
-		d, err := time.ParseDuration(raw)
-		if err != nil || d < 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: must be a Go duration >= 0, such as 2ms", name, raw))
-			continue
-		}
-		set(Threshold{Figure: "overhead." + PercentileName(p), Op: AtMost, Limit: d.Seconds(), Source: name})
-	}
-	switch gate := os.Getenv(EnvOverheadGate); gate {
-	case "", "enforce":
-	case "warn":
+	if Val(env.OverheadGate) == "warn" {
 		for i := range out {
 			if strings.HasPrefix(out[i].Figure, "overhead.") {
 				out[i].WarnOnly = true
 			}
 		}
-	default:
-		errs = append(errs, fmt.Errorf("%s=%q: must be enforce or warn", EnvOverheadGate, gate))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("perf: threshold override: %w", err)
 	}
 	return out, nil
 }

@@ -23,7 +23,7 @@ const (
 const GrowthPathPattern = "/checkout/{orderId}"
 
 // GrowthExpectedVerdicts is the expected-verdicts table of MemoryGrowth, relative to the repo
-// root: one row per daprd version, variant and sidecar (perf.ReadGrowthExpectations).
+// root: one row per daprd version, variant and sidecar (growth.ReadExpectations).
 const GrowthExpectedVerdicts = "tests/memory_growth/expected_verdicts.csv"
 
 // MemoryGrowth is the method-name memory-growth case: daprd kept metrics per invoked path, so
@@ -43,7 +43,7 @@ const GrowthExpectedVerdicts = "tests/memory_growth/expected_verdicts.csv"
 // verdicts each daprd version gave are data, in GrowthExpectedVerdicts.
 //
 // Load: 500 QPS over 8 connections, so a round of 3,000 requests takes 6 s.
-func MemoryGrowth() perf.GrowthScenario {
+func MemoryGrowth() perf.Scenario {
 	variant := func(name, desc string, unique bool, sidecar perf.Sidecar) perf.GrowthVariant {
 		sidecar.Profiling = true
 		caller, callee := sidecar, sidecar
@@ -62,8 +62,7 @@ func MemoryGrowth() perf.GrowthScenario {
 		}
 	}
 	metricConfig := func(m map[string]any) map[string]any { return map[string]any{"metric": m} }
-	return perf.GrowthScenario{
-		Test:             "memory_growth",
+	plan := &perf.GrowthPlan{
 		QPS:              500,
 		Connections:      8,
 		ExpectedVerdicts: GrowthExpectedVerdicts,
@@ -79,15 +78,33 @@ func MemoryGrowth() perf.GrowthScenario {
 				perf.Sidecar{Config: metricConfig(map[string]any{"http": map[string]any{"pathMatching": []string{GrowthPathPattern}}})}),
 		},
 	}
+	return perf.Scenario{
+		Test:      "memory_growth",
+		Transport: perf.HTTP,
+		Plan:      plan,
+		// Dapr's gates that apply without a baseline: no failed request, no restart.
+		Thresholds: []perf.Threshold{
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: "Dapr v1.17 perf suite"},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: "Dapr v1.17 perf suite"},
+		},
+	}
 }
 
-// RunGrowth runs g with perf.RunGrowth on the platform from the environment, with build A
-// alone: growth rounds are not interleaved between two builds.
-func RunGrowth(t *testing.T, g perf.GrowthScenario) *perf.Report {
+// GrowthVariants returns the variants of the memory-growth scenario sc.
+func GrowthVariants(sc perf.Scenario) []perf.GrowthVariant {
+	if g, ok := sc.Plan.(*perf.GrowthPlan); ok {
+		return g.Variants
+	}
+	return nil
+}
+
+// RunGrowth runs the growth scenario g with perf.Run on the platform from the environment,
+// with build A alone: growth rounds are not interleaved between two builds.
+func RunGrowth(t *testing.T, g perf.Scenario) *perf.Report {
 	t.Helper()
 	p, err := platformFromEnv(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return perf.RunGrowth(t, g, perf.WithPlatform(p))
+	return perf.Run(t, g, perf.WithPlatform(p))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // The expected-verdicts table parses, names only MemoryGrowth's variants and sidecar roles,
@@ -16,11 +17,11 @@ import (
 func TestMemoryGrowthExpectedVerdictsTable(t *testing.T) {
 	root, err := perf.RepoRoot()
 	require.NoError(t, err)
-	rows, err := perf.ReadGrowthExpectations(filepath.Join(root, GrowthExpectedVerdicts))
+	rows, err := growth.ReadExpectations(filepath.Join(root, GrowthExpectedVerdicts))
 	require.NoError(t, err)
 	var variants []string
 	controls := 0
-	for _, v := range MemoryGrowth().Variants {
+	for _, v := range GrowthVariants(MemoryGrowth()) {
 		variants = append(variants, v.Name)
 		if v.Control {
 			controls++
@@ -34,7 +35,7 @@ func TestMemoryGrowthExpectedVerdictsTable(t *testing.T) {
 		assert.Contains(t, []string{"caller-sidecar", "callee-sidecar"}, r.Sidecar)
 		pairs[r.Version]++
 		if r.Variant == GrowthFixed {
-			assert.Equal(t, perf.Flat, r.Verdict, "the control is flat on %s", r.Version)
+			assert.Equal(t, growth.Flat, r.Verdict, "the control is flat on %s", r.Version)
 		}
 	}
 	require.NotEmpty(t, pairs)

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/daprperf/daprperf/kube"
@@ -20,14 +19,18 @@ func PlatformFromEnv() (perf.Platform, error) { return platformFromEnv(true) }
 
 // platformFromEnv is PlatformFromEnv; without ab the local platform runs no second build.
 func platformFromEnv(ab bool) (perf.Platform, error) {
-	switch name := os.Getenv(EnvPlatform); name {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return nil, err
+	}
+	switch name := perf.Val(env.Platform); name {
 	case "", "local":
 		if !ab {
 			return local.New(local.WithoutDaprdB())
 		}
 		return local.New()
 	case "kubernetes":
-		if b := os.Getenv(local.EnvDaprdB); b != "" {
+		if b := perf.Val(env.DaprdB); b != "" {
 			return nil, fmt.Errorf("%s=%s: A/B runs of two daprd builds are for the local platform only (%s=kubernetes runs the cluster's daprd)", local.EnvDaprdB, b, EnvPlatform)
 		}
 		// KUBECONFIG (or in-cluster), DAPR_PERF_IMAGE_REGISTRY, DAPR_PERF_IMAGE_TAG: see package kube.

@@ -1,4 +1,4 @@
-package perf
+package growth
 
 import (
 	"bufio"
@@ -74,7 +74,7 @@ func TestFamilySeriesOnDaprdMetrics(t *testing.T) {
 				samples++
 			}
 		}
-		assert.Equal(t, samples, totalSeries(fams), path)
+		assert.Equal(t, samples, TotalSeries(fams), path)
 		assert.Greater(t, len(fams), 40, path)
 	}
 }
@@ -106,19 +106,19 @@ func TestFamilyGrowthNamesWhatGrowsPerPath(t *testing.T) {
 		require.NoError(t, err)
 		after, err := FamilySeries(bytes.NewReader(text))
 		require.NoError(t, err)
-		growth := familyGrowth([]GrowthReading{
+		growth := familyGrowth([]Reading{
 			{Label: "0", Requests: 0, Families: before},
 			{Label: "12", Requests: 12}, // not scraped: skipped
 			{Label: "idle", Requests: 12, Families: after},
 		})
 		// Three scraped readings: the paths came in the first round (stepped once, then flat), or
 		// in the last (grows with distinct paths).
-		stepped := familyGrowth([]GrowthReading{
+		stepped := familyGrowth([]Reading{
 			{Label: "0", Requests: 0, Families: before},
 			{Label: "12", Requests: 12, Families: after},
 			{Label: "idle", Requests: 24, Families: after},
 		})
-		grows := familyGrowth([]GrowthReading{
+		grows := familyGrowth([]Reading{
 			{Label: "0", Requests: 0, Families: before},
 			{Label: "12", Requests: 12, Families: before},
 			{Label: "idle", Requests: 24, Families: after},

@@ -1,4 +1,4 @@
-package perf
+package stats
 
 import (
 	"math"

@@ -1,11 +1,11 @@
-package perf
+package growth
 
 import (
 	"fmt"
 	"math"
 )
 
-// Bounds of the agreement between a sidecar's /metrics series and its RSS (CheckGrowth).
+// Bounds of the agreement between a sidecar's /metrics series and its RSS (RunChecks).
 const (
 	// SeriesMinBytes is the least RSS one added /metrics series costs, in bytes: distinct paths
 	// measured here cost 55-73 bytes of RSS per added series (daprd 1.16.5 and 1.17.5,
@@ -16,9 +16,9 @@ const (
 	SeriesFlatPerRequest = 0.001
 )
 
-// GrowthCheck is one check of the detector itself: the control variant is flat, and each
+// Check is one check of the detector itself: the control variant is flat, and each
 // sidecar's /metrics series agree with its RSS verdict.
-type GrowthCheck struct {
+type Check struct {
 	// Check is "control flat" or "series agree with RSS".
 	Check   string `json:"check"`
 	Variant string `json:"variant"`
@@ -28,7 +28,7 @@ type GrowthCheck struct {
 }
 
 // String reads like "control flat, a-fixed caller-sidecar: pass (flat, slope 101)".
-func (c GrowthCheck) String() string {
+func (c Check) String() string {
 	word := "pass"
 	if !c.Pass {
 		word = "FAIL"
@@ -36,7 +36,7 @@ func (c GrowthCheck) String() string {
 	return fmt.Sprintf("%s, %s %s: %s (%s)", c.Check, c.Variant, c.Sidecar, word, c.Detail)
 }
 
-// CheckGrowth checks the detector on the variants that ran in g (classified against
+// RunChecks checks the detector on the variants that ran in g (classified against
 // g.ThresholdKiBPer1000):
 //   - control flat: every sidecar of the control variant has the verdict flat;
 //   - series agree with RSS, for every sidecar whose /metrics was read: with the series' growth
@@ -44,17 +44,17 @@ func (c GrowthCheck) String() string {
 //     SeriesFlatPerRequest per request when RSS is growing; and RSS is growing when the series
 //     grow so fast that, at SeriesMinBytes each, they alone exceed the threshold. Rates between
 //     those bounds are not asserted either way.
-func CheckGrowth(g *GrowthReport) []GrowthCheck {
-	out := []GrowthCheck{}
+func RunChecks(g *Report) []Check {
+	out := []Check{}
 	for _, v := range g.Variants {
 		for _, s := range v.Sidecars {
 			gr := s.Growth
 			if v.Control {
-				out = append(out, GrowthCheck{Check: "control flat", Variant: v.Name, Sidecar: s.Role,
+				out = append(out, Check{Check: "control flat", Variant: v.Name, Sidecar: s.Role,
 					Pass:   gr.Verdict == Flat,
 					Detail: fmt.Sprintf("%s, slope %.0f, tail %.0f KiB/1000 requests", gr.Verdict, gr.SlopeKiBPer1000, gr.TailSlopeKiBPer1000)})
 			}
-			c := GrowthCheck{Check: "series agree with RSS", Variant: v.Name, Sidecar: s.Role, Pass: true}
+			c := Check{Check: "series agree with RSS", Variant: v.Name, Sidecar: s.Role, Pass: true}
 			if n := len(s.Readings); n == 0 || s.Readings[0].Series < 0 || s.Readings[n-1].Series < 0 {
 				c.Detail = "no /metrics endpoint: nothing to compare"
 				out = append(out, c)

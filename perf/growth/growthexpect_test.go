@@ -1,4 +1,4 @@
-package perf
+package growth
 
 import (
 	"os"
@@ -17,9 +17,9 @@ func TestReadGrowthExpectations(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("# a comment\n"+expectHead+
 		"1.17.5,b-unique,caller-sidecar,growing,2731,run-1\n"+
 		"1.17.5, a-fixed, caller-sidecar, flat, 101.5, run-1\n"), 0o644))
-	rows, err := ReadGrowthExpectations(path)
+	rows, err := ReadExpectations(path)
 	require.NoError(t, err)
-	assert.Equal(t, []GrowthExpectation{
+	assert.Equal(t, []Expectation{
 		{Version: "1.17.5", Variant: "b-unique", Sidecar: "caller-sidecar", Verdict: Growing, SlopeKiBPer1000: 2731, Run: "run-1"},
 		{Version: "1.17.5", Variant: "a-fixed", Sidecar: "caller-sidecar", Verdict: Flat, SlopeKiBPer1000: 101.5, Run: "run-1"},
 	}, rows)
@@ -37,42 +37,42 @@ func TestReadGrowthExpectationsErrors(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "expected.csv")
 		require.NoError(t, os.WriteFile(path, []byte(tc.text), 0o644))
-		_, err := ReadGrowthExpectations(path)
+		_, err := ReadExpectations(path)
 		require.Error(t, err, tc.text)
 		assert.Contains(t, err.Error(), tc.want)
 		assert.Contains(t, err.Error(), path)
 	}
-	_, err := ReadGrowthExpectations(filepath.Join(t.TempDir(), "missing.csv"))
+	_, err := ReadExpectations(filepath.Join(t.TempDir(), "missing.csv"))
 	require.Error(t, err)
 }
 
-func sidecarWith(role string, verdict GrowthVerdict, slope float64) SidecarGrowth {
-	return SidecarGrowth{Role: role, Growth: Growth{Verdict: verdict, SlopeKiBPer1000: slope}}
+func sidecarWith(role string, verdict Verdict, slope float64) Sidecar {
+	return Sidecar{Role: role, Growth: Classification{Verdict: verdict, SlopeKiBPer1000: slope}}
 }
 
 func TestCompareGrowth(t *testing.T) {
-	table := []GrowthExpectation{
+	table := []Expectation{
 		{Version: "1.17.5", Variant: "a-fixed", Sidecar: "caller-sidecar", Verdict: Flat, SlopeKiBPer1000: 101, Run: "old"},
 		{Version: "1.17.5", Variant: "b-unique", Sidecar: "caller-sidecar", Verdict: Growing, SlopeKiBPer1000: 2731, Run: "old"},
 		{Version: "1.17.5", Variant: "c-unique", Sidecar: "caller-sidecar", Verdict: Growing, SlopeKiBPer1000: 2435, Run: "old"},
 		{Version: "1.16.5", Variant: "b-unique", Sidecar: "callee-sidecar", Verdict: Growing, SlopeKiBPer1000: 2891, Run: "old"},
 	}
-	g := &GrowthReport{Variants: []VariantGrowth{
-		{Name: "a-fixed", Sidecars: []SidecarGrowth{sidecarWith("caller-sidecar", Flat, 90)}},
+	g := &Report{Variants: []Variant{
+		{Name: "a-fixed", Sidecars: []Sidecar{sidecarWith("caller-sidecar", Flat, 90)}},
 		// A release that fixed the growth: reported with both slopes.
-		{Name: "b-unique", Sidecars: []SidecarGrowth{sidecarWith("caller-sidecar", Flat, 120.4), sidecarWith("callee-sidecar", Growing, 3000.4)}},
+		{Name: "b-unique", Sidecars: []Sidecar{sidecarWith("caller-sidecar", Flat, 120.4), sidecarWith("callee-sidecar", Growing, 3000.4)}},
 		// c-unique did not run: not compared.
 	}}
-	c := CompareGrowth(g, table, "1.17.5", "new-run")
+	c := Compare(g, table, "1.17.5", "new-run")
 	assert.Equal(t, 1, c.Matched)
 	require.Len(t, c.Changes, 1)
 	assert.Equal(t, VerdictChange{Variant: "b-unique", Sidecar: "caller-sidecar", Expected: Growing, ExpectedSlopeKiBPer1000: 2731,
 		ExpectedRun: "old", Got: Flat, GotSlopeKiBPer1000: 120.4}, c.Changes[0])
 	assert.Equal(t, "b-unique caller-sidecar: growing (2731 KiB/1000 requests, old) -> flat (120)", c.Changes[0].String())
-	assert.Equal(t, []GrowthExpectation{{Version: "1.17.5", Variant: "b-unique", Sidecar: "callee-sidecar", Verdict: Growing,
+	assert.Equal(t, []Expectation{{Version: "1.17.5", Variant: "b-unique", Sidecar: "callee-sidecar", Verdict: Growing,
 		SlopeKiBPer1000: 3000, Run: "new-run"}}, c.New)
 
-	unknown := CompareGrowth(g, table, "1.18.0", "new-run")
+	unknown := Compare(g, table, "1.18.0", "new-run")
 	assert.Zero(t, unknown.Matched)
 	assert.Empty(t, unknown.Changes)
 	assert.Len(t, unknown.New, 3)
@@ -80,10 +80,10 @@ func TestCompareGrowth(t *testing.T) {
 
 // readings makes load readings every 3,000 requests with the given series counts (-1: off)
 // and a last idle reading with the last count.
-func readings(series ...int) []GrowthReading {
-	var out []GrowthReading
+func readings(series ...int) []Reading {
+	var out []Reading
 	for i, s := range series {
-		out = append(out, GrowthReading{Label: "r", Requests: int64(3000 * i), Series: s})
+		out = append(out, Reading{Label: "r", Requests: int64(3000 * i), Series: s})
 	}
 	last := out[len(out)-1]
 	last.Label = "idle"
@@ -91,7 +91,7 @@ func readings(series ...int) []GrowthReading {
 }
 
 func TestCheckGrowth(t *testing.T) {
-	sidecar := func(role string, verdict GrowthVerdict, slope float64, series ...int) SidecarGrowth {
+	sidecar := func(role string, verdict Verdict, slope float64, series ...int) Sidecar {
 		s := sidecarWith(role, verdict, slope)
 		s.Readings = readings(series...)
 		if first, second, last := series[0], series[1], series[len(series)-1]; first >= 0 {
@@ -100,28 +100,28 @@ func TestCheckGrowth(t *testing.T) {
 		}
 		return s
 	}
-	g := &GrowthReport{ThresholdKiBPer1000: 512, Variants: []VariantGrowth{
-		{Name: "a-fixed", Control: true, Sidecars: []SidecarGrowth{
+	g := &Report{ThresholdKiBPer1000: 512, Variants: []Variant{
+		{Name: "a-fixed", Control: true, Sidecars: []Sidecar{
 			sidecar("caller-sidecar", Flat, 101, 263, 263, 263, 263),
 			sidecar("callee-sidecar", Retained, 300, 242, 242, 242, 242),
 		}},
-		{Name: "b-unique", UniquePath: true, Sidecars: []SidecarGrowth{
+		{Name: "b-unique", UniquePath: true, Sidecars: []Sidecar{
 			sidecar("caller-sidecar", Growing, 2731, 263, 117263, 234263, 351263), // 39 per request
 			sidecar("callee-sidecar", Flat, 300, 242, 162242, 324242, 486242),     // 54 per request, RSS flat
 		}},
-		{Name: "c-unique-enable-metrics-false", UniquePath: true, Sidecars: []SidecarGrowth{
+		{Name: "c-unique-enable-metrics-false", UniquePath: true, Sidecars: []Sidecar{
 			sidecar("caller-sidecar", Growing, 2435, -1, -1, -1, -1),
 		}},
-		{Name: "g-leak", UniquePath: true, Sidecars: []SidecarGrowth{
+		{Name: "g-leak", UniquePath: true, Sidecars: []Sidecar{
 			sidecar("caller-sidecar", Growing, 2000, 263, 263, 263, 263), // RSS grows, series flat
 			sidecar("callee-sidecar", Flat, 50, 242, 250, 260, 270),      // a few series: not asserted
 		}},
-		{Name: "h-stepped", UniquePath: true, Sidecars: []SidecarGrowth{
+		{Name: "h-stepped", UniquePath: true, Sidecars: []Sidecar{
 			sidecar("caller-sidecar", Growing, 2000, 263, 302, 302, 302), // one new label set, then flat
 		}},
 	}}
 	var got []string
-	for _, c := range CheckGrowth(g) {
+	for _, c := range RunChecks(g) {
 		got = append(got, c.String())
 	}
 	want := []string{

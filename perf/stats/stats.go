@@ -1,10 +1,14 @@
-package perf
+// Package stats holds the statistics of daprperf's figures over rounds: the median and its
+// distribution-free confidence interval (order statistics, benchmath's AssumeNothing, as
+// benchstat takes it). It knows nothing of runs, reports or platforms.
+package stats
 
 import (
 	"math"
 	"slices"
 
 	"golang.org/x/perf/benchmath"
+	"gonum.org/v1/gonum/stat"
 )
 
 // IntervalConfidence is the confidence level an interval of a median over rounds aims for.
@@ -40,10 +44,18 @@ type Interval struct {
 	N int `json:"n"`
 }
 
-// MedianInterval returns the median of xs and its interval: by order statistics at
-// IntervalConfidence when there are enough values (6 or more), else their range with its
-// exact, lower confidence. xs is not modified; an empty xs gives the zero Interval.
-func MedianInterval(xs []float64) Interval {
+// Median of xs (not modified), averaging the middle two of an even count; 0 for none.
+func Median(xs []float64) float64 { return MedianInterval(xs).Median }
+
+// MedianInterval is MedianIntervalAt(xs, IntervalConfidence).
+func MedianInterval(xs []float64) Interval { return MedianIntervalAt(xs, IntervalConfidence) }
+
+// MedianIntervalAt returns the median of xs and its interval: by order statistics at
+// confidence when there are enough values (6 or more at 95 %; benchmath.AssumeNothing.Summary,
+// binomial with p = 1/2, whose actual confidence is at least the one asked for), else their
+// range with its exact, lower confidence (RangeConfidence). xs is not modified; an empty xs
+// gives the zero Interval.
+func MedianIntervalAt(xs []float64, confidence float64) Interval {
 	n := len(xs)
 	switch n {
 	case 0:
@@ -52,7 +64,7 @@ func MedianInterval(xs []float64) Interval {
 		return Interval{Median: xs[0], Low: xs[0], High: xs[0], Method: MethodNone, N: 1}
 	}
 	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds) // sorts its copy
-	sum := benchmath.AssumeNothing.Summary(s, IntervalConfidence)
+	sum := benchmath.AssumeNothing.Summary(s, confidence)
 	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
 		return Interval{Median: sum.Center, Low: sum.Lo, High: sum.Hi, Confidence: sum.Confidence, Method: MethodOrderStatistics, N: n}
 	}
@@ -70,4 +82,18 @@ func RangeConfidence(n int) float64 {
 		return 0
 	}
 	return 1 - 2*math.Pow(0.5, float64(n))
+}
+
+// LinearFit is the least-squares line y = a + b·x through the points: it returns the slope b
+// (y units per x unit) and the coefficient of determination R² (0 to 1; 0 for a flat y).
+func LinearFit(xs, ys []float64) (slope, r2 float64) {
+	if len(xs) < 2 {
+		return 0, 0
+	}
+	a, b := stat.LinearRegression(xs, ys, nil, false)
+	r2 = stat.RSquared(xs, ys, nil, a, b)
+	if r2 != r2 { // NaN: every y equal
+		r2 = 0
+	}
+	return b, r2
 }

@@ -1,4 +1,4 @@
-package perf
+package growth
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"text/tabwriter"
 )
 
-// GrowthReport is the memory-growth part of a Report.
-type GrowthReport struct {
+// Report is the memory-growth part of a Report.
+type Report struct {
 	Rounds           int `json:"rounds"`
 	RequestsPerRound int `json:"requestsPerRound"`
 	// IdleSeconds is the idle window after the last round, in seconds.
@@ -19,35 +19,34 @@ type GrowthReport struct {
 	ThresholdSource     string               `json:"thresholdSource"`
 	Threshold           *ThresholdDerivation `json:"threshold,omitempty"`
 	// Variants are the variants that ran, in the scenario's order (-run may select some).
-	Variants []VariantGrowth `json:"variants"`
-	// Checks are the detector's own checks (CheckGrowth); a failed one fails the run.
-	Checks []GrowthCheck `json:"checks,omitempty"`
+	Variants []Variant `json:"variants"`
+	// Checks are the detector's own checks (RunChecks); a failed one fails the run.
+	Checks []Check `json:"checks,omitempty"`
 	// Expectations compares the verdicts with the expected-verdicts table; nil without one.
 	Expectations *ExpectationCheck `json:"expectations,omitempty"`
 }
 
-// VariantGrowth is one variant's measurements, one entry per measured sidecar.
-type VariantGrowth struct {
+// Variant is one variant's measurements, one entry per measured sidecar.
+type Variant struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Control is set on the control variant; UniquePath when every request had a new path.
-	Control    bool            `json:"control,omitempty"`
-	UniquePath bool            `json:"uniquePath,omitempty"`
-	Sidecars   []SidecarGrowth `json:"sidecars"`
+	Control    bool      `json:"control,omitempty"`
+	UniquePath bool      `json:"uniquePath,omitempty"`
+	Sidecars   []Sidecar `json:"sidecars"`
 	// Errors counts failed requests over the rounds.
 	Errors int64 `json:"errors"`
 }
 
-// SidecarGrowth is one sidecar's readings and their classification.
-type SidecarGrowth struct {
-	app     string // the app the sidecar belongs to
+// Sidecar is one sidecar's readings and their classification.
+type Sidecar struct {
 	Process string `json:"process"`
 	Role    string `json:"role"`
 	// Readings: before the first round, after each round, then after the idle window.
-	Readings []GrowthReading `json:"readings"`
+	Readings []Reading `json:"readings"`
 	// Idle are the RSS readings taken during the idle window.
-	Idle   []GrowthPoint `json:"idle"`
-	Growth Growth        `json:"growth"`
+	Idle   []Point        `json:"idle"`
+	Growth Classification `json:"growth"`
 	// SeriesPerRequest is the growth of /metrics series per request over the rounds
 	// (0 when the endpoint is off).
 	SeriesPerRequest float64 `json:"seriesPerRequest"`
@@ -59,9 +58,9 @@ type SidecarGrowth struct {
 	FamilyGrowth []FamilyGrowth `json:"familyGrowth,omitempty"`
 }
 
-// GrowthReading is one measurement of a sidecar. RSS is read first: a scrape of a large
+// Reading is one measurement of a sidecar. RSS is read first: a scrape of a large
 // /metrics inflates RSS for a while.
-type GrowthReading struct {
+type Reading struct {
 	Label    string  `json:"label"` // "0", "3000", ..., "idle"
 	Requests int64   `json:"requests"`
 	Seconds  float64 `json:"seconds"`
@@ -69,26 +68,26 @@ type GrowthReading struct {
 	// HeapInUseBytes is the Go heap in use from pprof; 0 when profiling is off.
 	HeapInUseBytes uint64 `json:"heapInUseBytes"`
 	// Series is the number of series on /metrics; -1 when the endpoint is off or, for the
-	// reading after the last round, not scraped (see RunGrowth).
+	// reading after the last round, not scraped (see GrowthPlan).
 	Series int `json:"series"`
 	// Families is the series count of each metric family on /metrics (FamilySeries), summing
 	// to Series; nil when Series is -1.
 	Families map[string]int `json:"families,omitempty"`
 }
 
-// loadPoints are the readings before and after each round, as growth points.
-func (s SidecarGrowth) loadPoints() []GrowthPoint {
-	var out []GrowthPoint
+// LoadPoints are the readings before and after each round, as growth points.
+func (s Sidecar) LoadPoints() []Point {
+	var out []Point
 	for _, r := range s.Readings {
 		if r.Label != "idle" {
-			out = append(out, GrowthPoint{Requests: r.Requests, Seconds: r.Seconds, RSSBytes: r.RSSBytes})
+			out = append(out, Point{Requests: r.Requests, Seconds: r.Seconds, RSSBytes: r.RSSBytes})
 		}
 	}
 	return out
 }
 
 // Verdict returns the growth verdict of variant's process, or "" when absent.
-func (g *GrowthReport) Verdict(variant, process string) GrowthVerdict {
+func (g *Report) Verdict(variant, process string) Verdict {
 	for _, v := range g.Variants {
 		if v.Name != variant {
 			continue
@@ -102,9 +101,9 @@ func (g *GrowthReport) Verdict(variant, process string) GrowthVerdict {
 	return ""
 }
 
-// GrowthTable renders the growth report: variant | sidecar | RSS (MiB) after 0, M, 2M, ...
+// Table renders the growth report: variant | sidecar | RSS (MiB) after 0, M, 2M, ...
 // requests and after idle | series | slope (KiB/1000 requests) | R² | verdict.
-func GrowthTable(g *GrowthReport) string {
+func Table(g *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "memory growth: %d rounds of %d requests, then %.0f s idle; threshold %.0f KiB/1000 requests (derivation below the tables)\n",
 		g.Rounds, g.RequestsPerRound, g.IdleSeconds, g.ThresholdKiBPer1000)
@@ -138,17 +137,17 @@ func GrowthTable(g *GrowthReport) string {
 	return b.String()
 }
 
-// GrowthFamilyTable renders the series count of each metric family per scraped reading,
+// FamilyTable renders the series count of each metric family per scraped reading,
 // per variant and sidecar, for the families whose count changed; the families that did not
 // change are summed on one line per sidecar (every count is in the result file).
-func GrowthFamilyTable(g *GrowthReport) string {
+func FamilyTable(g *Report) string {
 	var b strings.Builder
 	b.WriteString("/metrics series per family (families that changed; reading after 0, M, ... requests, idle = the last round's):\n")
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "variant\tsidecar\tfamily\tseries at reading\tchange\tper request\tafter round 1\t")
 	for _, v := range g.Variants {
 		for _, s := range v.Sidecars {
-			var scraped []GrowthReading
+			var scraped []Reading
 			for _, r := range s.Readings {
 				if r.Families != nil {
 					scraped = append(scraped, r)
@@ -183,10 +182,10 @@ func GrowthFamilyTable(g *GrowthReport) string {
 	return b.String()
 }
 
-// GrowthFindings renders the threshold's derivation, the families that grow with distinct
+// Findings renders the threshold's derivation, the families that grow with distinct
 // paths (per distinct-path variant and sidecar), the detector's checks and the comparison
 // with the expected verdicts.
-func GrowthFindings(g *GrowthReport) string {
+func Findings(g *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "threshold: %.0f KiB of RSS per 1,000 requests = %s\n", g.ThresholdKiBPer1000, g.ThresholdSource)
 	b.WriteString("families that grow with distinct paths (series added per distinct path):\n")

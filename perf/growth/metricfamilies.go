@@ -1,4 +1,4 @@
-package perf
+package growth
 
 import (
 	"cmp"
@@ -73,8 +73,8 @@ func ScrapeFamilySeries(ctx context.Context, metricsURL string) (map[string]int,
 	return fams, nil
 }
 
-// totalSeries is the sum of the counts in fams.
-func totalSeries(fams map[string]int) int {
+// TotalSeries is the sum of the counts in fams.
+func TotalSeries(fams map[string]int) int {
 	n := 0
 	for _, c := range fams {
 		n += c
@@ -111,8 +111,8 @@ func perRequest(a, b int, ra, rb int64) float64 {
 // familyGrowth returns the families whose series count differs between the first and the last
 // of readings that have families (a family absent from a reading counts 0), the largest
 // growth first, then by name. Nil when fewer than two readings scraped /metrics.
-func familyGrowth(readings []GrowthReading) []FamilyGrowth {
-	var scraped []GrowthReading
+func familyGrowth(readings []Reading) []FamilyGrowth {
+	var scraped []Reading
 	for _, r := range readings {
 		if r.Families != nil {
 			scraped = append(scraped, r)
@@ -143,4 +143,23 @@ func familyGrowth(readings []GrowthReading) []FamilyGrowth {
 	}
 	slices.SortStableFunc(out, func(a, b FamilyGrowth) int { return cmp.Compare(b.Last-b.First, a.Last-a.First) })
 	return out
+}
+
+// DeriveSeries sets the sidecar's series growth from its readings (the first before any
+// request, the last after the idle window, which holds the last round's series):
+// SeriesPerRequest over all of them, SeriesTailPerRequest from the reading after the first
+// round (with more than three readings), and FamilyGrowth per metric family. Unscraped
+// readings (Series < 0) leave them zero.
+func (s *Sidecar) DeriveSeries() {
+	if len(s.Readings) < 2 {
+		return
+	}
+	first, last := s.Readings[0], s.Readings[len(s.Readings)-1]
+	if first.Series >= 0 && last.Series >= 0 {
+		s.SeriesPerRequest = perRequest(first.Series, last.Series, first.Requests, last.Requests)
+		if second := s.Readings[1]; len(s.Readings) > 3 && second.Series >= 0 {
+			s.SeriesTailPerRequest = perRequest(second.Series, last.Series, second.Requests, last.Requests)
+		}
+	}
+	s.FamilyGrowth = familyGrowth(s.Readings)
 }

@@ -1,29 +1,29 @@
-package perf
+package growth
 
 import (
 	"fmt"
 	"math"
-	"os"
-	"strconv"
+
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
-// GrowthVerdict is the one-word reading of a memory series.
-type GrowthVerdict string
+// Verdict is the one-word reading of a memory series.
+type Verdict string
 
 // The growth verdicts.
 const (
 	// Flat: RSS neither grows with requests nor stepped up.
-	Flat GrowthVerdict = "flat"
+	Flat Verdict = "flat"
 	// Growing: RSS keeps rising with requests after the first round: a leak-like growth, such
 	// as one metrics series per distinct method name.
-	Growing GrowthVerdict = "growing"
+	Growing Verdict = "growing"
 	// Retained: RSS stepped up, then stayed flat: memory kept (pools, caches), not a leak.
-	Retained GrowthVerdict = "retained"
+	Retained Verdict = "retained"
 )
 
-// The bounds of the growth threshold (GrowthThreshold), in KiB of RSS per 1,000 requests.
+// The bounds of the growth threshold (DeriveThreshold), in KiB of RSS per 1,000 requests.
 //
-// The floor leaves at least GrowthNoiseMargin (2x) over every slope and tail slope a flat,
+// The floor leaves at least NoiseMargin (2x) over every slope and tail slope a flat,
 // fixed-method variant showed in repeated runs here: up to 231 (daprd 1.17.5, 5 runs, issue
 // 20), 217 (1.17.5, 10 runs: slopes 28-217, tail slopes -47-214), 245 (1.16.5,
 // reports/v1.16.5/memory_growth) and 246 (1.16.5, one more run); 2 x 246 = 492, rounded up to
@@ -33,13 +33,13 @@ const (
 // caller's /metrics and 54 on the callee's. So a threshold between them is 2x above the
 // control's noise and 3x below the growth this scenario exists to catch.
 const (
-	MinGrowthThresholdKiB = 512
-	MaxGrowthThresholdKiB = 729
+	MinThresholdKiB = 512
+	MaxThresholdKiB = 729
 	// SmallestGrowthKiB is the smallest distinct-path growth seen, the ceiling's source.
 	SmallestGrowthKiB = 2188
-	// GrowthNoiseMargin is the stated false-alarm margin: the threshold is at least this many
+	// NoiseMargin is the stated false-alarm margin: the threshold is at least this many
 	// times the control variant's largest slope in the same run (unless capped at the ceiling).
-	GrowthNoiseMargin = 2
+	NoiseMargin = 2
 )
 
 // A rise of RSS counts as retained (stepped up, then flat) only beyond
@@ -52,20 +52,17 @@ const (
 	RetainedMinFraction = 0.05
 )
 
-// EnvGrowthThreshold overrides the growth threshold, in KiB per 1,000 requests (> 0).
-const EnvGrowthThreshold = "DAPR_PERF_GROWTH_THRESHOLD_KIB"
-
-// GrowthPoint is one memory reading: after Requests requests in total, at Seconds since the
+// Point is one memory reading: after Requests requests in total, at Seconds since the
 // first reading.
-type GrowthPoint struct {
+type Point struct {
 	Requests int64   `json:"requests"`
 	Seconds  float64 `json:"seconds"`
 	RSSBytes uint64  `json:"rssBytes"`
 }
 
-// Growth is the classification of one process's memory over a load and the idle window after it.
-type Growth struct {
-	Verdict GrowthVerdict `json:"verdict"`
+// Classification is the reading of one process's memory over a load and the idle window after it.
+type Classification struct {
+	Verdict Verdict `json:"verdict"`
 	// SlopeKiBPer1000 is the least-squares RSS growth over all load readings, in KiB per 1,000
 	// requests, with its R²; TailSlopeKiBPer1000 is the same without the first third of the
 	// readings (at least the first one), which separates growing from retained.
@@ -81,15 +78,15 @@ type Growth struct {
 	GrowsWhenIdle bool `json:"growsWhenIdle"`
 }
 
-// ClassifyGrowth reads load (readings in request order, the first before any request) and idle
+// Classify reads load (readings in request order, the first before any request) and idle
 // (readings after the load stopped, in time order; may be empty) against threshold, in KiB
 // per 1,000 requests:
 //   - growing: both the overall and the tail slope exceed threshold;
 //   - retained: not growing, but RSS rose over the load by more than
 //     max(RetainedMinBytes, RetainedMinFraction x the first reading);
 //   - flat: otherwise.
-func ClassifyGrowth(load, idle []GrowthPoint, thresholdKiB float64) Growth {
-	g := Growth{Verdict: Flat, ThresholdKiBPer1000: thresholdKiB}
+func Classify(load, idle []Point, thresholdKiB float64) Classification {
+	g := Classification{Verdict: Flat, ThresholdKiBPer1000: thresholdKiB}
 	if len(load) >= 2 {
 		g.SlopeKiBPer1000, g.R2, g.TailSlopeKiBPer1000 = growthSlopes(load)
 		first, last := load[0], load[len(load)-1]
@@ -109,16 +106,16 @@ func ClassifyGrowth(load, idle []GrowthPoint, thresholdKiB float64) Growth {
 		for _, p := range idle {
 			xs, ys = append(xs, p.Seconds), append(ys, float64(p.RSSBytes))
 		}
-		slope, r2 := LinearFit(xs, ys)
+		slope, r2 := stats.LinearFit(xs, ys)
 		g.GrowsWhenIdle = g.IdleGrowthKiB > limitKiB && slope > 0 && r2 >= 0.5
 	}
 	return g
 }
 
-// growthSlopes returns ClassifyGrowth's fits of load (at least 2 readings): the slope over all
+// growthSlopes returns Classify's fits of load (at least 2 readings): the slope over all
 // readings with its R², and the tail slope, without the first third (at least the first one)
 // when there are 3 readings or more, else the slope again.
-func growthSlopes(load []GrowthPoint) (slope, r2, tail float64) {
+func growthSlopes(load []Point) (slope, r2, tail float64) {
 	slope, r2 = rssPerRequests(load)
 	tail = slope
 	if len(load) >= 3 {
@@ -128,24 +125,24 @@ func growthSlopes(load []GrowthPoint) (slope, r2, tail float64) {
 }
 
 // rssPerRequests fits RSS against requests: KiB per 1,000 requests, and R².
-func rssPerRequests(ps []GrowthPoint) (float64, float64) {
+func rssPerRequests(ps []Point) (float64, float64) {
 	xs := make([]float64, len(ps))
 	ys := make([]float64, len(ps))
 	for i, p := range ps {
 		xs[i] = float64(p.Requests) / 1000
 		ys[i] = float64(p.RSSBytes) / 1024
 	}
-	return LinearFit(xs, ys)
+	return stats.LinearFit(xs, ys)
 }
 
 // ThresholdDerivation is the growth threshold and how it was derived.
 type ThresholdDerivation struct {
 	// KiBPer1000 is the threshold, in KiB of RSS per 1,000 requests.
 	KiBPer1000 float64 `json:"kibPer1000"`
-	// Rule is which bound set it: "env" (DAPR_PERF_GROWTH_THRESHOLD_KIB), "floor", "control"
-	// (GrowthNoiseMargin x the control's noise) or "ceiling".
+	// Rule is which bound set it: "env" (setKiB given), "floor", "control"
+	// (NoiseMargin x the control's noise) or "ceiling".
 	Rule string `json:"rule"`
-	// FloorKiB and CeilingKiB are MinGrowthThresholdKiB and MaxGrowthThresholdKiB.
+	// FloorKiB and CeilingKiB are MinThresholdKiB and MaxThresholdKiB.
 	FloorKiB   float64 `json:"floorKiB"`
 	CeilingKiB float64 `json:"ceilingKiB"`
 	// Control is the control variant's name ("" when the scenario has none) and ControlRan
@@ -165,20 +162,20 @@ type ThresholdDerivation struct {
 	Text string `json:"text"`
 }
 
-// GrowthThreshold derives the threshold, in KiB of RSS per 1,000 requests, from the control
+// DeriveThreshold derives the threshold, in KiB of RSS per 1,000 requests, from the control
 // variant's readings (control names it; reference holds one load series per sidecar, nil when
 // the control did not run):
 //
-//	DAPR_PERF_GROWTH_THRESHOLD_KIB                   when set (> 0);
-//	min(ceiling, max(floor, 2 x noise))              otherwise,
+//	setKiB                                when > 0 (set by setBy, e.g. an env variable);
+//	min(ceiling, max(floor, 2 x noise))   otherwise,
 //
-// where noise is the largest |slope| or |tail slope| (ClassifyGrowth's two fits) over the
-// control's sidecars, floor MinGrowthThresholdKiB and ceiling MaxGrowthThresholdKiB. So a
+// where noise is the largest |slope| or |tail slope| (Classify's two fits) over the
+// control's sidecars, floor MinThresholdKiB and ceiling MaxThresholdKiB. So a
 // flat variant as noisy as the control stays at least 2x below the threshold, unless the cap
 // applies, which the text says with the margin left. Without the control the threshold is the
-// floor. A bad env value is an error naming the variable.
-func GrowthThreshold(control string, reference [][]GrowthPoint) (ThresholdDerivation, error) {
-	d := ThresholdDerivation{FloorKiB: MinGrowthThresholdKiB, CeilingKiB: MaxGrowthThresholdKiB,
+// floor.
+func DeriveThreshold(control string, reference [][]Point, setKiB float64, setBy string) ThresholdDerivation {
+	d := ThresholdDerivation{FloorKiB: MinThresholdKiB, CeilingKiB: MaxThresholdKiB,
 		Control: control, ControlRan: len(reference) > 0}
 	for _, ps := range reference {
 		if len(ps) >= 2 {
@@ -187,27 +184,23 @@ func GrowthThreshold(control string, reference [][]GrowthPoint) (ThresholdDeriva
 		}
 	}
 	var why string
-	if raw, ok := os.LookupEnv(EnvGrowthThreshold); ok {
-		v, err := strconv.ParseFloat(raw, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return ThresholdDerivation{}, fmt.Errorf("perf: %s=%q: must be a number > 0 (KiB of RSS per 1,000 requests)", EnvGrowthThreshold, raw)
-		}
-		d.KiBPer1000, d.Rule, why = v, "env", "set by "+EnvGrowthThreshold
+	if setKiB > 0 {
+		d.KiBPer1000, d.Rule, why = setKiB, "env", "set by "+setBy
 	} else {
-		scaled := GrowthNoiseMargin * d.ControlNoiseKiB
+		scaled := NoiseMargin * d.ControlNoiseKiB
 		switch {
-		case scaled > MaxGrowthThresholdKiB:
-			d.KiBPer1000, d.Rule = MaxGrowthThresholdKiB, "ceiling"
+		case scaled > MaxThresholdKiB:
+			d.KiBPer1000, d.Rule = MaxThresholdKiB, "ceiling"
 			why = fmt.Sprintf("the ceiling (a third of the smallest distinct-path growth seen, %d): %d x the control's noise, %.0f, is above it",
-				SmallestGrowthKiB, GrowthNoiseMargin, scaled)
-		case scaled > MinGrowthThresholdKiB:
+				SmallestGrowthKiB, NoiseMargin, scaled)
+		case scaled > MinThresholdKiB:
 			d.KiBPer1000, d.Rule = scaled, "control"
-			why = fmt.Sprintf("%d x the control's noise", GrowthNoiseMargin)
+			why = fmt.Sprintf("%d x the control's noise", NoiseMargin)
 		default:
-			d.KiBPer1000, d.Rule = MinGrowthThresholdKiB, "floor"
+			d.KiBPer1000, d.Rule = MinThresholdKiB, "floor"
 			why = "the floor (2 x the largest fixed-method slope in repeated runs)"
 			if d.ControlRan {
-				why += fmt.Sprintf(": %d x the control's noise, %.0f, is below it", GrowthNoiseMargin, scaled)
+				why += fmt.Sprintf(": %d x the control's noise, %.0f, is below it", NoiseMargin, scaled)
 			}
 		}
 	}
@@ -226,10 +219,10 @@ func GrowthThreshold(control string, reference [][]GrowthPoint) (ThresholdDeriva
 		if d.MarginOverControl > 0 {
 			d.Text += fmt.Sprintf(", margin %.1fx", d.MarginOverControl)
 		}
-		if d.MarginOverControl > 0 && d.MarginOverControl < GrowthNoiseMargin {
-			d.Text += fmt.Sprintf(", BELOW the stated %dx", GrowthNoiseMargin)
+		if d.MarginOverControl > 0 && d.MarginOverControl < NoiseMargin {
+			d.Text += fmt.Sprintf(", BELOW the stated %dx", NoiseMargin)
 		}
 	}
 	d.Text += fmt.Sprintf("; %.1fx below the smallest distinct-path growth seen (%d)", d.MarginBelowGrowth, SmallestGrowthKiB)
-	return d, nil
+	return d
 }

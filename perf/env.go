@@ -1,0 +1,231 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Env is every environment variable daprperf's Go code reads (perf, local, kube and the
+// scenarios' platform choice), in one place, parsed by envconfig (LoadEnv). A nil field was
+// not set. Each field's tags say, as README.md's variable table must (a test compares them):
+// envconfig, the name; accepts, the unit and range; unset, what applies when it is not set
+// (not envconfig's default tag: the defaults live in the code that owns them);
+// desc, what it does. Ranges are checked by LoadEnv from the tags min and max (numbers and
+// durations, inclusive; gt for an exclusive lower bound) and oneof (words); the few values with
+// a grammar (a URL, a run id, an image registry) are checked where they are used, with an error
+// naming the variable too.
+type Env struct {
+	// The load of the main phase (Dapr's names) and of the warmup.
+	QPS            *int           `envconfig:"DAPR_PERF_QPS" min:"1" max:"1000000" accepts:"an integer from 1 to 1000000 (requests/s)" unset:"the scenario's (1000)" desc:"main-phase target rate"`
+	Connections    *int           `envconfig:"DAPR_PERF_CONNECTIONS" min:"1" max:"10000" accepts:"an integer from 1 to 10000" unset:"the scenario's (16)" desc:"concurrent connections"`
+	Duration       *time.Duration `envconfig:"DAPR_TEST_DURATION" min:"1s" max:"24h" accepts:"a Go duration from 1s to 24h, such as 1m" unset:"1m" desc:"main-phase duration"`
+	PayloadSize    *int           `envconfig:"DAPR_PAYLOAD_SIZE" min:"0" max:"10485760" accepts:"a size in bytes from 0 to 10485760" unset:"the scenario's (1024)" desc:"generated payload size"`
+	Payload        *string        `envconfig:"DAPR_PAYLOAD" maxlen:"10485760" accepts:"text of at most 10485760 bytes" unset:"unset" desc:"literal payload; wins over the size"`
+	WarmupQPS      *int           `envconfig:"DAPR_PERF_WARMUP_QPS" min:"1" max:"1000000" accepts:"an integer from 1 to 1000000 (requests/s)" unset:"100" desc:"warmup rate (the main-phase variables never touch the warmup)"`
+	WarmupDuration *time.Duration `envconfig:"DAPR_PERF_WARMUP_DURATION" min:"1s" max:"24h" accepts:"a Go duration from 1s to 24h, such as 10s" unset:"10s" desc:"warmup duration"`
+
+	// The overhead plan.
+	Repeats    *int           `envconfig:"DAPR_PERF_REPEATS" min:"1" max:"50" accepts:"an integer from 1 to 50 (interleaved baseline/main rounds)" unset:"1" desc:"interleaved baseline/main rounds"`
+	IdleWindow *time.Duration `envconfig:"DAPR_PERF_IDLE_WINDOW" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 10s" unset:"10s" desc:"resources sampled with no load after the last main phase"`
+	Preflight  *string        `envconfig:"DAPR_PERF_PREFLIGHT" oneof:"ladder off" accepts:"ladder or off" unset:"off (ladder under make perf)" desc:"without DAPR_PERF_QPS, pick the highest load of 1000, 500, 250, 100 QPS a short preflight keeps on schedule"`
+
+	// The bounds.
+	MaxErrors       *int           `envconfig:"DAPR_PERF_MAX_ERRORS" min:"0" accepts:"a count >= 0" unset:"0" desc:"failed requests allowed (every non-2xx, socket error, non-OK gRPC status)"`
+	MaxRestarts     *int           `envconfig:"DAPR_PERF_MAX_RESTARTS" min:"0" accepts:"a count >= 0" unset:"0" desc:"unexpected exits and restarts allowed"`
+	MinQPSRatio     *float64       `envconfig:"DAPR_PERF_MIN_QPS_RATIO" gt:"0" max:"1" accepts:"a ratio in (0, 1], such as 0.99" unset:"0.99" desc:"lowest achieved/target QPS of the main phases"`
+	OverheadGate    *string        `envconfig:"DAPR_PERF_OVERHEAD_GATE" oneof:"enforce warn" accepts:"enforce or warn" unset:"enforce (warn under make perf)" desc:"whether overhead bounds fail the test"`
+	MaxOverheadP50  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P50" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p50 overhead"`
+	MaxOverheadP75  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P75" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p75 overhead"`
+	MaxOverheadP90  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P90" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"2ms (HTTP), 2.5ms (gRPC)" desc:"bound on the p90 overhead (Dapr's)"`
+	MaxOverheadP99  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P99" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p99 overhead"`
+	MaxOverheadP999 *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P999" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p99.9 overhead"`
+
+	// The growth plan.
+	GrowthRounds    *int           `envconfig:"DAPR_PERF_GROWTH_ROUNDS" min:"2" max:"20" accepts:"an integer from 2 to 20" unset:"3" desc:"memory-growth rounds K"`
+	GrowthRequests  *int           `envconfig:"DAPR_PERF_GROWTH_REQUESTS" min:"100" max:"1000000" accepts:"an integer from 100 to 1000000, a multiple of the connections" unset:"3000" desc:"memory-growth requests per round M"`
+	GrowthIdle      *time.Duration `envconfig:"DAPR_PERF_GROWTH_IDLE" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 30s" unset:"30s" desc:"memory-growth idle window"`
+	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
+
+	// The run's record and its push.
+	RunID        *string `envconfig:"DAPR_PERF_RUN_ID" accepts:"letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters" unset:"UTC time and 4 hex digits (one per make perf, or per test binary)" desc:"the run's id and folder"`
+	ReportDir    *string `envconfig:"DAPR_PERF_REPORT_DIR" accepts:"a directory path" unset:"<repo>/reports" desc:"report root: runs write to <root>/runs/<run id>/, references live in <root>/v<version>/"`
+	Command      *string `envconfig:"DAPR_PERF_COMMAND" accepts:"text" unset:"unset (make perf sets it)" desc:"the command recorded in the result file"`
+	PushURL      *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_URL" accepts:"an http or https URL such as http://127.0.0.1:9091 (host:port means http)" unset:"unset: no push" desc:"Pushgateway to push every result to"`
+	PushUsername *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_USERNAME" accepts:"text" unset:"unset" desc:"Pushgateway basic-auth user (with the password)"`
+	PushPassword *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_PASSWORD" accepts:"text" unset:"unset" desc:"Pushgateway basic-auth password (with the user)"`
+
+	// The platform.
+	Platform         *string `envconfig:"DAPR_PERF_PLATFORM" oneof:"local kubernetes" accepts:"local or kubernetes" unset:"local" desc:"the platform the scenarios run on"`
+	Daprd            *string `envconfig:"DAPR_PERF_DAPRD" accepts:"the path of an executable daprd" unset:"unset" desc:"use this daprd binary instead of the built one (local)"`
+	DaprVersion      *string `envconfig:"DAPR_VERSION" accepts:"a daprd release tag such as v1.16.5" unset:"v1.17.5 (Makefile)" desc:"daprd version to build and run (local)"`
+	DaprdB           *string `envconfig:"DAPR_PERF_DAPRD_B" accepts:"the path of an executable daprd, or a version such as v1.16.5" unset:"unset" desc:"a second daprd build for an A/B run (local)"`
+	Kubeconfig       *string `envconfig:"KUBECONFIG" accepts:"a kubeconfig path, or a list of them" unset:"unset: in-cluster" desc:"the cluster (kubernetes)"`
+	ImageRegistry    *string `envconfig:"DAPR_PERF_IMAGE_REGISTRY" accepts:"a registry host and path without scheme or trailing slash, such as ghcr.io/me" unset:"unset" desc:"where the daprperf-* images are (kubernetes)"`
+	ImageTag         *string `envconfig:"DAPR_PERF_IMAGE_TAG" accepts:"an image tag (letters, digits, _ . -; at most 128)" unset:"unset" desc:"the images' tag (kubernetes)"`
+	DaprTestRegistry *string `envconfig:"DAPR_TEST_REGISTRY" accepts:"as DAPR_PERF_IMAGE_REGISTRY" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_REGISTRY, used when that is unset"`
+	DaprTestTag      *string `envconfig:"DAPR_TEST_TAG" accepts:"as DAPR_PERF_IMAGE_TAG" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_TAG, used when that is unset"`
+	ServiceType      *string `envconfig:"DAPR_PERF_SERVICE_TYPE" oneof:"ClusterIP LoadBalancer" accepts:"ClusterIP or LoadBalancer" unset:"ClusterIP" desc:"type of the apps' Services (kubernetes)"`
+}
+
+// Val is *p, or "" when p is nil: a text variable that is unset or empty.
+func Val(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// EnvVar describes one variable of Env, from its tags.
+type EnvVar struct {
+	Name, Accepts, Default, Desc string
+}
+
+// EnvVars lists every variable Env reads, in Env's order.
+func EnvVars() []EnvVar {
+	t := reflect.TypeFor[Env]()
+	out := make([]EnvVar, 0, t.NumField())
+	for f := range t.Fields() {
+		out = append(out, EnvVar{Name: f.Tag.Get("envconfig"), Accepts: f.Tag.Get("accepts"), Default: f.Tag.Get("unset"), Desc: f.Tag.Get("desc")})
+	}
+	return out
+}
+
+// LoadEnv reads every variable of Env through envconfig and checks each set one against its
+// range. The error names each bad variable, its value and what it accepts (the accepts tag),
+// all of them at once; the Env returned with an error has the good fields set.
+func LoadEnv() (Env, error) {
+	var env Env
+	if err := envconfig.Process("", &env); err != nil {
+		// envconfig stops at the first bad value: parse and check every variable to name them all.
+		errs := env.check(true)
+		if len(errs) == 0 {
+			errs = []error{envError(err)}
+		}
+		return env, fmt.Errorf("perf: env: %w", errors.Join(errs...))
+	}
+	if errs := env.check(false); len(errs) > 0 {
+		return env, fmt.Errorf("perf: env: %w", errors.Join(errs...))
+	}
+	return env, nil
+}
+
+// check returns one error per set field whose value is out of its range. With parse (envconfig
+// stopped at a bad value and set none of the fields after it) it first parses each set
+// variable itself, so that every bad one is named, leaving the fields it could parse set.
+func (e *Env) check(parse bool) []error {
+	var errs []error
+	v := reflect.ValueOf(e).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		name := f.Tag.Get("envconfig")
+		raw, set := os.LookupEnv(name)
+		if !set {
+			fv.SetZero()
+			continue
+		}
+		bad := func() { errs = append(errs, fmt.Errorf("%s=%q: must be %s", name, raw, f.Tag.Get("accepts"))) }
+		if parse {
+			p := reflect.New(f.Type.Elem())
+			if !parseInto(p.Elem(), raw) {
+				bad()
+				fv.SetZero() // envconfig may have allocated it before its parse failed
+				continue
+			}
+			fv.Set(p)
+		}
+		if fv.IsNil() || raw == "" && f.Type.Elem().Kind() == reflect.String {
+			continue // a set but empty text variable counts as unset (Val)
+		}
+		if !inRange(fv.Elem(), f.Tag) {
+			bad()
+		}
+	}
+	return errs
+}
+
+// parseInto parses raw into dst (an int, float64, time.Duration or string).
+func parseInto(dst reflect.Value, raw string) bool {
+	switch dst.Interface().(type) {
+	case time.Duration:
+		d, err := time.ParseDuration(raw)
+		dst.SetInt(int64(d))
+		return err == nil
+	case int:
+		n, err := strconv.Atoi(raw)
+		dst.SetInt(int64(n))
+		return err == nil
+	case float64:
+		x, err := strconv.ParseFloat(raw, 64)
+		dst.SetFloat(x)
+		return err == nil
+	case string:
+		dst.SetString(raw)
+		return true
+	}
+	return false
+}
+
+// inRange checks x against the tags min, max, gt (numbers and durations), maxlen and oneof
+// (strings).
+func inRange(x reflect.Value, tag reflect.StructTag) bool {
+	num := func(s string) float64 {
+		if d, err := time.ParseDuration(s); err == nil && strings.ContainsAny(s, "hms") {
+			return float64(d)
+		}
+		f, _ := strconv.ParseFloat(s, 64)
+		return f
+	}
+	var val float64
+	switch x.Kind() {
+	case reflect.Int, reflect.Int64:
+		val = float64(x.Int())
+	case reflect.Float64:
+		val = x.Float()
+		if val != val { // NaN
+			return false
+		}
+	case reflect.String:
+		s := x.String()
+		if m := tag.Get("maxlen"); m != "" && float64(len(s)) > num(m) {
+			return false
+		}
+		if o := tag.Get("oneof"); o != "" {
+			for _, w := range strings.Fields(o) {
+				if s == w {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	}
+	if m, ok := tag.Lookup("min"); ok && val < num(m) {
+		return false
+	}
+	if m, ok := tag.Lookup("max"); ok && val > num(m) {
+		return false
+	}
+	if m, ok := tag.Lookup("gt"); ok && val <= num(m) {
+		return false
+	}
+	return true
+}
+
+// EnvTableMarkdown renders EnvVars as the Markdown table README.md shows under "Environment
+// variables" (a test keeps the two identical).
+func EnvTableMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| variable | accepts | when unset | what it does |\n|---|---|---|---|\n")
+	for _, v := range EnvVars() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", v.Name, v.Accepts, v.Default, v.Desc)
+	}
+	return b.String()
+}

@@ -1,0 +1,70 @@
+package perf
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// README.md's variable table is EnvTableMarkdown, row for row: a variable added to Env, or a
+// changed range or default, fails here until the README says the same.
+func TestREADMEVariableTableIsEnv(t *testing.T) {
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	_, after, ok := strings.Cut(readme, "## Environment variables\n")
+	require.True(t, ok, "README.md has no '## Environment variables' section")
+	var rows []string
+	for _, line := range strings.Split(strings.TrimLeft(after, "\n"), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		rows = append(rows, line)
+	}
+	want := strings.Split(strings.TrimSuffix(EnvTableMarkdown(), "\n"), "\n")
+	assert.Equal(t, want, rows, "README.md's variable table differs from perf.Env; it should read:\n%s", EnvTableMarkdown())
+	for _, v := range EnvVars() {
+		assert.NotEmpty(t, v.Accepts, v.Name)
+		assert.NotEmpty(t, v.Default, v.Name)
+		assert.NotEmpty(t, v.Desc, v.Name)
+	}
+}
+
+// Every bad variable is named at once, with its value and what it accepts; good ones are read.
+func TestLoadEnvNamesEveryBadVariable(t *testing.T) {
+	t.Setenv(EnvRepeats, "99")
+	t.Setenv(EnvQPS, "lots")
+	t.Setenv(EnvOverheadGate, "sometimes")
+	t.Setenv(EnvMinQPSRatio, "0")
+	t.Setenv(EnvConnections, "8")
+	env, err := LoadEnv()
+	require.Error(t, err)
+	for _, w := range []string{
+		`DAPR_PERF_REPEATS="99": must be an integer from 1 to 50`,
+		`DAPR_PERF_QPS="lots": must be an integer from 1 to 1000000`,
+		`DAPR_PERF_OVERHEAD_GATE="sometimes": must be enforce or warn`,
+		`DAPR_PERF_MIN_QPS_RATIO="0": must be a ratio in (0, 1]`,
+	} {
+		assert.Contains(t, err.Error(), w)
+	}
+	assert.NotContains(t, err.Error(), EnvConnections)
+	require.NotNil(t, env.Connections)
+	assert.Equal(t, 8, *env.Connections)
+
+	t.Setenv(EnvRepeats, "6")
+	t.Setenv(EnvQPS, "500")
+	t.Setenv(EnvOverheadGate, "")
+	t.Setenv(EnvMinQPSRatio, "1")
+	env, err = LoadEnv()
+	require.NoError(t, err)
+	assert.Equal(t, 6, *env.Repeats)
+	assert.Equal(t, 500, *env.QPS)
+	assert.Equal(t, "", Val(env.OverheadGate), "set but empty text counts as unset")
+	assert.Equal(t, 1.0, *env.MinQPSRatio)
+}

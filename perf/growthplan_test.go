@@ -1,0 +1,69 @@
+package perf
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/growth"
+)
+
+// linearRSS is four readings 3,000 requests apart, RSS rising kib KiB per round from 90 MiB.
+func linearRSS(kib float64) []growth.Point {
+	out := make([]growth.Point, 4)
+	for i := range out {
+		out[i] = growth.Point{Requests: int64(3000 * i), Seconds: float64(10 * i), RSSBytes: uint64(90<<20 + float64(i)*kib*1024)}
+	}
+	return out
+}
+
+func TestGrowthThresholdEnv(t *testing.T) {
+	t.Setenv(EnvGrowthThreshold, "abc")
+	_, err := growthThreshold("a-fixed", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), EnvGrowthThreshold)
+	t.Setenv(EnvGrowthThreshold, "-1")
+	_, err = growthThreshold("a-fixed", nil)
+	require.Error(t, err)
+	t.Setenv(EnvGrowthThreshold, "300")
+	d, err := growthThreshold("a-fixed", [][]growth.Point{linearRSS(900)})
+	require.NoError(t, err)
+	assert.Equal(t, 300.0, d.KiBPer1000)
+	assert.Equal(t, "env", d.Rule)
+	assert.Contains(t, d.Text, EnvGrowthThreshold)
+	assert.Contains(t, d.Text, "margin 1.0x, BELOW the stated 2x")
+}
+
+// On the published runs' own readings, the derived threshold gives the published verdicts,
+// with at least 2x over every fixed-method slope and 3x under every distinct-path slope.
+func TestGrowthThresholdOnPublishedRuns(t *testing.T) {
+	for _, version := range []string{"v1.16.5", "v1.17.5"} {
+		rep, err := ReadReport("../reports/" + version + "/memory_growth/http/result.json")
+		require.NoError(t, err)
+		var reference [][]growth.Point
+		for _, v := range rep.Growth.Variants {
+			if v.Name == "a-fixed" {
+				for _, s := range v.Sidecars {
+					reference = append(reference, s.LoadPoints())
+				}
+			}
+		}
+		require.Len(t, reference, 2, version)
+		d, err := growthThreshold("a-fixed", reference)
+		require.NoError(t, err)
+		for _, v := range rep.Growth.Variants {
+			for _, s := range v.Sidecars {
+				g := growth.Classify(s.LoadPoints(), s.Idle, d.KiBPer1000)
+				assert.Equal(t, s.Growth.Verdict, g.Verdict, "%s %s %s", version, v.Name, s.Role)
+				if g.Verdict == growth.Growing {
+					assert.GreaterOrEqual(t, math.Min(g.SlopeKiBPer1000, g.TailSlopeKiBPer1000), 3*d.KiBPer1000, "%s %s %s", version, v.Name, s.Role)
+				}
+				if v.Name == "a-fixed" {
+					assert.LessOrEqual(t, 2*math.Max(g.SlopeKiBPer1000, g.TailSlopeKiBPer1000), d.KiBPer1000, "%s %s", version, s.Role)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package perf
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Plan is what a scenario does with its running deployments, between the configuration and
+// the figures: Run validates it with everything else before any process starts, hands it a
+// session to start deployments and record phases in, then reads the exits, derives the
+// figures and writes, pushes and summarises the result the same way for every plan.
+//
+// Two plans exist: OverheadPlan (interleaved baseline and main rounds with one warmup, the
+// default) and GrowthPlan (rounds of distinct-path load and an idle window, per variant). The
+// scenarios still to come take the same seam: a throughput plan (actor reminders: register,
+// then measure the triggers), a delivery plan (pub/sub subscribe: publish at a fixed rate,
+// measure delivery latency and losses) and a ramping plan (k6-style stages of virtual
+// users). A plan's methods are unexported: plans live in this package, beside the runner.
+type Plan interface {
+	// Kind names the plan in the result file (Report.Plan).
+	Kind() string
+	// configure applies the plan's env overrides and validates it against sc, before any
+	// process starts; it may set cfg's plan-dependent fields.
+	configure(sc Scenario, cfg *runConfig) error
+	// steps lists the plan's phases and their expected durations, for the progress lines.
+	steps(sc Scenario, cfg runConfig) []planPhase
+	// run starts the deployments it needs through s and runs the phases, recording each into
+	// s.rep and checkpointing it. It returns the first error that stopped it.
+	run(s *session) error
+	// finish derives what only this plan knows (its validity, its checks, how complete it is)
+	// once exits are in; runErr is what run returned.
+	finish(s *session, runErr error)
+}
+
+// plan returns the scenario's plan: sc.Plan, or the overhead plan of its routes.
+func (sc Scenario) plan() Plan {
+	if sc.Plan != nil {
+		return sc.Plan
+	}
+	return OverheadPlan{}
+}
+
+// session is one run as a plan sees it: the test, the configuration, the report being filled
+// and its result file, the progress log, and the deployments started so far.
+type session struct {
+	t    *testing.T
+	sc   Scenario
+	cfg  *runConfig
+	rep  *Report
+	rf   *runFile
+	prog *progress
+
+	mu   sync.Mutex
+	deps []*deployed
+}
+
+// deployed is one deployment the session started; label prefixes its processes in exits ("" for
+// a scenario's only deployment).
+type deployed struct {
+	dep   Deployment
+	label string
+	read  bool
+}
+
+// deploy starts apps for t (the platform tears them down when t ends), with each tester capped
+// at loads (withTesterLimits), stamps the daprd version into the report and checkpoints. The
+// deployment's exits are read before its teardown (a cleanup registered after the platform's
+// runs first), or when the runner asks for them after the plan, whichever comes first. A
+// platform that cannot start fails t (Platform.Start).
+func (s *session) deploy(t *testing.T, label string, apps []App, loads ...Params) Deployment {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	dep := s.cfg.platform.Start(ctx, t, withTesterLimits(apps, loads...)...)
+	cancel()
+	d := &deployed{dep: dep, label: label}
+	s.mu.Lock()
+	s.deps = append(s.deps, d)
+	s.mu.Unlock()
+	t.Cleanup(func() { s.readExits(d) })
+	if s.rep.Environment.DaprVersion == "" {
+		s.rep.Environment.DaprVersion = dep.DaprVersion()
+	}
+	s.checkpoint("platform start" + labelSuffix(label))
+	return dep
+}
+
+func labelSuffix(label string) string {
+	if label == "" {
+		return ""
+	}
+	return " (" + label + ")"
+}
+
+// exitsTimeout bounds reading one deployment's exits.
+const exitsTimeout = 30 * time.Second
+
+// readExits records d's unexpected exits and restarts once; a failed read is an
+// infrastructure error.
+func (s *session) readExits(d *deployed) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.read {
+		return
+	}
+	d.read = true
+	// Not t.Context(): it is canceled before the cleanups that may call this run.
+	ctx, cancel := context.WithTimeout(context.Background(), exitsTimeout)
+	defer cancel()
+	exits, err := d.dep.Exits(ctx)
+	if err != nil {
+		s.t.Errorf("%s/%s: read exits%s: %v", s.sc.Test, s.sc.Transport, labelSuffix(d.label), err)
+		s.rep.InfraErrors = append(s.rep.InfraErrors, "read exits"+labelSuffix(d.label)+": "+err.Error())
+	}
+	for _, e := range exits {
+		if d.label != "" {
+			e.Process = d.label + "/" + e.Process
+		}
+		s.rep.Exits = append(s.rep.Exits, e)
+	}
+}
+
+// readAllExits reads the exits of every deployment not read yet.
+func (s *session) readAllExits() {
+	s.mu.Lock()
+	deps := append([]*deployed(nil), s.deps...)
+	s.mu.Unlock()
+	for _, d := range deps {
+		s.readExits(d)
+	}
+}
+
+// checkpoint rewrites the result file after phase; a failed write fails the test, and the run
+// goes on.
+func (s *session) checkpoint(phase string) {
+	s.t.Helper()
+	if err := s.rf.checkpoint(s.rep, phase); err != nil {
+		s.t.Errorf("%v", err)
+	}
+}
+
+// infraError records err as an infrastructure error of the run and fails the test.
+func (s *session) infraError(what string, err error) {
+	s.t.Helper()
+	s.t.Errorf("%s/%s: %s: %v", s.sc.Test, s.sc.Transport, what, err)
+	s.rep.InfraErrors = append(s.rep.InfraErrors, fmt.Sprintf("%s: %v", what, err))
+}
