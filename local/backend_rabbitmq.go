@@ -85,7 +85,7 @@ func launchRabbitMQ(ctx context.Context, d *Deployment, b *backendServer) error 
 	files := map[string]string{
 		"rabbitmq.conf": "listeners.tcp.1 = 127.0.0.1:" + amqpPort + "\n" +
 			"disk_free_limit.absolute = 50MB\n", // the default, 50 MB, explicit: a small disk is no alarm
-		"enabled_plugins": "[].\n",
+		"enabled_plugins":   "[].\n",
 		"rabbitmq-env.conf": "# empty: the platform sets the environment\n",
 	}
 	for name, text := range files {
