@@ -138,13 +138,13 @@ func postgresDir(d *Deployment, b *backendServer, cred *syscall.Credential) erro
 			return fmt.Errorf("data dir: %w (and %w)", err, terr)
 		}
 		d.extraDirs = append(d.extraDirs, alt)
-		if err := reachable(alt, cred); err != nil {
-			return fmt.Errorf("data dir: user %s cannot reach the run directory (%w) nor os.TempDir: give it search permission", postgresUser, err)
-		}
 		b.dir = alt
 	}
 	if err := os.Chown(b.dir, int(cred.Uid), int(cred.Gid)); err != nil {
 		return fmt.Errorf("data dir: %w", err)
+	}
+	if err := reachable(b.dir, cred); err != nil {
+		return fmt.Errorf("data dir: user %s cannot reach it: %w: give it search permission", postgresUser, err)
 	}
 	return nil
 }

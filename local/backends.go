@@ -186,13 +186,19 @@ func (d *Deployment) planBackends(ps *ports, apps []perf.App) error {
 // backendsDir holds each backend's private data directory.
 func (d *Deployment) backendsDir() string { return runFile(d.dir, "backends") }
 
-// startBackends starts every planned backend for as long as run (the test's context) lasts
-// and returns once each answers its protocol ping; ready bounds that wait. A port already in
-// use is an error naming the backend and the port.
+// startBackends starts every planned backend and returns once each answers its protocol ping;
+// ready bounds that wait. A port already in use is an error naming the backend and the port.
+//
+// Unlike apps and sidecars, which get SIGTERM when run (the test's context) ends, before the
+// cleanups, the backends outlive run: the deployment's cleanup (stopAll) stops them after every
+// daprd has exited, since a daprd closing its components must still reach them (daprd 1.17.5
+// exits 1 when its RabbitMQ connection is gone at shutdown). The signal handler and Pdeathsig
+// cover them as they cover every child.
 func (d *Deployment) startBackends(run, ready context.Context) error {
 	if len(d.backends) == 0 {
 		return nil
 	}
+	run = context.WithoutCancel(run)
 	if err := os.Mkdir(d.backendsDir(), 0o755); err != nil {
 		return fmt.Errorf("backends folder: %w", err)
 	}
@@ -201,7 +207,10 @@ func (d *Deployment) startBackends(run, ready context.Context) error {
 	slices.SortStableFunc(order, func(a, b *backendServer) int {
 		return boolInt(b.backend == perf.BackendRabbitMQ) - boolInt(a.backend == perf.BackendRabbitMQ)
 	})
-	var checks []readiness
+	// Each backend's ping starts as soon as it is launched, so its time to ready is its own.
+	ctx, cancel := context.WithCancel(ready)
+	defer cancel() // stops the other polls once one fails
+	results := make(chan error, len(order))
 	for _, b := range order {
 		if err := portsFree(b); err != nil {
 			return err
@@ -213,9 +222,20 @@ func (d *Deployment) startBackends(run, ready context.Context) error {
 		if err := b.kind.launch(run, d, b); err != nil {
 			return fmt.Errorf("%s: %w", b.kind.proc, err)
 		}
-		checks = append(checks, readiness{proc: b.main, check: b.readyCheck()})
+		r := readiness{proc: b.main, check: b.readyCheck()}
+		go func() { results <- poll(ctx, r) }()
 	}
-	return waitReady(ready, checks, d.exitCh)
+	for range order {
+		select {
+		case err := <-results:
+			if err != nil {
+				return err
+			}
+		case p := <-d.exitCh:
+			return exitedDuringStart(p)
+		}
+	}
+	return nil
 }
 
 func boolInt(b bool) int {
@@ -286,6 +306,16 @@ func (d *Deployment) Backends() []perf.BackendInfo {
 }
 
 var _ perf.BackendLister = (*Deployment)(nil)
+
+// isBackend reports whether p is a process of one of d's backends.
+func (d *Deployment) isBackend(p *process) bool {
+	for _, b := range d.backends {
+		if slices.Contains(b.procs, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // backendEnv is os.Environ without the variables whose names start with one of prefixes, then
 // extra: a backend reads only the settings the platform gives it.

@@ -73,6 +73,7 @@ func TestBackendStartsAnswersAndStops(t *testing.T) {
 	for _, tc := range backendCases {
 		t.Run(string(tc.backend), func(t *testing.T) {
 			skipWithoutBackend(t, tc.backend)
+			epmds := named(t, "epmd")
 			start := time.Now()
 			d, err := startBackendsOnly(t, FreePort, appWith(tc.typ))
 			require.NoError(t, err)
@@ -99,6 +100,9 @@ func TestBackendStartsAnswersAndStops(t *testing.T) {
 			require.NoError(t, d.stopAll())
 			t.Logf("stopped in %v", time.Since(stop).Round(time.Millisecond))
 			assertGone(t, tree)
+			for _, pid := range named(t, "epmd") {
+				assert.Contains(t, epmds, pid, "an epmd (pid %d) outside the backend's tree: a daemon nobody stops", pid)
+			}
 			exits, err := d.Exits(t.Context())
 			require.NoError(t, err)
 			assert.Empty(t, exits, "a stop asked for is no unexpected exit")
@@ -228,6 +232,20 @@ func descendants(t *testing.T, procs []*process) []int {
 		walk(p.pid)
 	}
 	return out
+}
+
+// named returns the PIDs of the live processes whose command is comm.
+func named(t *testing.T, comm string) []int {
+	t.Helper()
+	all, err := procfs.AllProcs()
+	require.NoError(t, err)
+	var pids []int
+	for _, p := range all {
+		if st, err := p.Stat(); err == nil && st.Comm == comm && st.State != "Z" {
+			pids = append(pids, st.PID)
+		}
+	}
+	return pids
 }
 
 // listening returns the local addresses of the TCP sockets in LISTEN state that pids hold.

@@ -219,10 +219,23 @@ func (d *Deployment) process(name string) *process {
 	return nil
 }
 
-// stopAll stops every process at once (SIGTERM, or the process's own stop signal; SIGKILL
-// after its grace, stopGrace for apps and sidecars) and waits for all.
+// stopAll stops every app and sidecar at once (SIGTERM; SIGKILL after stopGrace) and waits for
+// all, then the backends the same way (each with its own stop signal and grace): a daprd
+// closing its components must still find their stores and brokers.
 func (d *Deployment) stopAll() error {
-	procs := d.processes()
+	var apps, backends []*process
+	for _, p := range d.processes() {
+		if d.isBackend(p) {
+			backends = append(backends, p)
+		} else {
+			apps = append(apps, p)
+		}
+	}
+	return errors.Join(stopAt(apps), stopAt(backends))
+}
+
+// stopAt stops procs at once and waits for all.
+func stopAt(procs []*process) error {
 	errs := make([]error, len(procs))
 	var wg sync.WaitGroup
 	for i, p := range procs {
