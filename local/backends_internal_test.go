@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -269,20 +270,39 @@ func listening(t *testing.T, pids []int) []net.IP {
 		}
 	}
 	var out []net.IP
-	for _, read := range []func() (procfs.NetTCP, error){fs.NetTCP, fs.NetTCP6} {
-		lines, err := read()
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(file)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		require.NoError(t, err)
-		for _, l := range lines {
-			if l.St == 0x0A && inodes[l.Inode] { // TCP_LISTEN
-				out = append(out, l.LocalAddr)
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" { // TCP_LISTEN
+				continue
+			}
+			if inode, _ := strconv.ParseUint(f[9], 10, 64); inodes[inode] {
+				out = append(out, procNetIP(t, f[1]))
 			}
 		}
 	}
 	require.NotEmpty(t, out, "no listening socket found")
 	return out
+}
+
+// procNetIP decodes the address of "hexaddr:hexport" from /proc/net/tcp*: 32-bit words in
+// host (little-endian) byte order.
+func procNetIP(t *testing.T, field string) net.IP {
+	t.Helper()
+	h, _, _ := strings.Cut(field, ":")
+	raw, err := hex.DecodeString(h)
+	require.NoError(t, err)
+	ip := make(net.IP, len(raw))
+	for i := 0; i+4 <= len(raw); i += 4 {
+		ip[i], ip[i+1], ip[i+2], ip[i+3] = raw[i+3], raw[i+2], raw[i+1], raw[i]
+	}
+	return ip
 }
 
 // assertGone waits, at most 10 s, until none of pids runs (a zombie left to an init that does
