@@ -70,21 +70,23 @@ daprd: $(DAPRD)
 kube-bin:
 	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
 
-## test-deps: install, with apt-get as .ci/run does, the Debian packages make test's tests use
-## and that are not on PATH yet: prometheus-pushgateway (the push and dashboard tests; an
-## upstream pushgateway binary counts too) and chromium (the HTML report test). Without apt-get
-## it says so and those tests skip, which make test's summary then lists.
+## test-deps: install, with apt-get as .ci/run does (scripts/apt-install.sh: no service of theirs
+## is started), the Debian packages make test's tests use and that are not installed yet:
+## prometheus-pushgateway (the push and dashboard tests; an upstream pushgateway binary counts
+## too), chromium (the HTML report test), and the backends the local platform starts
+## (scripts/missing-backends.sh: redis-server, postgresql-15, rabbitmq-server, mosquitto).
+## Without apt-get it says so and those tests skip, which make test's summary then lists.
 test-deps:
 	@missing=""; \
 	command -v prometheus-pushgateway >/dev/null 2>&1 || command -v pushgateway >/dev/null 2>&1 || missing="$$missing prometheus-pushgateway"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	missing="$$missing $$(./scripts/missing-backends.sh | tr '\n' ' ')"; missing="$$(echo $$missing)"; \
 	if [ -z "$$missing" ]; then :; \
 	elif ! command -v apt-get >/dev/null 2>&1; then \
-		echo "make: missing$$missing and no apt-get: install them, or their tests skip" >&2; \
+		echo "make: missing $$missing and no apt-get: install them, or their tests skip" >&2; \
 	else \
-		echo "make: installing$$missing (apt-get) for make test"; \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+		echo "make: installing $$missing (apt-get) for make test"; \
+		./scripts/apt-install.sh $$missing; \
 	fi
 
 ## images: build and push the app images for the kube platform (docker, from the repo root).

@@ -21,6 +21,10 @@ type Deployment struct {
 	b      *build // the second build of an A/B run, beside every sidecar; nil without
 	apps   []*deployedApp
 	exitCh chan *process // unexpected exits, for waitReady; buffered for every process
+	// The stores and brokers the sidecars' components need (backends.go), in the order first
+	// needed; extraDirs are data directories outside dir, removed with it.
+	backends  []*backendServer
+	extraDirs []string
 
 	mu    sync.Mutex
 	procs []*process // in start order
@@ -91,6 +95,12 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 	if err := os.Mkdir(d.resourcesDir(), 0o755); err != nil {
 		return fmt.Errorf("resources folder: %w", err)
 	}
+	if err := d.planBackends(ps, apps); err != nil {
+		return err
+	}
+	if err := d.writeComponents(apps); err != nil {
+		return err
+	}
 	for _, da := range d.apps {
 		if da.sidecar == nil {
 			continue
@@ -117,8 +127,8 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 	return nil
 }
 
-// resourcesDir is the empty folder given to every daprd as --resources-path, so none loads
-// the components of ~/.dapr.
+// resourcesDir is the folder given to every daprd as --resources-path: the components of
+// the sidecars (components.go), and nothing else, so none loads the components of ~/.dapr.
 func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") }
 
 // launch starts every app, then every daprd (build B's after A's), for as long as ctx (the
@@ -209,13 +219,27 @@ func (d *Deployment) process(name string) *process {
 	return nil
 }
 
-// stopAll stops every process at once (SIGTERM, SIGKILL after stopGrace) and waits for all.
+// stopAll stops every app and sidecar at once (SIGTERM; SIGKILL after stopGrace) and waits for
+// all, then the backends the same way (each with its own stop signal and grace): a daprd
+// closing its components must still find their stores and brokers.
 func (d *Deployment) stopAll() error {
-	procs := d.processes()
+	var apps, backends []*process
+	for _, p := range d.processes() {
+		if d.isBackend(p) {
+			backends = append(backends, p)
+		} else {
+			apps = append(apps, p)
+		}
+	}
+	return errors.Join(stopAt(apps), stopAt(backends))
+}
+
+// stopAt stops procs at once and waits for all.
+func stopAt(procs []*process) error {
 	errs := make([]error, len(procs))
 	var wg sync.WaitGroup
 	for i, p := range procs {
-		wg.Go(func() { errs[i] = p.stop(stopGrace) })
+		wg.Go(func() { errs[i] = p.stop(p.grace) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -229,13 +253,18 @@ func (d *Deployment) close(t testing.TB) {
 	}
 	if t.Failed() {
 		t.Logf("local: run dir kept: %s", d.dir)
+		for _, dir := range d.extraDirs {
+			t.Logf("local: backend data dir kept: %s", dir)
+		}
 		for _, p := range d.processes() {
 			t.Logf("local: log of %s: %s", p.name, p.log)
 		}
 		return
 	}
-	if err := os.RemoveAll(d.dir); err != nil {
-		t.Errorf("local: remove run dir: %v", err)
+	for _, dir := range append([]string{d.dir}, d.extraDirs...) {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("local: remove run dir: %v", err)
+		}
 	}
 }
 

@@ -25,4 +25,11 @@
 // Name resolution needs no multicast: each daprd gets a Dapr Configuration whose
 // spec.nameResolution uses the kubernetes resolver with a template that maps every app id of
 // the deployment to 127.0.0.1:<its daprd's internal gRPC port>.
+//
+// The components a sidecar names (perf.Sidecar.Components) are written into the resources
+// folder every daprd loads, and the backend each needs (Redis, PostgreSQL 15, RabbitMQ,
+// Mosquitto, from Debian's packages) is started first, once per deployment, on free loopback
+// ports with a data directory in the run directory (backends.go). Deployment.Backends reports
+// each one's version and time to ready; a backend that ends during the run is in Exits under its
+// process name ("redis", "postgresql", "rabbitmq", "rabbitmq-epmd", "mosquitto").
 package local

@@ -46,8 +46,10 @@ func WithoutDaprdB() Option { return func(o *options) { o.noB = true } }
 
 // WithPortAllocator takes every port from alloc instead of FreePort. For each app, in the
 // order given to Start, it is asked for the app's port and then, when the app has a
-// sidecar, for daprd's HTTP, gRPC, internal gRPC, metrics and profile ports. A port
-// already handed out in the same deployment is asked for again.
+// sidecar, for daprd's HTTP, gRPC, internal gRPC, metrics and profile ports; then (after the
+// build-B sidecars' ports of an A/B run) for the ports of each backend the components need, in
+// the order first needed: redis 1, postgresql 1, rabbitmq 3 (AMQP, distribution, epmd), mqtt
+// 1. A port already handed out in the same deployment is asked for again.
 func WithPortAllocator(alloc PortAllocator) Option { return func(o *options) { o.alloc = alloc } }
 
 // WithRunDirParent creates each deployment's run directory (logs, configuration) in dir
@@ -124,8 +126,10 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 	return d
 }
 
-// StartE starts apps, each with its daprd when it has a Sidecar, and returns once every app
-// answers its health check and every daprd answers /v1.0/healthz with 204. ctx bounds the
+// StartE starts the backends the sidecars' Components need (Redis, PostgreSQL, RabbitMQ,
+// Mosquitto; each answering its protocol ping first), then apps, each with its daprd when it
+// has a Sidecar, and returns once every app answers its health check and every daprd answers
+// /v1.0/healthz with 204. ctx bounds the
 // app builds and that wait, not the processes' life: they run until t ends, when t.Cleanup
 // stops them and removes the run directory (kept, and logged, when t failed). On error
 // whatever was started is stopped at once; the error names the process, the last health
@@ -135,11 +139,14 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err := validate(apps); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
+	if err := validateComponents(apps); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
 	dir, err := os.MkdirTemp(p.runParent, "daprperf-local-*")
 	if err != nil {
 		return nil, fmt.Errorf("start: run dir: %w", err)
 	}
-	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3)
+	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs)
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {
@@ -148,6 +155,9 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	bins, err := p.buildApps(ctx, apps)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
+	}
+	if err := d.startBackends(t.Context(), ctx); err != nil {
+		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
 	if err := d.launch(t.Context(), bins); err != nil {
 		return nil, stopAfter(fmt.Errorf("start: %w", err), d)

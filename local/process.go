@@ -30,6 +30,8 @@ type process struct {
 	cmd  *exec.Cmd
 	pid  int
 
+	stopSig  syscall.Signal // what terminate sends: SIGTERM, or the procSpec's
+	grace    time.Duration  // how long stop waits after stopSig before SIGKILL
 	termOnce sync.Once
 	stopping atomic.Bool // set before the first SIGTERM: from then on an exit is expected
 	stopOnce sync.Once
@@ -45,22 +47,48 @@ type process struct {
 // when it ends the process gets SIGTERM, and SIGKILL 5 s later). Its stdout and stderr go to
 // the file logPath. onExit, if not nil, is called once the process has ended unexpectedly.
 func startProcess(ctx context.Context, name, logPath, bin string, args, env []string, onExit func(*process)) (*process, error) {
+	return startProcessWith(ctx, name, logPath, bin, args, env, procSpec{}, onExit)
+}
+
+// procSpec are the settings of a child process beyond its command line; the zero value is an
+// app's or a daprd's.
+type procSpec struct {
+	// cred runs the process as another user (PostgreSQL refuses to run as root); nil runs it
+	// as the test binary's user.
+	cred *syscall.Credential
+	// stopSig is the signal that asks it to stop in order; 0 is SIGTERM. PostgreSQL's is SIGINT
+	// (its "fast" shutdown: SIGTERM would wait for every client to disconnect).
+	stopSig syscall.Signal
+	// grace is how long the process gets after stopSig before SIGKILL; 0 is stopGrace.
+	grace time.Duration
+}
+
+// startProcessWith is startProcess with the settings of spec.
+func startProcessWith(ctx context.Context, name, logPath, bin string, args, env []string, spec procSpec, onExit func(*process)) (*process, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: log: %w", name, err)
 	}
 	defer func() { _ = logf.Close() }() // the child has its own descriptor once started
 
-	p := &process{name: name, log: logPath, done: make(chan struct{})}
+	p := &process{name: name, log: logPath, done: make(chan struct{}), stopSig: syscall.SIGTERM}
+	if spec.stopSig != 0 {
+		p.stopSig = spec.stopSig
+	}
+	p.grace = stopGrace
+	if spec.grace > 0 {
+		p.grace = spec.grace
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Cancel = p.terminate
-	cmd.WaitDelay = stopGrace // then SIGKILL
+	cmd.WaitDelay = p.grace // then SIGKILL
 	// Own process group: a Ctrl-C on the terminal reaches the test binary, whose signal
 	// handler stops the children (see handleSignals), not the children directly.
 	// Pdeathsig: the child dies with the test binary if that is killed outright.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	// Go sets Pdeathsig after switching to cred, so it survives the switch.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true, Credential: spec.cred}
 	p.cmd = cmd
 
 	if err := cmd.Start(); err != nil {
@@ -86,12 +114,13 @@ func (p *process) watch(onExit func(*process)) {
 	}
 }
 
-// terminate sends SIGTERM once; it is also cmd.Cancel. It marks the stop as expected first.
+// terminate sends SIGTERM (or the process's own stop signal) once; it is also cmd.Cancel. It
+// marks the stop as expected first.
 func (p *process) terminate() error {
 	err := os.ErrProcessDone
 	p.termOnce.Do(func() {
 		p.stopping.Store(true)
-		err = p.cmd.Process.Signal(syscall.SIGTERM)
+		err = p.cmd.Process.Signal(p.stopSig)
 	})
 	return err
 }
@@ -151,9 +180,10 @@ func (p *process) kill() error {
 	}
 }
 
-// cleanStop reports whether err, from cmd.Wait after SIGTERM, is an orderly end: exit
-// status 0 (which exec reports as the context's error when the context sent the SIGTERM),
-// or death by the SIGTERM itself.
+// cleanStop reports whether err, from cmd.Wait after SIGTERM (or a process's own stop
+// signal, after which an orderly end is exit status 0), is an orderly end: exit status 0
+// (which exec reports as the context's error when the context sent the SIGTERM), or death by
+// the SIGTERM itself.
 func cleanStop(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return true

@@ -53,6 +53,9 @@ type Sidecar struct {
 	Config map[string]any `json:"config,omitempty"`
 	// Resources are the sidecar's requests and limits (kubernetes only).
 	Resources Resources `json:"resources"`
+	// Components are the Dapr components this daprd loads (component.go); the platform
+	// provides the backend each needs and fills in its address.
+	Components []Component `json:"components,omitempty"`
 }
 
 // Resources are Kubernetes-style requests and limits, as quantities ("250m", "256Mi").
