@@ -79,6 +79,9 @@ func TestKilledBackendFailsTheRun(t *testing.T) {
 	require.Len(t, rep.Exits, 1)
 	assert.Equal(t, "redis", rep.Exits[0].Process)
 	assert.Equal(t, "signal SIGKILL", rep.Exits[0].Reason)
+	require.Len(t, rep.Environment.Backends, 1, "the environment records the backend")
+	assert.Equal(t, perf.Backend("redis"), rep.Environment.Backends[0].Backend)
+	assert.Contains(t, rep.Environment.Backends[0].Version, "7.", "Debian 12's redis-server 7.0")
 	assert.False(t, rep.Pass)
 	assert.Empty(t, mentioning(t, dir), "processes of the child's run still running")
 }

@@ -3,6 +3,7 @@ package perf
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -82,6 +83,11 @@ func (s *session) deploy(t *testing.T, label string, apps []App, loads ...Params
 	t.Cleanup(func() { s.readExits(d) })
 	if s.rep.Environment.DaprVersion == "" {
 		s.rep.Environment.DaprVersion = dep.DaprVersion()
+	}
+	for _, b := range BackendsOf(dep) { // a growth plan's variants start the same ones again
+		if !slices.ContainsFunc(s.rep.Environment.Backends, func(o BackendInfo) bool { return o.Backend == b.Backend && o.Version == b.Version }) {
+			s.rep.Environment.Backends = append(s.rep.Environment.Backends, b)
+		}
 	}
 	s.checkpoint("platform start" + labelSuffix(label))
 	return dep

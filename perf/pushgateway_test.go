@@ -447,8 +447,8 @@ func TestPushGatewayTakesAGrowthRun(t *testing.T) {
 	got := pgwSeries(t, grp)
 	want := map[string]float64{
 		pushSeries("daprperf_growth_threshold_bytes_per_1000_requests", nil): rep.Growth.ThresholdKiBPer1000 * 1024,
-		pushSeries("daprperf_growth_errors", nil):                           0,
-		pushSeries("daprperf_pass", nil):                                    1,
+		pushSeries("daprperf_growth_errors", nil):                            0,
+		pushSeries("daprperf_pass", nil):                                     1,
 	}
 	growing := 0
 	for _, v := range rep.Growth.Variants {

@@ -109,6 +109,9 @@ type Environment struct {
 	GoVersion string    `json:"goVersion"`
 	GitCommit string    `json:"gitCommit"`
 	StartTime time.Time `json:"startTime"`
+	// Backends are the stores and brokers the platform started for the run's components,
+	// with the versions they reported (empty when the scenario uses none).
+	Backends []BackendInfo `json:"backends,omitempty"`
 }
 
 // ResourceSummary is one process over all main phases, in base units.
