@@ -271,18 +271,8 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	case base == nil || main == nil:
 		return nil, errors.New("report has no rounds")
 	}
-	reg := prometheus.NewRegistry()
-	var regErrs []error
-	vec := func(name, help string, labels ...string) *prometheus.GaugeVec {
-		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-		regErrs = append(regErrs, reg.Register(g))
-		return g
-	}
-	one := func(name, help string) prometheus.Gauge {
-		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-		regErrs = append(regErrs, reg.Register(g))
-		return g
-	}
+	gr := newGauges()
+	reg, vec, one := gr.reg, gr.vec, gr.one
 
 	latency := vec("daprperf_latency_seconds",
 		"Request service time at a quantile, in seconds (HDR histogram, 3 significant digits): the median over rounds of each round's percentile. phase=baseline is tester -> app, phase=main is tester -> sidecar -> sidecar -> app.",
@@ -330,7 +320,7 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		"Dapr perf suite gauge: peak RSS of the callee's sidecar (role callee-sidecar) under load, in MB (MiB, 2^20 bytes).")
 	legacyThroughput := one("APPLICATION_THROUGHPUT",
 		"Dapr perf suite gauge: achieved request rate of the main phase, in requests per second; median over rounds.")
-	if err := errors.Join(regErrs...); err != nil {
+	if err := errors.Join(gr.errs...); err != nil {
 		return nil, err
 	}
 
@@ -433,6 +423,28 @@ func pushQuantile(p float64) string {
 	return strconv.FormatFloat(math.Round(p*1e4)/1e6, 'g', -1, 64)
 }
 
+// gauges registers gauges in a fresh registry, keeping the first registration errors.
+type gauges struct {
+	reg  *prometheus.Registry
+	errs []error
+}
+
+func newGauges() *gauges { return &gauges{reg: prometheus.NewRegistry()} }
+
+// vec registers a gauge vector with labels.
+func (g *gauges) vec(name, help string, labels ...string) *prometheus.GaugeVec {
+	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	g.errs = append(g.errs, g.reg.Register(v))
+	return v
+}
+
+// one registers a gauge without labels.
+func (g *gauges) one(name, help string) prometheus.Gauge {
+	v := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	g.errs = append(g.errs, g.reg.Register(v))
+	return v
+}
+
 // pushGrowthRegistry builds the registry of a growth-plan report: per variant and sidecar the
 // RSS slope per 1,000 requests and its verdict, the metric series added per request and the
 // last RSS reading; the threshold; the run's errors and pass. Base units: bytes.
@@ -441,18 +453,8 @@ func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, er
 	if len(g.Variants) == 0 {
 		return nil, errors.New("report has no growth variant")
 	}
-	reg := prometheus.NewRegistry()
-	var regErrs []error
-	vec := func(name, help string, labels ...string) *prometheus.GaugeVec {
-		v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-		regErrs = append(regErrs, reg.Register(v))
-		return v
-	}
-	one := func(name, help string) prometheus.Gauge {
-		v := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-		regErrs = append(regErrs, reg.Register(v))
-		return v
-	}
+	gr := newGauges()
+	reg, vec, one := gr.reg, gr.vec, gr.one
 	slope := vec("daprperf_growth_rss_slope_bytes_per_1000_requests",
 		"Least-squares RSS growth of a sidecar over the rounds of a growth variant, in bytes per 1,000 requests.",
 		"variant", "role", "process")
@@ -471,7 +473,7 @@ func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, er
 		"Failed requests over every variant's rounds. A count; a gauge because each run is pushed once.")
 	pass := one("daprperf_pass",
 		"1 if the run was valid and every enforced threshold and detector check passed, else 0.")
-	if err := errors.Join(regErrs...); err != nil {
+	if err := errors.Join(gr.errs...); err != nil {
 		return nil, err
 	}
 	for _, v := range g.Variants {
