@@ -23,6 +23,7 @@ type progress struct {
 	start    time.Time
 	expected time.Duration // the whole plan
 	planned  time.Duration // the phases started so far, as planned
+	tester   *TesterClient // set by watchTester: ticks show its live figures (liveprogress.go)
 	mu       sync.Mutex
 }
 
@@ -89,8 +90,14 @@ func (p *progress) phase(name string, d time.Duration) (done func()) {
 	elapsed := time.Since(p.start)
 	left := max(0, p.expected-p.planned)
 	p.planned += d + phaseOverhead
+	tester := p.tester
 	p.mu.Unlock()
 	p.t.Logf("[%v elapsed, about %v left] %s (%v)", elapsed.Round(time.Second), left.Round(time.Second), name, d)
+	if d >= 2*progressTick && tester != nil {
+		return WatchLive(*tester, progressTick, func(since time.Duration, lp LiveProgress, err error) {
+			p.t.Log(liveLine(name, since, d, lp, err))
+		})
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	if d >= 2*progressTick {
