@@ -90,7 +90,7 @@ type Handler struct {
 	allow  AllowList
 	limits Limits
 	token  string
-	busy   atomic.Bool // one run at a time: the machine's cores are the measurement's
+	busy   atomic.Bool             // one run at a time: the machine's cores are the measurement's
 	live   atomic.Pointer[liveRun] // the run in progress, for GET /progress (live.go)
 }
 
