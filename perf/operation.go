@@ -263,8 +263,8 @@ func (o Operation) problems(proto Protocol) []error {
 	switch o.Baseline {
 	case "", BaselineApp, BaselineStore, BaselineNoOp:
 	default:
-		bad("baseline", fmt.Sprintf("%q", o.Baseline), fmt.Sprintf("must be %q (direct to the app), %q (direct to the store), %q (Dapr's no-op) or empty for the kind's default",
-			BaselineApp, BaselineStore, BaselineNoOp))
+		bad("baseline", fmt.Sprintf("%q", string(o.Baseline)), fmt.Sprintf("must be %q (direct to the app), %q (direct to the store), %q (Dapr's no-op) or empty for the kind's default",
+			string(BaselineApp), string(BaselineStore), string(BaselineNoOp)))
 	}
 	return errs
 }

@@ -1,6 +1,7 @@
 package tester
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -138,3 +139,35 @@ func (g *grpcCaller) call(ctx context.Context) (string, bool) {
 func (g *grpcCaller) sockets() int64 { return g.dials.Load() }
 
 func (g *grpcCaller) close() error { return g.conn.Close() }
+
+// fetchCaller sends one fixed request through its own fortio fast client. A request whose body
+// holds perf.UUIDToken goes through it, one client per connection, each made from its own
+// options: fortio's fast client writes the body's first {uuid} into the options it is given
+// (fhttp.NewFastClient, fortio v1.75.3), so connections sharing one set, as fortio's own HTTP
+// runner makes them, would all but the first send one fixed body.
+type fetchCaller struct {
+	client fhttp.Fetcher
+}
+
+func newFetchCaller(req httpRequest) (caller, error) {
+	o := fhttp.HTTPOptions{Payload: bytes.Clone(req.Body), ContentType: req.ContentType, MethodOverride: req.Method}
+	o.Init(req.URL)
+	c, err := fhttp.NewClient(&o)
+	if err != nil {
+		return nil, fmt.Errorf("http client for %s: %w", req.URL, err)
+	}
+	return &fetchCaller{client: c}, nil
+}
+
+func (f *fetchCaller) call(ctx context.Context) (string, bool) {
+	code, _, _ := f.client.StreamFetch(ctx)
+	return strconv.Itoa(code), code >= 200 && code < 300
+}
+
+// sockets counts the dials of the client (its connection-time histogram).
+func (f *fetchCaller) sockets() int64 {
+	_, dials := f.client.GetIPAddress()
+	return dials.Count
+}
+
+func (f *fetchCaller) close() error { f.client.Close(); return nil }
