@@ -300,3 +300,8 @@ func joinKinds(ks []OperationKind) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// BaselineStatement is the result's baseline in words, for summaries and reports: "baseline:
+// no-op (Dapr's)", "baseline: direct to the app"; "baseline: none stated" in result files
+// written before operations.
+func (r *Result) BaselineStatement() string { return "baseline: " + r.Baseline.String() }

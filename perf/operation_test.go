@@ -145,3 +145,12 @@ func TestLegacyParamsJSONIsUnchanged(t *testing.T) {
 		t.Errorf("round trip: %+v, %v", back.Operation, err)
 	}
 }
+
+func TestBaselineStatement(t *testing.T) {
+	for b, want := range map[BaselineKind]string{BaselineNoOp: "baseline: no-op (Dapr's)", BaselineStore: "baseline: direct to the store", "": "baseline: none stated"} {
+		r := Result{Baseline: b}
+		if got := r.BaselineStatement(); got != want {
+			t.Errorf("%q: %q, want %q", b, got, want)
+		}
+	}
+}

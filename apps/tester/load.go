@@ -1,10 +1,13 @@
 // Package tester is the load generator of daprperf. It drives fortio as a library (fhttp,
-// periodic) against an HTTP URL, Dapr's gRPC InvokeService API on a sidecar, or an app's
-// AppCallback.OnInvoke, and returns a perf.Result. Every request's service time and response
-// time are recorded in HDR histograms (package perf/hdr) through fortio's per-request hook.
+// periodic) with one of Dapr's APIs as a typed operation (perf.Operation): over HTTP, service
+// invocation, state get/save/delete, publish, bulk publish, actor calls, job scheduling and
+// configuration reads against daprd's HTTP API (operation.go); over gRPC, Dapr's
+// InvokeService on a sidecar or an app's AppCallback.OnInvoke (callers.go, the seam for the
+// other kinds). It returns a perf.Result. Every request's service time and response time are
+// recorded in HDR histograms (package perf/hdr) through fortio's per-request hook.
 //
-// Run is the in-process entry point; NewHandler serves it over HTTP (POST /test) for the
-// tester app that runs beside its own daprd.
+// Run is the in-process entry point; NewHandler serves it over HTTP (POST /test, and GET
+// /progress while a run goes) for the tester app that runs beside its own daprd.
 package tester
 
 import (
