@@ -48,7 +48,7 @@ var OperationKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateD
 
 // GRPCKinds are the kinds the tester implements over gRPC; every other kind is HTTP only for
 // now, and a gRPC load of one is refused by Validate (the tester answers 400 naming the kind).
-var GRPCKinds = []OperationKind{OpInvoke}
+var GRPCKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateDelete, OpPublish, OpPublishBulk}
 
 // UUIDToken in a key, an actor id, a job name (or the payload) is replaced by a new random
 // UUID in every request: fortio's own template ("{uuid}", fhttp), lower case.

@@ -58,7 +58,7 @@ func TestOperationErrorsNameTheField(t *testing.T) {
 		{"job due too soon", Operation{Kind: OpJobSchedule, JobName: "j", JobDueTime: time.Millisecond}, HTTP, []string{"operation.jobDueTime = 1ms: must be at least 1s"}},
 		{"configuration without keys", Operation{Kind: OpConfigurationGet, Store: "c"}, HTTP, []string{"operation.keys = []: must list at least one key"}},
 		{"bad baseline", Operation{Kind: OpStateGet, Store: "s", Key: "k", Baseline: "redis"}, HTTP, []string{`operation.baseline = "redis": must be "app"`}},
-		{"state over grpc", Operation{Kind: OpStateGet, Store: "s", Key: "k"}, GRPC, []string{"operation.kind = state.get: not implemented over protocol grpc yet (gRPC: invoke"}},
+		{"actor over grpc", Operation{Kind: OpActorInvoke, ActorType: "A", ActorID: "1", Method: "m"}, GRPC, []string{"operation.kind = actor.invoke: not implemented over protocol grpc yet (gRPC: invoke, state.get"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.op.Validate(tc.proto)

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"encoding/json"
 	"net"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"fortio.org/fortio/fhttp"
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -97,11 +100,80 @@ func newGRPCCaller(p perf.Params) (caller, error) {
 // params, it builds what every request of the kind sends (once per connection) and returns
 // the call one request makes. A kind is implemented over gRPC when it has an entry here and
 // is listed in perf.GRPCKinds; the runtime API's client (runtimev1.DaprClient) has a method
-// for each of the other kinds (GetState, SaveState, DeleteState, PublishEvent,
-// BulkPublishEventAlpha1, InvokeActor, ScheduleJobAlpha1, GetConfiguration).
+// for each of the kinds still missing (InvokeActor, ScheduleJobAlpha1, GetConfiguration).
 type grpcOperation func(conn *grpc.ClientConn, p perf.Params, g *grpcCaller) (call func(ctx context.Context) error)
 
-var grpcOperations = map[perf.OperationKind]grpcOperation{perf.OpInvoke: grpcInvoke}
+var grpcOperations = map[perf.OperationKind]grpcOperation{
+	perf.OpInvoke:      grpcInvoke,
+	perf.OpStateGet:    grpcState,
+	perf.OpStateSave:   grpcState,
+	perf.OpStateDelete: grpcState,
+	perf.OpPublish:     grpcPublish,
+	perf.OpPublishBulk: grpcPublish,
+}
+
+// perRequest returns a function that gives template with every perf.UUIDToken replaced by a
+// new UUID, or template itself when it has none (the common case costs nothing).
+func perRequest(template string) func() string {
+	if !strings.Contains(template, perf.UUIDToken) {
+		return func() string { return template }
+	}
+	return func() string {
+		s := template
+		for strings.Contains(s, perf.UUIDToken) {
+			s = strings.Replace(s, perf.UUIDToken, uuid.NewString(), 1)
+		}
+		return s
+	}
+}
+
+// grpcState is state.get, state.save and state.delete through Dapr.GetState, SaveState and
+// DeleteState: the same store, key and value as over HTTP (the value as its JSON bytes).
+func grpcState(conn *grpc.ClientConn, p perf.Params, _ *grpcCaller) func(ctx context.Context) error {
+	client := runtimev1.NewDaprClient(conn)
+	op := p.Operation
+	key := perRequest(op.Key)
+	switch op.Kind {
+	case perf.OpStateGet:
+		req := &runtimev1.GetStateRequest{StoreName: op.Store}
+		return func(ctx context.Context) error { req.Key = key(); _, err := client.GetState(ctx, req); return err }
+	case perf.OpStateDelete:
+		req := &runtimev1.DeleteStateRequest{StoreName: op.Store}
+		return func(ctx context.Context) error { req.Key = key(); _, err := client.DeleteState(ctx, req); return err }
+	}
+	item := &commonv1.StateItem{Value: jsonValue(p.RequestBody())}
+	req := &runtimev1.SaveStateRequest{StoreName: op.Store, States: []*commonv1.StateItem{item}}
+	return func(ctx context.Context) error { item.Key = key(); _, err := client.SaveState(ctx, req); return err }
+}
+
+// grpcPublish is publish and publish.bulk through Dapr.PublishEvent and
+// BulkPublishEventAlpha1; a bulk publish with failed entries is an Internal error (daprd
+// answers it OK and lists them).
+func grpcPublish(conn *grpc.ClientConn, p perf.Params, _ *grpcCaller) func(ctx context.Context) error {
+	client := runtimev1.NewDaprClient(conn)
+	op := p.Operation
+	payload := p.RequestBody()
+	ct := "text/plain"
+	if len(payload) > 0 && json.Valid(payload) {
+		ct = "application/json"
+	}
+	if op.Kind == perf.OpPublish {
+		req := &runtimev1.PublishEventRequest{PubsubName: op.PubSub, Topic: op.Topic, Data: payload, DataContentType: ct}
+		return func(ctx context.Context) error { _, err := client.PublishEvent(ctx, req); return err }
+	}
+	req := &runtimev1.BulkPublishRequest{PubsubName: op.PubSub, Topic: op.Topic}
+	for i := range op.BulkEntries {
+		req.Entries = append(req.Entries, &runtimev1.BulkPublishRequestEntry{EntryId: strconv.Itoa(i), Event: payload, ContentType: ct})
+	}
+	return func(ctx context.Context) error {
+		resp, err := client.BulkPublishEventAlpha1(ctx, req)
+		if err == nil && len(resp.GetFailedEntries()) > 0 {
+			return status.Errorf(codes.Internal, "bulk publish: %d of %d entries failed, first: %s",
+				len(resp.GetFailedEntries()), len(req.Entries), resp.GetFailedEntries()[0].GetError())
+		}
+		return err
+	}
+}
 
 // grpcInvoke is service invocation: Dapr.InvokeService with an app id, else the app's own
 // AppCallback.OnInvoke. The zero operation takes the app id and method from Params.

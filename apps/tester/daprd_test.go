@@ -43,11 +43,11 @@ spec:
 `
 
 // daprdWithComponents starts a real daprd (local.Daprd: the pinned build) with no app and the
-// in-memory components, every socket on loopback, and returns its HTTP API's base URL once
-// /v1.0/healthz answers 204. The local platform cannot be given components yet, so the test
+// in-memory components, every socket on loopback, and returns its HTTP API's base URL and its
+// gRPC API's host:port once /v1.0/healthz answers 204. The local platform cannot be given components yet, so the test
 // starts daprd itself. The process is stopped (SIGTERM, then SIGKILL after 5 s) at the end of
 // the test; its output is logged when the test fails.
-func daprdWithComponents(t *testing.T) string {
+func daprdWithComponents(t *testing.T) (httpBase, grpcAddr string) {
 	t.Helper()
 	bin, err := local.Daprd()
 	if errors.Is(err, local.ErrDaprdNotFound) {
@@ -84,7 +84,7 @@ func daprdWithComponents(t *testing.T) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusNoContent {
-				return base
+				return base, "127.0.0.1:" + ports[1]
 			}
 			last = resp.Status
 		} else {
@@ -93,7 +93,7 @@ func daprdWithComponents(t *testing.T) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("daprd not healthy within 30 s (last: %s)\n%s", last, out.String())
-	return ""
+	return "", ""
 }
 
 // freePorts returns n free loopback ports (listened on, then closed).
@@ -137,17 +137,25 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// TestOperationsAgainstRealDaprd loads a real daprd v1.17 with each HTTP state and pub/sub
-// operation (2 s at 100 QPS over 4 connections) and checks that every request succeeded and
-// that the store holds what the loads did: the saved value, then nothing after the deletes.
+// TestOperationsAgainstRealDaprd loads a real daprd v1.17 with each state and pub/sub
+// operation, over HTTP and over gRPC (2 s at 100 QPS over 4 connections), and checks that
+// every request succeeded and that the store holds what the loads did: the saved value, then
+// nothing after the deletes.
 func TestOperationsAgainstRealDaprd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd and runs 2 s loads")
 	}
-	base := daprdWithComponents(t)
+	httpBase, grpcAddr := daprdWithComponents(t)
+	for _, proto := range []perf.Protocol{perf.HTTP, perf.GRPC} {
+		target := map[perf.Protocol]string{perf.HTTP: httpBase, perf.GRPC: grpcAddr}[proto]
+		t.Run(string(proto), func(t *testing.T) { testOperationsOn(t, proto, target, httpBase) })
+	}
+}
+
+func testOperationsOn(t *testing.T, proto perf.Protocol, target, httpBase string) {
 	run := func(t *testing.T, op perf.Operation, payload string) perf.Result {
 		t.Helper()
-		p := load(t, perf.HTTP, base, 100, 2*time.Second)
+		p := load(t, proto, target, 100, 2*time.Second)
 		p.Connections, p.Payload, p.Operation = 4, payload, op
 		res, err := Run(t.Context(), p)
 		require.NoError(t, err)
@@ -158,31 +166,33 @@ func TestOperationsAgainstRealDaprd(t *testing.T) {
 		return res
 	}
 	const value = `{"order":42}`
-	store := perf.Operation{Store: "statestore", Key: "k1"}
+	key := "k-" + string(proto)
+	store := perf.Operation{Store: "statestore", Key: key}
 	t.Run("state.save", func(t *testing.T) {
 		op := store
 		op.Kind = perf.OpStateSave
 		res := run(t, op, value)
 		assert.Equal(t, len(value), res.Params.PayloadBytes)
-		code, body := get(t, base+"/v1.0/state/statestore/k1")
+		code, body := get(t, httpBase+"/v1.0/state/statestore/"+key)
 		assert.Equal(t, http.StatusOK, code)
 		assert.JSONEq(t, value, body, "the saved value, embedded as JSON")
 	})
 	t.Run("state.save unique keys", func(t *testing.T) {
-		op := perf.Operation{Kind: perf.OpStateSave, Store: "statestore", Key: "order-{uuid}"}
-		run(t, op, "") // daprd takes every per-request key (their distinctness: TestHTTPOperationShapes)
+		run(t, perf.Operation{Kind: perf.OpStateSave, Store: "statestore", Key: "order-{uuid}"}, "") // distinct keys: TestHTTPOperationShapes
 	})
 	t.Run("state.get", func(t *testing.T) {
 		op := store
 		op.Kind = perf.OpStateGet
 		res := run(t, op, "")
-		assert.Equal(t, res.Requests, res.RetCodes["200"], "every get found the key")
+		if proto == perf.HTTP {
+			assert.Equal(t, res.Requests, res.RetCodes["200"], "every get found the key")
+		}
 	})
 	t.Run("state.delete", func(t *testing.T) {
 		op := store
 		op.Kind = perf.OpStateDelete
 		run(t, op, "")
-		code, _ := get(t, base+"/v1.0/state/statestore/k1")
+		code, _ := get(t, httpBase+"/v1.0/state/statestore/"+key)
 		assert.Equal(t, http.StatusNoContent, code, "deleted")
 	})
 	t.Run("publish", func(t *testing.T) {
@@ -192,7 +202,7 @@ func TestOperationsAgainstRealDaprd(t *testing.T) {
 		run(t, perf.Operation{Kind: perf.OpPublishBulk, PubSub: "pubsub", Topic: "orders", BulkEntries: 10}, value)
 	})
 	t.Run("missing store fails every request", func(t *testing.T) {
-		p := load(t, perf.HTTP, base, 50, time.Second)
+		p := load(t, proto, target, 50, time.Second)
 		p.Connections, p.Operation = 2, perf.Operation{Kind: perf.OpStateGet, Store: "nostore", Key: "k"}
 		res, err := Run(t.Context(), p)
 		require.NoError(t, err)

@@ -160,14 +160,14 @@ func TestFailedOperationsAreCounted(t *testing.T) {
 	assert.Equal(t, res.Requests, res.RetCodes["500"])
 }
 
-// TestUnimplementedGRPCKindIs400 posts a gRPC state.get: the tester refuses it with 400
-// naming the kind, before any connection.
+// TestUnimplementedGRPCKindIs400 posts gRPC loads of the kinds not implemented over gRPC: the
+// tester refuses each with 400 naming the kind, before any connection.
 func TestUnimplementedGRPCKindIs400(t *testing.T) {
-	for _, kind := range []perf.OperationKind{perf.OpStateGet, perf.OpPublish, perf.OpActorInvoke} {
+	for _, kind := range []perf.OperationKind{perf.OpActorInvoke, perf.OpJobSchedule, perf.OpConfigurationGet} {
 		body := `{"protocol":"grpc","target":"127.0.0.1:1","qps":5,"operation":` + map[perf.OperationKind]string{
-			perf.OpStateGet:    `{"kind":"state.get","store":"s","key":"k"}`,
-			perf.OpPublish:     `{"kind":"publish","pubsub":"p","topic":"t"}`,
-			perf.OpActorInvoke: `{"kind":"actor.invoke","actorType":"A","actorID":"{uuid}","method":"m"}`,
+			perf.OpActorInvoke:      `{"kind":"actor.invoke","actorType":"A","actorID":"{uuid}","method":"m"}`,
+			perf.OpJobSchedule:      `{"kind":"job.schedule","jobName":"j","jobDueTime":3600000000000}`,
+			perf.OpConfigurationGet: `{"kind":"configuration.get","store":"c","keys":["a"]}`,
 		}[kind] + `}`
 		code, reply := post(t, openHandler(t, "127.0.0.1:1"), body)
 		assert.Equal(t, http.StatusBadRequest, code, kind)
