@@ -3,8 +3,8 @@ package tester
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
