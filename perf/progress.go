@@ -17,7 +17,8 @@ const phaseOverhead = 500 * time.Millisecond
 
 // progress logs a run's plan before it starts, then one line per phase with the elapsed time
 // and the expected time left, and every progressTick of a phase that lasts at least twice as
-// long, how far it is. Safe to use from one goroutine; its ticker runs in its own.
+// long, how far it is, with the tester's live QPS, requests and errors once watchTester has
+// named the tester (liveprogress.go). Safe to use from one goroutine; its ticker runs in its own.
 type progress struct {
 	t        testing.TB
 	start    time.Time
