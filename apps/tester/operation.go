@@ -30,8 +30,9 @@ type httpRequest struct {
 	ValueBytes int
 }
 
-// Daprd's HTTP API paths (Dapr v1.17 docs, "API reference"), with the alpha ones under
-// v1.0-alpha1 as daprd v1.17 serves them.
+// Daprd's HTTP API paths (Dapr v1.17 docs, "API reference"). Bulk publish stays under
+// v1.0-alpha1, which daprd v1.16 and v1.17 both serve (v1.16 has no v1.0 route for it); jobs
+// are v1.0-alpha1 only.
 const (
 	apiInvoke        = "/v1.0/invoke/%s/method/%s"
 	apiState         = "/v1.0/state/%s"
