@@ -69,6 +69,9 @@ type Params struct {
 	// UniquePath appends "/<uuid>" to the URL path (HTTP) or the method (gRPC) of every request,
 	// as in the method-name memory-growth case (checkout/{orderId}).
 	UniquePath bool `json:"uniquePath,omitempty"`
+	// Operation is the Dapr API each request drives (operation.go); the zero value is service
+	// invocation of Target as given, with AppID and Method.
+	Operation Operation `json:"operation,omitzero"`
 
 	// Percentiles to compute when the run ends, each in (0, 100). Every request is recorded in
 	// an HDR histogram (3 significant digits) stored with the result, so any other percentile
@@ -129,6 +132,7 @@ func (p Params) Validate() error {
 	default:
 		bad("protocol", fmt.Sprintf("%q", p.Protocol), `"http" or "grpc"`)
 	}
+	errs = append(errs, p.operationProblems()...)
 	if len(p.Percentiles) == 0 {
 		bad("percentiles", "[]", "a non-empty list")
 	}

@@ -17,12 +17,14 @@ const phaseOverhead = 500 * time.Millisecond
 
 // progress logs a run's plan before it starts, then one line per phase with the elapsed time
 // and the expected time left, and every progressTick of a phase that lasts at least twice as
-// long, how far it is. Safe to use from one goroutine; its ticker runs in its own.
+// long, how far it is, with the tester's live QPS, requests and errors once watchTester has
+// named the tester (liveprogress.go). Safe to use from one goroutine; its ticker runs in its own.
 type progress struct {
 	t        testing.TB
 	start    time.Time
 	expected time.Duration // the whole plan
 	planned  time.Duration // the phases started so far, as planned
+	tester   *TesterClient // set by watchTester: ticks show its live figures (liveprogress.go)
 	mu       sync.Mutex
 }
 
@@ -66,8 +68,14 @@ func (p *progress) phase(name string, d time.Duration) (done func()) {
 	elapsed := time.Since(p.start)
 	left := max(0, p.expected-p.planned)
 	p.planned += d + phaseOverhead
+	tester := p.tester
 	p.mu.Unlock()
 	p.t.Logf("[%v elapsed, about %v left] %s (%v)", elapsed.Round(time.Second), left.Round(time.Second), name, d)
+	if d >= 2*progressTick && tester != nil {
+		return WatchLive(*tester, progressTick, func(since time.Duration, lp LiveProgress, err error) {
+			p.t.Log(liveLine(name, since, d, lp, err))
+		})
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	if d >= 2*progressTick {

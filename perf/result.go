@@ -40,6 +40,10 @@ type Result struct {
 	RetCodes map[string]int64 `json:"retCodes"`
 	// Schedule says whether the load generator kept to its schedule.
 	Schedule Schedule `json:"schedule"`
+	// Baseline is what the operation's phases are compared with (Operation.BaselineKind), so
+	// that a result says "baseline: no-op (Dapr's)" where that is what was used; "" in result
+	// files written before operations.
+	Baseline BaselineKind `json:"baseline,omitempty"`
 }
 
 // Latency is the distribution of one latency figure over every request of a run, recorded in

@@ -2,6 +2,8 @@ package tester
 
 import (
 	"io"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,6 +48,57 @@ func BenchmarkMaxThroughput(b *testing.B) {
 	b.ReportMetric(testerQPS/float64(b.N), "tester-req/s")
 	b.ReportMetric(fortioQPS/float64(b.N), "fortio-req/s")
 	b.ReportMetric(testerQPS/fortioQPS, "ratio")
+}
+
+// BenchmarkMaxThroughputWhilePolled is BenchmarkMaxThroughput with the tester's run going
+// through its HTTP API (POST /test, so the live counters' sampler runs) while perf.WatchLive
+// polls GET /progress every 100 ms, a hundred times as often as a long phase's poller does.
+// The live progress must not cost the load: the ratio to fortio must stay >= 0.95 (make
+// bench-tester). It also reports the polls answered per second.
+func BenchmarkMaxThroughputWhilePolled(b *testing.B) {
+	target := httpApp(b, httpapp.Options{})
+	srv := httptest.NewServer(openHandler(b, target))
+	b.Cleanup(srv.Close)
+	client := perf.TesterClient{URL: srv.URL}
+	const connections, d = 16, 3 * time.Second
+	var testerQPS, fortioQPS float64
+	var polls, running atomic.Int64
+	for b.Loop() {
+		p := perf.DefaultParams()
+		p.Target, p.MaxRate, p.Connections, p.Duration = target, true, connections, d
+		stop := perf.WatchLive(client, 100*time.Millisecond, func(_ time.Duration, lp perf.LiveProgress, err error) {
+			polls.Add(1)
+			if err == nil && lp.Running && lp.Requests > 0 {
+				running.Add(1)
+			}
+		})
+		res, err := perf.RunLoad(b.Context(), client, p)
+		stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Errors() > 0 {
+			b.Fatalf("tester: %d errors: %v", res.Errors(), res.RetCodes)
+		}
+		testerQPS += res.ActualQPS
+
+		o := fhttp.HTTPRunnerOptions{RunnerOptions: periodic.RunnerOptions{
+			QPS: -1, NumThreads: connections, Duration: d, Out: io.Discard, Resolution: 1e-5,
+		}}
+		o.Init(target)
+		fr, err := fhttp.RunHTTPTest(&o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fortioQPS += fr.ActualQPS
+	}
+	if running.Load() == 0 {
+		b.Fatalf("no poll saw the run in progress (%d polls)", polls.Load())
+	}
+	b.ReportMetric(testerQPS/float64(b.N), "tester-req/s")
+	b.ReportMetric(fortioQPS/float64(b.N), "fortio-req/s")
+	b.ReportMetric(testerQPS/fortioQPS, "ratio")
+	b.ReportMetric(float64(running.Load())/(d.Seconds()*float64(b.N)), "polls/s")
 }
 
 // BenchmarkRecordPerRequest is what the recorder adds to one request of a fixed-rate run: the

@@ -43,6 +43,9 @@ type Config struct {
 
 // NewHandler serves the tester's API:
 //   - GET /: health, 200 "ok", open to anyone and saying nothing of the configuration.
+//   - GET /progress: the run in progress as a perf.LiveProgress JSON object (requests and
+//     errors so far, elapsed time, the QPS of the last perf.LiveWindow), or {"running":
+//     false}; it needs cfg.Token like POST /test (401 without).
 //   - POST /test: a perf.Params JSON object (fields left out keep perf.DefaultParams) in, the
 //     perf.Result JSON out (200). Checked in this order, each answered with an ErrorReply:
 //     401 without cfg.Token (when set); 413 for a body over MaxRequestBytes; 400 for
@@ -62,6 +65,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 	h := &Handler{mux: http.NewServeMux(), allow: cfg.Allow, limits: withDefaults(cfg.Limits), token: cfg.Token}
 	h.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	h.mux.HandleFunc("POST /test", h.test)
+	h.mux.HandleFunc("GET /progress", h.progress)
 	return h, nil
 }
 
@@ -86,17 +90,15 @@ type Handler struct {
 	allow  AllowList
 	limits Limits
 	token  string
-	busy   atomic.Bool // one run at a time: the machine's cores are the measurement's
+	busy   atomic.Bool             // one run at a time: the machine's cores are the measurement's
+	live   atomic.Pointer[liveRun] // the run in progress, for GET /progress (live.go)
 }
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
-	if h.token != "" && !authorized(r, h.token) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="daprperf-tester"`)
-		writeError(w, http.StatusUnauthorized, fmt.Errorf(
-			"tester: POST /test needs this run's token as \"Authorization: Bearer <token>\" (the platform gives it to the tester in env %s)", perf.EnvTesterToken))
+	if !h.authorize(w, r) {
 		return
 	}
 	body, err := readBody(w, r)
@@ -138,7 +140,10 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
-	res, err := Run(ctx, p)
+	res, err := run(ctx, p, func(l *liveRun) { h.live.Store(l) })
+	if l := h.live.Swap(nil); l != nil {
+		l.stop()
+	}
 	// Free before answering: a client that sends its next run as soon as this answer arrives
 	// must not find the tester still busy (it did, on one core, between two phases).
 	h.busy.Store(false)
@@ -147,6 +152,31 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// authorize answers 401 and returns false when h needs a token and r lacks it.
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) bool {
+	if h.token == "" || authorized(r, h.token) {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="daprperf-tester"`)
+	writeError(w, http.StatusUnauthorized, fmt.Errorf(
+		"tester: %s %s needs this run's token as \"Authorization: Bearer <token>\" (the platform gives it to the tester in env %s)", r.Method, r.URL.Path, perf.EnvTesterToken))
+	return false
+}
+
+// progress answers GET /progress: the run in progress as a perf.LiveProgress (Running false
+// when there is none). It reads atomic counters and a small ring of samples the load never
+// locks, so polling it does not slow the load.
+func (h *Handler) progress(w http.ResponseWriter, r *http.Request) {
+	if !h.authorize(w, r) {
+		return
+	}
+	var lp perf.LiveProgress
+	if l := h.live.Load(); l != nil {
+		lp = l.progress(time.Now())
+	}
+	writeJSON(w, http.StatusOK, lp)
 }
 
 // readBody reads r's whole body, at most MaxRequestBytes (a longer one is an

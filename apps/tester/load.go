@@ -1,13 +1,17 @@
 // Package tester is the load generator of daprperf. It drives fortio as a library (fhttp,
-// periodic) against an HTTP URL, Dapr's gRPC InvokeService API on a sidecar, or an app's
-// AppCallback.OnInvoke, and returns a perf.Result. Every request's service time and response
-// time are recorded in HDR histograms (package perf/hdr) through fortio's per-request hook.
+// periodic) with one of Dapr's APIs as a typed operation (perf.Operation): over HTTP, service
+// invocation, state get/save/delete, publish, bulk publish, actor calls, job scheduling and
+// configuration reads against daprd's HTTP API (operation.go); over gRPC, Dapr's
+// InvokeService on a sidecar or an app's AppCallback.OnInvoke (callers.go, the seam for the
+// other kinds). It returns a perf.Result. Every request's service time and response time are
+// recorded in HDR histograms (package perf/hdr) through fortio's per-request hook.
 //
-// Run is the in-process entry point; NewHandler serves it over HTTP (POST /test) for the
-// tester app that runs beside its own daprd.
+// Run is the in-process entry point; NewHandler serves it over HTTP (POST /test, and GET
+// /progress while a run goes) for the tester app that runs beside its own daprd.
 package tester
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,17 +34,31 @@ func init() {
 // Run sends the load p describes and returns its result. It blocks for p.Duration (plus
 // connection set-up); cancelling ctx stops the load early and returns ctx's error. p must have
 // a Target; p is validated first.
-func Run(ctx context.Context, p perf.Params) (perf.Result, error) {
+func Run(ctx context.Context, p perf.Params) (perf.Result, error) { return run(ctx, p, nil) }
+
+// run is Run; started, when not nil, is handed the run's live counters once the load is
+// about to start (GET /progress reads them).
+func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Result, error) {
 	if err := p.Validate(); err != nil {
 		return perf.Result{}, err
 	}
 	if p.Target == "" {
 		return perf.Result{}, errors.New("tester: target is empty: must be a URL (http) or host:port (grpc)")
 	}
+	var req httpRequest
+	if p.Protocol == perf.HTTP {
+		var err error
+		if req, err = httpRequestFor(p); err != nil {
+			return perf.Result{}, err
+		}
+	}
 	rec := newRecorder(p)
 	ro := runnerOptions(p, rec)
 	stop := abortOnDone(ctx, ro.Stop)
 	defer stop()
+	if started != nil {
+		started(newLiveRun(p, rec))
+	}
 
 	var (
 		res     periodic.RunnerResults
@@ -49,10 +67,12 @@ func Run(ctx context.Context, p perf.Params) (perf.Result, error) {
 		err     error
 	)
 	switch {
+	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:
-		res, codes, sockets, err = runHTTP(p, ro)
+		res, codes, sockets, err = runHTTP(req, ro)
 	case p.Protocol == perf.HTTP:
-		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newUniqueHTTPCaller(p) })
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newUniqueHTTPCaller(req) })
 	default:
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newGRPCCaller(p) })
 	}
@@ -65,6 +85,9 @@ func Run(ctx context.Context, p perf.Params) (perf.Result, error) {
 	out, err := convert(p, res, codes, rec)
 	if err != nil {
 		return perf.Result{}, err
+	}
+	if p.Protocol == perf.HTTP {
+		out.Params.PayloadBytes = req.ValueBytes
 	}
 	out.Sockets = sockets
 	if !p.MaxRate {
@@ -111,15 +134,15 @@ func abortOnDone(ctx context.Context, a *periodic.Aborter) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// runHTTP uses fortio's own HTTP runner and its fast client; it returns the sockets fortio
-// counted (one per connection, plus every reconnect).
-func runHTTP(p perf.Params, ro periodic.RunnerOptions) (periodic.RunnerResults, map[string]int64, int64, error) {
+// runHTTP sends req with fortio's own HTTP runner and its fast client; it returns the sockets
+// fortio counted (one per connection, plus every reconnect).
+func runHTTP(req httpRequest, ro periodic.RunnerOptions) (periodic.RunnerResults, map[string]int64, int64, error) {
 	o := fhttp.HTTPRunnerOptions{RunnerOptions: ro, AllowInitialErrors: true}
-	o.Payload = p.RequestBody()
-	o.Init(p.Target)
+	o.Payload, o.ContentType, o.MethodOverride = req.Body, req.ContentType, req.Method
+	o.Init(req.URL)
 	r, err := fhttp.RunHTTPTest(&o)
 	if err != nil {
-		return periodic.RunnerResults{}, nil, 0, fmt.Errorf("tester: http load to %s: %w", p.Target, err)
+		return periodic.RunnerResults{}, nil, 0, fmt.Errorf("tester: http load to %s: %w", req.URL, err)
 	}
 	codes := make(map[string]int64, len(r.RetCodes))
 	for code, n := range r.RetCodes {
@@ -135,6 +158,7 @@ func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64, re
 	stored.Payload = "" // never store the request payload
 	out := perf.Result{
 		Params:         stored,
+		Baseline:       p.Operation.BaselineKind(),
 		StartTime:      r.StartTime,
 		RequestedQPS:   requestedQPS(p),
 		ActualQPS:      r.ActualQPS,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fortio.org/fortio/periodic"
@@ -49,6 +50,9 @@ type shard struct {
 	mu       sync.Mutex
 	service  *hdr.Histogram
 	response *hdr.Histogram
+	// requests and failed count the shard's answers for GET /progress: added under mu (the
+	// cache line is the lock's, already held), read without it.
+	requests, failed atomic.Int64
 }
 
 func newRecorder(p perf.Params) *recorder {
@@ -99,7 +103,7 @@ func (r *recorder) Start(ctx context.Context, id periodic.ThreadID, iter int64, 
 }
 
 // Report implements periodic.AccessLogger: it records the request's service and response time.
-func (r *recorder) Report(_ context.Context, id periodic.ThreadID, _ int64, start time.Time, latency float64, _ bool, _ string) {
+func (r *recorder) Report(_ context.Context, id periodic.ThreadID, _ int64, start time.Time, latency float64, ok bool, code string) {
 	if int(id) >= len(r.threads) {
 		return
 	}
@@ -114,7 +118,24 @@ func (r *recorder) Report(_ context.Context, id periodic.ThreadID, _ int64, star
 	if s.response != nil {
 		s.response.Record(start.Add(service).Sub(due))
 	}
+	s.requests.Add(1)
+	if !ok || code == teapot { // fortio counts 418 as a success; perf.Result.Errors does not
+		s.failed.Add(1)
+	}
 	s.mu.Unlock()
+}
+
+// teapot is the one non-2xx HTTP code fortio's runner reports as a success.
+const teapot = "418"
+
+// counts are the answers recorded so far and how many of them failed, summed over the
+// shards without their locks (each shard's own counts are exact; the sum is a snapshot).
+func (r *recorder) counts() (requests, failed int64) {
+	for i := range r.shards {
+		requests += r.shards[i].requests.Load()
+		failed += r.shards[i].failed.Load()
+	}
+	return requests, failed
 }
 
 // Info implements periodic.AccessLogger.

@@ -4,7 +4,8 @@
 //	       [-max-connections N] [-max-duration D]
 //
 // GET / is its health check; POST /test takes perf.Params as JSON and answers the
-// perf.Result as JSON (see package tester). It loads only the targets -allow (or env
+// perf.Result as JSON; GET /progress answers the load in progress as perf.LiveProgress (see
+// package tester). It loads only the targets -allow (or env
 // DAPRPERF_TESTER_ALLOW) lists, within the -max-* bounds, and requires the token in env
 // DAPRPERF_TESTER_TOKEN when one is set, which it must be on any -host but loopback (see
 // tester.ParseFlags). Once it listens it prints one line, "listening on <host>:<port>", to
