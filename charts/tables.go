@@ -452,8 +452,8 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 	for _, s := range c.Scenarios {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Key)
 		fmt.Fprintf(&b, "Reports: %s, %s.\n\n", readmeLink(c.A, dir, s.A), readmeLink(c.B, dir, s.B))
-		fmt.Fprintf(&b, "%s: %s, %s. %s: %s, %s.\n", c.A, plural(len(s.A.Report.Rounds), "round"), envLine(s.A.Report),
-			c.B, plural(len(s.B.Report.Rounds), "round"), envLine(s.B.Report))
+		fmt.Fprintf(&b, "%s: %s, %s. %s: %s, %s.\n", c.A, measuredLine(s.A.Report), envLine(s.A.Report),
+			c.B, measuredLine(s.B.Report), envLine(s.B.Report))
 		if d := envDifferences(s.A.Report, s.B.Report); d != "" {
 			fmt.Fprintf(&b, "\n**The environments differ** (%s): compare with care.\n", d)
 		}
@@ -712,4 +712,12 @@ func writeGrowthComparison(b *strings.Builder, nameA, nameB string, a, g *growth
 		}
 	}
 	writeTable(b, []string{"variant", "sidecar", nameA + " slope", nameA + " verdict", nameB + " slope", nameB + " verdict"}, "llrlrl", rows)
+}
+
+// measuredLine says what a run measured: its rounds, or a growth run's variants and rounds.
+func measuredLine(rep *perf.Report) string {
+	if g := rep.Growth; g != nil {
+		return fmt.Sprintf("%s of %s of %d requests", plural(len(g.Variants), "variant"), plural(g.Rounds, "round"), g.RequestsPerRound)
+	}
+	return plural(len(rep.Rounds), "round")
 }

@@ -100,7 +100,8 @@ func (g *GrowthPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 const idleReadings = 6
 
 // growthStartCost is what a variant costs beyond its load and idle window: the deployment's
-// start and the scrapes (measured on the local platform at about 4 s).
+// start and the scrapes (measured on the local platform at about 4 s). The plan's expected
+// time counts it; a variant's phase starts once its deployment is up.
 const growthStartCost = 4 * time.Second
 
 func (g *GrowthPlan) run(s *session) error {
@@ -110,10 +111,16 @@ func (g *GrowthPlan) run(s *session) error {
 	for _, v := range c.Variants {
 		// A variant that -run filters out never calls the function: it is not in the report.
 		s.t.Run(v.Name, func(t *testing.T) {
-			done := s.prog.phase(fmt.Sprintf("variant %s: %s", v.Name, v.Description), time.Duration(c.Rounds+1)*c.roundParams().Duration+c.Idle+growthStartCost)
-			defer done()
 			dep := s.deploy(t, v.Name, v.Apps, c.roundParams())
-			vg, loads, err := runVariant(t, c, v, dep)
+			tester, err := NewTesterClient(dep, v.Tester)
+			if err != nil {
+				s.infraError(v.Name, err)
+				return
+			}
+			s.prog.watchTester(tester) // the variant's phase logs the live QPS and errors every 10 s
+			done := s.prog.phase(fmt.Sprintf("variant %s: %s", v.Name, v.Description), time.Duration(c.Rounds+1)*c.roundParams().Duration+c.Idle)
+			defer done()
+			vg, loads, err := runVariant(t, c, v, dep, tester)
 			for i, l := range loads {
 				s.rep.Loads = append(s.rep.Loads, NamedLoad{Name: fmt.Sprintf("%s round %d", v.Name, i+1), Result: l})
 			}
@@ -302,14 +309,10 @@ func (g GrowthPlan) roundParams() Params {
 
 // runVariant loads one variant's deployment and reads its sidecars; the deployment is torn
 // down when the subtest t ends.
-func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment) (out growth.Variant, loads []Result, err error) {
+func runVariant(t *testing.T, g *growthConfig, v GrowthVariant, dep Deployment, tester TesterClient) (out growth.Variant, loads []Result, err error) {
 	t.Helper()
 	out = growth.Variant{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
 
-	tester, err := NewTesterClient(dep, v.Tester)
-	if err != nil {
-		return out, loads, err
-	}
 	sc := Scenario{Transport: HTTP, Tester: v.Tester}
 	p, err := routed(dep, sc, v.Route, g.roundParams())
 	if err != nil {

@@ -111,6 +111,7 @@ func runOverheadRounds(s *session, dep Deployment, sides []*side) error {
 	if err != nil {
 		return err
 	}
+	s.prog.watchTester(tester) // long phases log the live QPS and errors every 10 s
 	baseline, err := routed(dep, sc, sc.Baseline, cfg.main)
 	if err != nil {
 		return err

@@ -176,6 +176,23 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 		p.Method = "test"
 	}
 	var err error
+	if !r.Operation.IsZero() && r.Operation.Kind != OpInvoke {
+		p.Operation = r.Operation
+		switch {
+		case sc.Transport == HTTP && r.ThroughSidecar:
+			p.Target, err = dep.Endpoint(sc.Tester, SidecarHTTP)
+		case r.ThroughSidecar:
+			p.Target, err = dep.Endpoint(sc.Tester, SidecarGRPC)
+		case sc.Transport == HTTP:
+			p.Target, err = dep.Endpoint(r.To, AppHTTP)
+		default:
+			p.Target, err = dep.Endpoint(r.To, AppGRPC)
+		}
+		if err != nil {
+			return Params{}, err
+		}
+		return p, p.Validate()
+	}
 	switch {
 	case sc.Transport == HTTP && r.ThroughSidecar:
 		p.Target, err = dep.Endpoint(sc.Tester, SidecarHTTP)

@@ -66,6 +66,11 @@ type Route struct {
 	ThroughSidecar bool
 	// Method is the invoked method (default "test").
 	Method string
+	// Operation, when set, is what the phase sends instead of a service invocation of Method
+	// (state, publish, actor call, ...; see Operation): through the sidecar it goes to the
+	// tester's daprd API, otherwise to To's own port. Its Baseline says what the baseline
+	// phase is (Operation.BaselineKind), and every result records it.
+	Operation Operation
 }
 
 // Roles names what each process is in the scenario, for resource series: the tester's daprd is

@@ -143,6 +143,13 @@ func latencyTable(b *strings.Builder, r *Report, figures *Figures) {
 		overheadRows("overhead", r.ResponseOverhead)
 	}
 	_ = w.Flush()
+	if base := r.Rounds[0].Baseline; base.Baseline != "" {
+		b.WriteString(base.BaselineStatement())
+		if base.Baseline == BaselineNoOp {
+			b.WriteString(": the overhead is the whole Dapr call, store or broker included")
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("median over rounds; each interval is distribution-free (order statistics of the rounds) and states its actual confidence\n")
 	if len(r.Rounds) < 2 {
 		b.WriteString("single round: the overhead has no interval; set DAPR_PERF_REPEATS=3 or more (6 for a 95 % interval)\n")
