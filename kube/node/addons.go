@@ -111,6 +111,17 @@ func (c *Cluster) deploymentAvailable(ctx context.Context, ns, name string) erro
 		want = *d.Spec.Replicas
 	}
 	if d.Status.AvailableReplicas < want || d.Status.UpdatedReplicas < want {
+		// A container that keeps crashing will not become available: say so at once.
+		pods, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector)})
+		if err == nil {
+			for _, p := range pods.Items {
+				for _, st := range p.Status.ContainerStatuses {
+					if st.RestartCount >= 3 {
+						return fmt.Errorf("deployment %s/%s: container %s of pod %s restarted %d times: %w", ns, name, st.Name, p.Name, st.RestartCount, errGiveUp)
+					}
+				}
+			}
+		}
 		return fmt.Errorf("deployment %s/%s: %d of %d replicas available", ns, name, d.Status.AvailableReplicas, want)
 	}
 	return nil

@@ -451,6 +451,9 @@ func (c *Cluster) stop() error {
 		if err := p.stop(grace); err != nil {
 			errs = append(errs, err)
 		}
+		if p.killed {
+			c.logf("%s (pid %d) outlived SIGTERM by %s: killed", p.name, p.cmd.Process.Pid, grace)
+		}
 	}
 	if c.sb != nil {
 		errs = append(errs, killContainers(c.sb))

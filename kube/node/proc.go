@@ -19,6 +19,8 @@ type proc struct {
 	log  string
 	done chan struct{} // closed when the process exited
 	err  error         // Wait's error; read after done
+	// killed says that it outlived SIGTERM's grace period and got SIGKILL.
+	killed bool
 }
 
 // start runs bin with args inside s as the part name, logging to dir.
@@ -67,7 +69,8 @@ func (p *proc) stop(grace time.Duration) error {
 	_ = p.cmd.Process.Kill()
 	select {
 	case <-p.done:
-		return fmt.Errorf("%s (pid %d) ignored SIGTERM for %s and was killed", p.name, p.cmd.Process.Pid, grace)
+		p.killed = true
+		return nil
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("%s (pid %d) survived SIGKILL", p.name, p.cmd.Process.Pid)
 	}
@@ -116,6 +119,13 @@ func waitFor(part string, p *proc, timeout time.Duration, check func() error) er
 		if last = check(); last == nil {
 			return nil
 		}
+		if errors.Is(last, errGiveUp) {
+			pe := &PartError{Part: part, Err: last}
+			if p != nil {
+				pe.Log = p.tail(30)
+			}
+			return pe
+		}
 		if p != nil {
 			if ok, err := p.exited(); ok {
 				return &PartError{Part: part, Err: fmt.Errorf("exited (%v) while waiting: %w", err, last), Log: p.tail(30)}
@@ -132,4 +142,5 @@ func waitFor(part string, p *proc, timeout time.Duration, check func() error) er
 	}
 }
 
-var errNotYet = errors.New("not yet")
+// errGiveUp in a check's error ends the wait at once: the part will not come up.
+var errGiveUp = errors.New("giving up")
