@@ -52,7 +52,7 @@ type Config struct {
 	// Root is the repository root (default: found from the working directory).
 	Root string
 	// KubeBin holds kube-apiserver, etcd, kube-controller-manager and kube-scheduler
-	// (default <Root>/.kube-bin/<KubeVersion>: make kube-bin).
+	// (default KUBEBUILDER_ASSETS, else <Root>/.kube-bin/<KubeVersion>: make kube-bin).
 	KubeBin string
 	// NodeBin holds what scripts/build-kube-node.sh builds (default <Root>/.kube-node: make
 	// kube-node).
@@ -175,6 +175,9 @@ func (cfg *Config) fill() error {
 			return err
 		}
 		cfg.Root = root
+	}
+	if cfg.KubeBin == "" {
+		cfg.KubeBin = os.Getenv("KUBEBUILDER_ASSETS")
 	}
 	if cfg.KubeBin == "" {
 		cfg.KubeBin = filepath.Join(cfg.Root, ".kube-bin", cfg.KubeVersion)
@@ -443,7 +446,7 @@ func (c *Cluster) stop() error {
 	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		p := c.procs[i]
-		grace := 10 * time.Second
+		grace := 5 * time.Second
 		if p.name == "containerd" {
 			// Containers first: containerd's shims outlive it otherwise.
 			errs = append(errs, killContainers(c.sb))

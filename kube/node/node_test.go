@@ -8,9 +8,14 @@
 package node_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -20,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/daprperf/daprperf/kube/node"
+	"github.com/daprperf/daprperf/perf"
 )
 
 // TestNode brings one cluster up, runs every check on it in order, tears it down and compares
@@ -47,6 +53,8 @@ func TestNode(t *testing.T) {
 	}
 
 	t.Run("network stays on the node", func(t *testing.T) { testNetwork(t, c) })
+	t.Run("service invocation scenarios", func(t *testing.T) { testScenarios(t, c) })
+	t.Run("restart verdict from a killed container", func(t *testing.T) { testRestart(t, c) })
 
 	stopped = true
 	t0 := time.Now()
@@ -166,4 +174,271 @@ func testNetwork(t *testing.T, c *node.Cluster) {
 	_ = cs.CoreV1().Pods("default").Delete(ctx, "netprobe", metav1.DeleteOptions{})
 }
 
-var _ = os.Getenv
+// envOr is the environment variable k, or def when it is unset.
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// runID is the run id of this test's scenario runs: DAPR_PERF_RUN_ID when set, else
+// kube-<UTC time>.
+var runID = envOr(perf.EnvRunID, "kube-"+time.Now().UTC().Format("20060102T150405Z"))
+
+// perfRun runs scripts/perf.sh on pkgs against the cluster, under the machine's perf lock, with
+// extra environment env, logging its output; it returns perf.sh's exit code.
+func perfRun(t *testing.T, c *node.Cluster, id string, env []string, pkgs ...string) int {
+	t.Helper()
+	wd, _ := os.Getwd()
+	root, err := perf.RepoRootFrom(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	// flock: every perf run on this machine holds /tmp/perf.lock (they measure the cores).
+	cmd := exec.CommandContext(ctx, "flock", append([]string{"/tmp/perf.lock", "./scripts/perf.sh"}, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(),
+		"KUBECONFIG="+c.Kubeconfig,
+		"DAPR_PERF_PLATFORM=kubernetes",
+		"DAPR_PERF_IMAGE_REGISTRY="+node.ImageRegistry,
+		"DAPR_PERF_IMAGE_TAG="+node.ImageTag,
+		perf.EnvRunID+"="+id,
+		perf.EnvReportDir+"="+reportDir(t, root),
+		// Short phases in CI; Dapr's full ones when the caller sets them.
+		perf.EnvDuration+"="+envOr(perf.EnvDuration, "10s"),
+		perf.EnvWarmupDuration+"="+envOr(perf.EnvWarmupDuration, "3s"),
+		perf.EnvQPS+"="+envOr(perf.EnvQPS, "200"),
+		perf.EnvPreflight+"="+envOr(perf.EnvPreflight, "off"),
+		perf.EnvCommand+"=make test-kube",
+		perf.EnvOverheadGate+"="+envOr(perf.EnvOverheadGate, "warn"),
+	)
+	cmd.Env = append(cmd.Env, env...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			t.Log(sc.Text())
+		}
+	}()
+	err = cmd.Run()
+	pw.Close()
+	<-done
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("perf.sh: %v", err)
+	}
+	return 0
+}
+
+// reportDir is DAPR_PERF_REPORT_DIR (absolute), or <root>/reports.
+func reportDir(t *testing.T, root string) string {
+	d := envOr(perf.EnvReportDir, filepath.Join(root, "reports"))
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// resultFile is the parts of a result file the tests read.
+type resultFile struct {
+	RunID       string `json:"runID"`
+	Pass        bool   `json:"pass"`
+	Incomplete  bool   `json:"incomplete"`
+	Environment struct {
+		Platform string `json:"platform"`
+	} `json:"environment"`
+	Validity struct {
+		Valid bool `json:"valid"`
+	} `json:"validity"`
+	Verdicts []struct {
+		Figure string  `json:"figure"`
+		Got    float64 `json:"got"`
+		Pass   bool    `json:"pass"`
+	} `json:"verdicts"`
+	Rounds []struct {
+		Main struct {
+			ActualQPS float64 `json:"actualQPS"`
+			Latency   struct {
+				Percentiles []struct {
+					P       float64 `json:"p"`
+					Seconds float64 `json:"seconds"`
+				} `json:"percentiles"`
+			} `json:"latency"`
+		} `json:"main"`
+	} `json:"rounds"`
+	Resources []struct {
+		Process    string  `json:"process"`
+		MeanCPU    float64 `json:"meanCPUMillicores"`
+		PeakRSSMiB float64 `json:"peakRSSMiB"`
+	} `json:"resources"`
+}
+
+func readResult(t *testing.T, path string) resultFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no result file: %v", err)
+	}
+	var r resultFile
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+// summary is one line of figures of r: p50/p90/p99 of round 1's main phase, QPS, and each
+// process's CPU and peak RSS (from the metrics API on this platform).
+func summary(r resultFile) string {
+	var b strings.Builder
+	if len(r.Rounds) > 0 {
+		m := r.Rounds[0].Main
+		for _, p := range m.Latency.Percentiles {
+			if p.P == 50 || p.P == 90 || p.P == 99 {
+				fmt.Fprintf(&b, "p%g %.2f ms, ", p.P, p.Seconds*1000)
+			}
+		}
+		fmt.Fprintf(&b, "%.1f QPS", m.ActualQPS)
+	}
+	for _, res := range r.Resources {
+		fmt.Fprintf(&b, "; %s %.0f mCPU %.1f MiB", res.Process, res.MeanCPU, res.PeakRSSMiB)
+	}
+	return b.String()
+}
+
+// testScenarios runs Dapr's HTTP and gRPC service-invocation scenarios on the cluster, the
+// apps as Deployments with injected sidecars, the tester reached by port-forward, usage from
+// the metrics API; both must pass and write complete result files of platform kubernetes.
+func testScenarios(t *testing.T, c *node.Cluster) {
+	wd, _ := os.Getwd()
+	root, _ := perf.RepoRootFrom(wd)
+	code := perfRun(t, c, runID, nil, "./tests/service_invocation_http", "./tests/service_invocation_grpc")
+	for _, tr := range []string{"http", "grpc"} {
+		path := filepath.Join(perf.RunDir(reportDir(t, root), runID), "service_invocation", tr, "result.json")
+		r := readResult(t, path)
+		t.Logf("%s: %s: pass=%v valid=%v: %s", tr, path, r.Pass, r.Validity.Valid, summary(r))
+		if r.Environment.Platform != "kubernetes" || r.RunID != runID || r.Incomplete || len(r.Rounds) == 0 {
+			t.Errorf("%s: platform %q, run %q, incomplete %v, %d rounds: want kubernetes, %s, complete", tr, r.Environment.Platform, r.RunID, r.Incomplete, len(r.Rounds), runID)
+		}
+		if !r.Pass || !r.Validity.Valid {
+			t.Errorf("%s: pass=%v valid=%v", tr, r.Pass, r.Validity.Valid)
+		}
+		// The gating verdicts must pass; the overhead bounds come from 8-vCPU nodes and are
+		// reported only (DAPR_PERF_OVERHEAD_GATE=warn, as make perf on this machine).
+		for _, v := range r.Verdicts {
+			switch {
+			case !v.Pass && (v.Figure == "errors" || v.Figure == "restarts" || v.Figure == "qps.ratio"):
+				t.Errorf("%s: verdict %s missed (got %g)", tr, v.Figure, v.Got)
+			case !v.Pass:
+				t.Logf("%s: verdict %s missed, reported only (got %g)", tr, v.Figure, v.Got)
+			}
+		}
+		if len(r.Resources) == 0 {
+			t.Errorf("%s: no resource usage recorded (the metrics API)", tr)
+		}
+	}
+	if code != 0 {
+		t.Errorf("perf.sh exited %d", code)
+	}
+}
+
+// testRestart runs the HTTP scenario and kills the target app's container a few seconds into
+// the main phase (its pods Ready, then the warmup's length and 3 s more): the run must miss the
+// restarts bound (perf.sh exit 3), and its result file must be written, complete, with a
+// failed restarts verdict.
+func testRestart(t *testing.T, c *node.Cluster) {
+	wd, _ := os.Getwd()
+	root, _ := perf.RepoRootFrom(wd)
+	id := runID + "-restart"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	killed := make(chan string, 1)
+	go func() {
+		defer close(killed)
+		cs := c.Clientset()
+		for ctx.Err() == nil {
+			time.Sleep(500 * time.Millisecond)
+			nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				continue
+			}
+			for _, ns := range nss.Items {
+				if !strings.HasPrefix(ns.Name, "daprperf-") || ns.DeletionTimestamp != nil {
+					continue
+				}
+				pods, err := cs.CoreV1().Pods(ns.Name).List(ctx, metav1.ListOptions{})
+				if err != nil || len(pods.Items) < 2 || !allReady(pods.Items) {
+					continue
+				}
+				warm, _ := time.ParseDuration(envOr(perf.EnvWarmupDuration, "3s"))
+				select {
+				case <-time.After(warm + 3*time.Second):
+				case <-ctx.Done():
+					return
+				}
+				for _, p := range pods.Items {
+					if p.Labels["app"] == "testapp" {
+						cid, err := c.KillContainer(ctx, ns.Name, p.Name, "testapp")
+						if err != nil {
+							killed <- "error: " + err.Error()
+						} else {
+							killed <- fmt.Sprintf("%s/%s container testapp (%.12s) at %s", ns.Name, p.Name, cid, time.Now().UTC().Format(time.RFC3339))
+						}
+						return
+					}
+				}
+			}
+		}
+	}()
+	code := perfRun(t, c, id, nil, "./tests/service_invocation_http")
+	cancel()
+	what := <-killed
+	t.Logf("killed: %s", what)
+	if what == "" || strings.HasPrefix(what, "error") {
+		t.Fatalf("no container was killed: %s", what)
+	}
+	path := filepath.Join(perf.RunDir(reportDir(t, root), id), "service_invocation", "http", "result.json")
+	r := readResult(t, path)
+	t.Logf("result %s: pass=%v: %s", path, r.Pass, summary(r))
+	found := false
+	for _, v := range r.Verdicts {
+		if v.Figure == "restarts" {
+			found = true
+			if v.Pass || v.Got < 1 {
+				t.Errorf("restarts verdict: pass=%v got %g; want missed with at least 1", v.Pass, v.Got)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the result file has no restarts verdict")
+	}
+	if r.Pass {
+		t.Errorf("the run passed despite the killed container")
+	}
+	if code != 3 {
+		t.Errorf("perf.sh exited %d; want 3 (a missed bound)", code)
+	}
+}
+
+func allReady(pods []corev1.Pod) bool {
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodRunning {
+			return false
+		}
+		for _, st := range p.Status.ContainerStatuses {
+			if !st.Ready {
+				return false
+			}
+		}
+	}
+	return true
+}
