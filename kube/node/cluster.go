@@ -208,6 +208,9 @@ func (cfg *Config) fill() error {
 	return nil
 }
 
+// tempPrefix starts the name of every cluster's temporary folder.
+const tempPrefix = "daprperf-node-"
+
 // cniBinDir is where Debian's containernetworking-plugins puts the CNI plugins.
 const cniBinDir = "/usr/lib/cni"
 
@@ -250,7 +253,7 @@ func (c *Cluster) up(ctx context.Context) error {
 	if c.sysctls, err = readSysctls(kubeletSysctls); err != nil {
 		return err
 	}
-	if c.dir, err = os.MkdirTemp("", "daprperf-node-"); err != nil {
+	if c.dir, err = os.MkdirTemp("", tempPrefix); err != nil {
 		return err
 	}
 	for _, d := range []string{"pki", "containerd", "cni/net.d", "cni/ipam", "etcd", "kubelet", "pod-logs", "images"} {

@@ -191,7 +191,7 @@ func removeKubepodsCgroups() error {
 // HostState is the host's network and kernel configuration, one text per aspect: "ip addr",
 // "ip route", "ip rule", "ip netns", "iptables-save", "ip6tables-save", "sysctl" (forwarding,
 // bridge-netfilter, conntrack and the kubelet's kernel settings), "mounts" and "cgroups"
-// (kubepods trees). Counters and timestamps are taken out, so two snapshots of an unchanged
+// (kubepods trees) and "processes" (ClusterProcesses). Counters and timestamps are taken out, so two snapshots of an unchanged
 // host are equal. Compare a snapshot before Start with one after Stop.
 func HostState() (map[string]string, error) {
 	st := map[string]string{}
@@ -261,5 +261,26 @@ func HostState() (map[string]string, error) {
 		}
 	}
 	st["cgroups"] = strings.Join(cg, "\n")
+	st["processes"] = strings.Join(ClusterProcesses(), "\n")
 	return st, nil
+}
+
+// ClusterProcesses lists "<pid> <command line>" of every process whose command line names a
+// cluster's temporary folder (every part and every containerd shim does): empty when no
+// cluster of this package runs, or is left over.
+func ClusterProcesses() []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(b), "/"+tempPrefix) {
+			continue
+		}
+		out = append(out, e.Name()+" "+strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")))
+	}
+	sort.Strings(out)
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,7 +189,7 @@ var runID = envOr(perf.EnvRunID, "kube-"+time.Now().UTC().Format("20060102T15040
 
 // perfRun runs scripts/perf.sh on pkgs against the cluster, under the machine's perf lock, with
 // extra environment env, logging its output; it returns perf.sh's exit code.
-func perfRun(t *testing.T, c *node.Cluster, id string, env []string, pkgs ...string) int {
+func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), pkgs ...string) int {
 	t.Helper()
 	wd, _ := os.Getwd()
 	root, err := perf.RepoRootFrom(wd)
@@ -215,7 +216,6 @@ func perfRun(t *testing.T, c *node.Cluster, id string, env []string, pkgs ...str
 		perf.EnvCommand+"=make test-kube",
 		perf.EnvOverheadGate+"="+envOr(perf.EnvOverheadGate, "warn"),
 	)
-	cmd.Env = append(cmd.Env, env...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	done := make(chan struct{})
@@ -225,6 +225,9 @@ func perfRun(t *testing.T, c *node.Cluster, id string, env []string, pkgs ...str
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			t.Log(sc.Text())
+			if onLine != nil {
+				onLine(sc.Text())
+			}
 		}
 	}()
 	err = cmd.Run()
@@ -351,10 +354,9 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 	}
 }
 
-// testRestart runs the HTTP scenario and kills the target app's container a few seconds into
-// the main phase (its pods Ready, then the warmup's length and 3 s more): the run must miss the
-// restarts bound (perf.sh exit 3), and its result file must be written, complete, with a
-// failed restarts verdict.
+// testRestart runs the HTTP scenario and kills the target app's container 3 s into the main
+// phase (when the run logs "round 1/1: main"): the run must miss the restarts bound (perf.sh
+// exit 3), and its result file must be written, complete, with a failed restarts verdict.
 func testRestart(t *testing.T, c *node.Cluster) {
 	wd, _ := os.Getwd()
 	root, _ := perf.RepoRootFrom(wd)
@@ -362,44 +364,47 @@ func testRestart(t *testing.T, c *node.Cluster) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	killed := make(chan string, 1)
+	mainPhase := make(chan struct{})
+	var once sync.Once
+	onLine := func(l string) {
+		if strings.Contains(l, "round 1/1: main") {
+			once.Do(func() { close(mainPhase) })
+		}
+	}
 	go func() {
 		defer close(killed)
+		select {
+		case <-mainPhase:
+		case <-ctx.Done():
+			return
+		}
+		time.Sleep(3 * time.Second)
 		cs := c.Clientset()
-		for ctx.Err() == nil {
-			time.Sleep(500 * time.Millisecond)
-			nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-			if err != nil {
+		nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			killed <- "error: " + err.Error()
+			return
+		}
+		for _, ns := range nss.Items {
+			if !strings.HasPrefix(ns.Name, "daprperf-") || ns.DeletionTimestamp != nil {
 				continue
 			}
-			for _, ns := range nss.Items {
-				if !strings.HasPrefix(ns.Name, "daprperf-") || ns.DeletionTimestamp != nil {
-					continue
-				}
-				pods, err := cs.CoreV1().Pods(ns.Name).List(ctx, metav1.ListOptions{})
-				if err != nil || len(pods.Items) < 2 || !allReady(pods.Items) {
-					continue
-				}
-				warm, _ := time.ParseDuration(envOr(perf.EnvWarmupDuration, "3s"))
-				select {
-				case <-time.After(warm + 3*time.Second):
-				case <-ctx.Done():
-					return
-				}
-				for _, p := range pods.Items {
-					if p.Labels["app"] == "testapp" {
-						cid, err := c.KillContainer(ctx, ns.Name, p.Name, "testapp")
-						if err != nil {
-							killed <- "error: " + err.Error()
-						} else {
-							killed <- fmt.Sprintf("%s/%s container testapp (%.12s) at %s", ns.Name, p.Name, cid, time.Now().UTC().Format(time.RFC3339))
-						}
-						return
-					}
-				}
+			pods, err := cs.CoreV1().Pods(ns.Name).List(ctx, metav1.ListOptions{LabelSelector: "app=testapp"})
+			if err != nil || len(pods.Items) == 0 {
+				continue
 			}
+			p := pods.Items[0]
+			cid, err := c.KillContainer(ctx, ns.Name, p.Name, "testapp")
+			if err != nil {
+				killed <- "error: " + err.Error()
+			} else {
+				killed <- fmt.Sprintf("%s/%s container testapp (%.12s) at %s", ns.Name, p.Name, cid, time.Now().UTC().Format(time.RFC3339))
+			}
+			return
 		}
+		killed <- "error: no running testapp pod"
 	}()
-	code := perfRun(t, c, id, nil, "./tests/service_invocation_http")
+	code := perfRun(t, c, id, onLine, "./tests/service_invocation_http")
 	cancel()
 	what := <-killed
 	t.Logf("killed: %s", what)
@@ -429,16 +434,3 @@ func testRestart(t *testing.T, c *node.Cluster) {
 	}
 }
 
-func allReady(pods []corev1.Pod) bool {
-	for _, p := range pods {
-		if p.Status.Phase != corev1.PodRunning {
-			return false
-		}
-		for _, st := range p.Status.ContainerStatuses {
-			if !st.Ready {
-				return false
-			}
-		}
-	}
-	return true
-}
