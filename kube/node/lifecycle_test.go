@@ -118,7 +118,11 @@ func TestSIGINT(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("the child's cluster was not ready in 5 min")
 	}
-	t.Logf("cluster processes while it runs: %d", len(node.ClusterProcesses()))
+	if n := len(node.ClusterProcesses()); n == 0 {
+		t.Fatal("no cluster process found while the cluster runs: the leftover check would see nothing")
+	} else {
+		t.Logf("cluster processes while it runs: %d", n)
+	}
 	t0 := time.Now()
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

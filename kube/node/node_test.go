@@ -433,4 +433,3 @@ func testRestart(t *testing.T, c *node.Cluster) {
 		t.Errorf("perf.sh exited %d; want 3 (a missed bound)", code)
 	}
 }
-
