@@ -173,4 +173,3 @@ func TestDNSAnswers(t *testing.T) {
 		t.Errorf("refused %d queries, want 2", n)
 	}
 }
-
