@@ -94,8 +94,19 @@ type Cluster struct {
 	sysctls     map[string]string // the host's, restored at Stop
 	createdDirs []string          // host directories made for mount points, removed at Stop
 	sigc        chan os.Signal
+	onSignal    []func() // run by the signal handler before Stop
+	onSignalMu  sync.Mutex
 	stopOnce    sync.Once
 	stopErr     error
+}
+
+// OnSignal registers f to run when SIGINT or SIGTERM arrives, before the cluster is torn down
+// and the process exits: a test stops what it started against the cluster there (a child
+// process group, say).
+func (c *Cluster) OnSignal(f func()) {
+	c.onSignalMu.Lock()
+	defer c.onSignalMu.Unlock()
+	c.onSignal = append(c.onSignal, f)
 }
 
 // RESTConfig is the admin configuration for the cluster, through the relay.
@@ -141,6 +152,11 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	go func() {
 		if _, ok := <-c.sigc; ok {
 			fmt.Fprintln(os.Stderr, "kube node: signal: tearing the cluster down")
+			c.onSignalMu.Lock()
+			for _, f := range c.onSignal {
+				f()
+			}
+			c.onSignalMu.Unlock()
 			if err := c.Stop(); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 			}

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -218,6 +219,13 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 		perf.EnvOverheadGate+"="+envOr(perf.EnvOverheadGate, "warn"),
 	)
 	cmd.Env = append(cmd.Env, env...)
+	// Its own process group, stopped whole if a signal tears the cluster down under it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.OnSignal(func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		}
+	})
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	done := make(chan struct{})
