@@ -4,6 +4,7 @@
 #   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
 #   make publish  RUN=<run id>: make that run the reference of its daprd version (reports/v<version>/)
 #   make test     unit and integration tests (real daprd, real Pushgateway)
+#   make test-kube  the kube platform end to end on a real one-node cluster here (root)
 # See README.md for every variable.
 
 # The daprd version under test: the one place it is pinned. Served versions that build here:
@@ -20,6 +21,13 @@ KUBE_VERSION ?= v1.37.2
 KWOK_VERSION ?= v0.8.0
 KUBE_BIN := .kube-bin/$(KUBE_VERSION)
 export KUBE_VERSION KWOK_VERSION
+# The rest of a real one-node cluster for make test-kube (scripts/build-kube-node.sh): kubelet,
+# kube-proxy, metrics-server and Dapr's injector, sentry and operator at DAPR_VERSION, cached in
+# .kube-node/<part>-<version>; and the Debian packages it runs on.
+METRICS_SERVER_VERSION ?= v0.9.0
+KUBE_NODE := .kube-node
+KUBE_NODE_DEBS := containerd runc containernetworking-plugins iptables conntrack
+export METRICS_SERVER_VERSION
 # Images of the kube platform: $(REGISTRY)/daprperf-<app>:$(TAG) (make images). Dapr's
 # DAPR_TEST_REGISTRY and DAPR_TEST_TAG are aliases of DAPR_PERF_IMAGE_REGISTRY and _TAG.
 REGISTRY ?= $(or $(DAPR_PERF_IMAGE_REGISTRY),$(DAPR_TEST_REGISTRY))
@@ -56,7 +64,7 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
 PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
-.PHONY: all daprd kube-bin test-deps images perf test-perf-all $(PERF_TARGETS) publish compare test unit bench-tester lint charts clean
+.PHONY: all daprd kube-bin kube-node kube-node-deps test-kube test-deps images perf test-perf-all $(PERF_TARGETS) publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -69,6 +77,35 @@ daprd: $(DAPRD)
 ## there already (about 10 min on 2 cores the first time; seconds afterwards).
 kube-bin:
 	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
+
+## kube-node: build what a real one-node cluster needs beyond .kube-bin into .kube-node/, unless
+## it is there already (scripts/build-kube-node.sh; about 13 min on 2 cores the first time with
+## Kubernetes' build cache warm from kube-bin, seconds afterwards).
+kube-node:
+	nice -n 19 ./scripts/build-kube-node.sh $(KUBE_NODE)
+
+## kube-node-deps: install with apt-get the Debian packages the cluster runs on, when missing
+## (containerd, runc, the CNI plugins, iptables, conntrack).
+kube-node-deps:
+	@missing=""; \
+	for c in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables conntrack:conntrack; do \
+		bin=$${c%%:*}; pkg=$${c#*:}; \
+		if [ -x "$$bin" ] || command -v "$$bin" >/dev/null 2>&1; then :; else missing="$$missing $$pkg"; fi; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing (apt-get) for make test-kube"; \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+## test-kube: the kube platform end to end on a real one-node cluster on this machine (root):
+## bring-up, the network rules, the HTTP and gRPC service-invocation scenarios with
+## DAPR_PERF_PLATFORM=kubernetes (short phases: 10 s at 200 QPS unless DAPR_TEST_DURATION,
+## DAPR_PERF_QPS say otherwise), a container killed mid-run, teardown, and the host's network
+## configuration compared before and after. Each scenario run holds /tmp/perf.lock. Result
+## files under $(DAPR_PERF_REPORT_DIR)/runs/<run id>/ (default reports/).
+test-kube: daprd kube-bin kube-node kube-node-deps
+	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GO) test -tags kubenode -count=1 -v -timeout 40m ./kube/node/
 
 ## test-deps: install, with apt-get as .ci/run does (scripts/apt-install.sh: no service of theirs
 ## is started), the Debian packages make test's tests use and that are not installed yet:
@@ -155,7 +192,9 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags perf ./...
+	$(GO) vet -tags kubenode ./kube/node/
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags kubenode ./kube/node/
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags perf ./...
 
 clean:

@@ -61,7 +61,15 @@ func MemoryGrowth() perf.Scenario {
 			Control:    !unique,
 		}
 	}
-	metricConfig := func(m map[string]any) map[string]any { return map[string]any{"metric": m} }
+	// Dapr's Configuration CRD requires spec.metric.enabled whenever spec.metric is set (the
+	// API server refuses the object otherwise, as the real one-node cluster showed); true is
+	// daprd's default, so it changes nothing on the local platform.
+	metricConfig := func(m map[string]any) map[string]any {
+		if _, ok := m["enabled"]; !ok {
+			m["enabled"] = true
+		}
+		return map[string]any{"metric": m}
+	}
 	plan := &perf.GrowthPlan{
 		QPS:              500,
 		Connections:      8,

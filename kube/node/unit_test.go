@@ -1,0 +1,175 @@
+package node
+
+import (
+	"archive/tar"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/dns/dnsmessage"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// TestWriteImageTarball checks the OCI layout: every blob is named by its SHA-256, the index
+// names the manifest and the image, the manifest the config and layer, the config's diff_id
+// is the layer's digest, and the layer holds the file with its content at its path.
+func TestWriteImageTarball(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "bin")
+	if err := os.WriteFile(src, []byte("#!binary content"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "im.tar")
+	im := Image{Name: "daprperf.local/x:e2e", Files: []ImageFile{{Path: "/app", Source: src}}, Entrypoint: []string{"/app"}, User: "65532:65532"}
+	if err := WriteImageTarball(out, im); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := map[string][]byte{}
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		files[h.Name] = b
+	}
+	for name, b := range files {
+		if d, ok := strings.CutPrefix(name, "blobs/sha256/"); ok && d != "" {
+			sum := sha256.Sum256(b)
+			if hex.EncodeToString(sum[:]) != d {
+				t.Errorf("blob %s has digest %x", name, sum)
+			}
+		}
+	}
+	var index struct {
+		Manifests []struct {
+			Digest      string            `json:"digest"`
+			Annotations map[string]string `json:"annotations"`
+		} `json:"manifests"`
+	}
+	if err := json.Unmarshal(files["index.json"], &index); err != nil || len(index.Manifests) != 1 {
+		t.Fatalf("index.json: %v %s", err, files["index.json"])
+	}
+	if got := index.Manifests[0].Annotations["io.containerd.image.name"]; got != im.Name {
+		t.Errorf("image name annotation %q, want %q", got, im.Name)
+	}
+	blob := func(d string) []byte { return files["blobs/sha256/"+strings.TrimPrefix(d, "sha256:")] }
+	var manifest struct {
+		Config struct{ Digest string } `json:"config"`
+		Layers []struct{ Digest, MediaType string }
+	}
+	if err := json.Unmarshal(blob(index.Manifests[0].Digest), &manifest); err != nil || len(manifest.Layers) != 1 {
+		t.Fatalf("manifest: %v", err)
+	}
+	var config struct {
+		Config struct {
+			User       string
+			Entrypoint []string
+		} `json:"config"`
+		RootFS struct {
+			DiffIDs []string `json:"diff_ids"`
+		} `json:"rootfs"`
+	}
+	if err := json.Unmarshal(blob(manifest.Config.Digest), &config); err != nil {
+		t.Fatal(err)
+	}
+	if config.Config.User != "65532:65532" || len(config.Config.Entrypoint) != 1 || config.Config.Entrypoint[0] != "/app" {
+		t.Errorf("config %+v", config.Config)
+	}
+	if len(config.RootFS.DiffIDs) != 1 || config.RootFS.DiffIDs[0] != manifest.Layers[0].Digest {
+		t.Errorf("diff_ids %v, layer %s: an uncompressed layer's diff_id is its digest", config.RootFS.DiffIDs, manifest.Layers[0].Digest)
+	}
+	lr := tar.NewReader(strings.NewReader(string(blob(manifest.Layers[0].Digest))))
+	found := false
+	for {
+		h, err := lr.Next()
+		if err != nil {
+			break
+		}
+		if h.Name == "app" {
+			b, _ := io.ReadAll(lr)
+			found = string(b) == "#!binary content" && h.Mode == 0o755
+		}
+	}
+	if !found {
+		t.Error("the layer has no /app with the file's content and mode 0755")
+	}
+	if err := WriteImageTarball(out, Image{Name: "no-tag", Files: im.Files}); err == nil {
+		t.Error("a name without a tag was accepted")
+	}
+}
+
+// TestDNSAnswers checks the cluster DNS on a fake API: a ClusterIP Service, a headless one
+// (its ready endpoints only), a pod name, an unknown cluster name (NXDOMAIN) and outside names
+// (REFUSED, counted, never forwarded).
+func TestDNSAnswers(t *testing.T) {
+	ready, notReady := true, false
+	cs := fake.NewClientset(
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.10"}},
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "app-dapr", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "None"}},
+		&discoveryv1.EndpointSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: "app-dapr-x", Namespace: "ns", Labels: map[string]string{"kubernetes.io/service-name": "app-dapr"}},
+			Endpoints: []discoveryv1.Endpoint{
+				{Addresses: []string{"10.244.0.7"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}},
+				{Addresses: []string{"10.244.0.8"}, Conditions: discoveryv1.EndpointConditions{Ready: &notReady}},
+			},
+		},
+	)
+	d := &dnsServer{cs: cs}
+	cases := []struct {
+		name  string
+		typ   dnsmessage.Type
+		rcode dnsmessage.RCode
+		want  []string
+	}{
+		{"api.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.96.0.10"}},
+		{"API.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.96.0.10"}},
+		{"api.ns.svc.cluster.local.", dnsmessage.TypeAAAA, dnsmessage.RCodeSuccess, nil},
+		{"app-dapr.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.244.0.7"}},
+		{"10-244-0-9.ns.pod.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.244.0.9"}},
+		{"nope.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeNameError, nil},
+		{"api.ns.svc.cluster.local.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeNameError, nil},
+		{"example.com.", dnsmessage.TypeA, dnsmessage.RCodeRefused, nil},
+		{"cluster.local.example.com.", dnsmessage.TypeA, dnsmessage.RCodeRefused, nil},
+	}
+	for _, c := range cases {
+		q := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: 7, RecursionDesired: true})
+		_ = q.StartQuestions()
+		_ = q.Question(dnsmessage.Question{Name: dnsmessage.MustNewName(c.name), Type: c.typ, Class: dnsmessage.ClassINET})
+		req, _ := q.Finish()
+		var m dnsmessage.Message
+		if err := m.Unpack(d.answer(req)); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, a := range m.Answers {
+			if r, ok := a.Body.(*dnsmessage.AResource); ok {
+				got = append(got, netip.AddrFrom4(r.A).String())
+			}
+		}
+		if m.Header.ID != 7 || m.Header.RCode != c.rcode || strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%s %v: id %d rcode %v answers %v; want rcode %v answers %v", c.name, c.typ, m.Header.ID, m.Header.RCode, got, c.rcode, c.want)
+		}
+	}
+	if n := d.refused.Load(); n != 2 {
+		t.Errorf("refused %d queries, want 2", n)
+	}
+}
