@@ -72,6 +72,7 @@ type Env struct {
 	DaprTestRegistry *string `envconfig:"DAPR_TEST_REGISTRY" accepts:"as DAPR_PERF_IMAGE_REGISTRY" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_REGISTRY, used when that is unset"`
 	DaprTestTag      *string `envconfig:"DAPR_TEST_TAG" accepts:"as DAPR_PERF_IMAGE_TAG" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_TAG, used when that is unset"`
 	ServiceType      *string `envconfig:"DAPR_PERF_SERVICE_TYPE" oneof:"ClusterIP LoadBalancer" accepts:"ClusterIP or LoadBalancer" unset:"ClusterIP" desc:"type of the apps' Services (kubernetes)"`
+	KubeNodeKeep     *string `envconfig:"DAPR_PERF_KUBE_NODE_KEEP" accepts:"any text; set means keep" unset:"unset: removed" desc:"keep the one-node cluster's work directory after teardown, for debugging (make test-kube)"`
 }
 
 // Val is *p, or "" when p is nil: a text variable that is unset or empty.

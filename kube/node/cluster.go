@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // The cluster's addresses. All of them exist only inside the sandbox's network namespace.
@@ -488,7 +490,7 @@ func (c *Cluster) stop() error {
 	for i := len(c.createdDirs) - 1; i >= 0; i-- {
 		errs = append(errs, os.Remove(c.createdDirs[i]))
 	}
-	if c.dir != "" && os.Getenv("DAPR_PERF_KUBE_NODE_KEEP") == "" {
+	if env, _ := perf.LoadEnv(); c.dir != "" && perf.Val(env.KubeNodeKeep) == "" {
 		errs = append(errs, os.RemoveAll(c.dir))
 	}
 	if c.cfg.Logf != nil {
