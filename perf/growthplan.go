@@ -158,7 +158,7 @@ func (g *GrowthPlan) finish(s *session, runErr error) {
 	for i := range s.rep.Loads {
 		phases = append(phases, namedResult{s.rep.Loads[i].Name, &s.rep.Loads[i].Result})
 	}
-	s.rep.Validity = validity(phases)
+	s.rep.Validity, s.rep.Warnings = growthValidity(phases)
 	if len(phases) == 0 {
 		s.rep.Validity = Validity{Reasons: []string{"no round of load completed"}}
 	}
@@ -438,4 +438,26 @@ func defaultReportRoot() (string, error) {
 		return "", err
 	}
 	return filepath.Join(root, "reports"), nil
+}
+
+// growthValidity is the validity of a growth run's loads: each round must have sent its
+// requests and reached minValidQPSRatio of its rate. Unlike an overhead run, requests sent late
+// do not make it invalid: its figures are RSS and series per request, which lateness does not
+// bias (coordinated omission is about latency), so lateness over maxValidBehindFraction is a
+// warning naming the round.
+func growthValidity(phases []namedResult) (Validity, []string) {
+	v := Validity{Valid: true}
+	var warnings []string
+	for _, ph := range phases {
+		res := ph.res
+		if q := res.QPSRatio(); q < minValidQPSRatio {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio %.4f < %.2f)", ph.name, res.ActualQPS, res.RequestedQPS, q, minValidQPSRatio))
+		}
+		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {
+			warnings = append(warnings, fmt.Sprintf("%s: %.2f %% of %d requests went out late (%d late, %d skipped); memory per request is unaffected, latency was not measured here",
+				ph.name, 100*b, res.Schedule.Scheduled, res.Schedule.Late, res.Schedule.Skipped))
+		}
+	}
+	v.Valid = len(v.Reasons) == 0
+	return v, warnings
 }

@@ -67,3 +67,19 @@ func TestGrowthThresholdOnPublishedRuns(t *testing.T) {
 		}
 	}
 }
+
+// A growth round that sent requests late stays valid with a warning naming it; one that did not
+// reach its rate is invalid.
+func TestGrowthValidity(t *testing.T) {
+	late := Result{RequestedQPS: 500, ActualQPS: 499.6, Schedule: Schedule{Scheduled: 3000, Late: 82}}
+	slow := Result{RequestedQPS: 500, ActualQPS: 430, Schedule: Schedule{Scheduled: 3000}}
+	ok := Result{RequestedQPS: 500, ActualQPS: 499.9, Schedule: Schedule{Scheduled: 3000, Late: 3}}
+	v, w := growthValidity([]namedResult{{"e round 1", &late}, {"e round 2", &ok}})
+	assert.True(t, v.Valid, "%v", v.Reasons)
+	require.Len(t, w, 1)
+	assert.Contains(t, w[0], "e round 1: 2.73 % of 3000 requests went out late")
+	v, _ = growthValidity([]namedResult{{"b round 3", &slow}})
+	assert.False(t, v.Valid)
+	require.Len(t, v.Reasons, 1)
+	assert.Contains(t, v.Reasons[0], "b round 3: achieved 430.0 of 500 QPS")
+}
