@@ -152,13 +152,20 @@ type Operation struct {
 
 	// Baseline is what this operation's phases are compared with; "" is DefaultBaseline(Kind).
 	Baseline BaselineKind `json:"baseline,omitempty"`
+
+	// Direct is set only in a phase sent straight to the store or broker (a Route with
+	// BaselineStore that is not ThroughSidecar): the backend the tester then calls with that
+	// backend's own Go client, at Params.Target (host:port). A scenario leaves it empty:
+	// routed fills it in from the component Store or PubSub names.
+	Direct Backend `json:"direct,omitempty"`
 }
 
 // IsZero says whether o is the zero Operation: Params' service invocation of a whole Target.
 func (o Operation) IsZero() bool {
 	return o.Kind == "" && o.AppID == "" && o.Method == "" && o.Store == "" && o.Key == "" &&
 		len(o.Keys) == 0 && o.PubSub == "" && o.Topic == "" && o.BulkEntries == 0 &&
-		o.ActorType == "" && o.ActorID == "" && o.JobName == "" && o.JobDueTime == 0 && o.Baseline == ""
+		o.ActorType == "" && o.ActorID == "" && o.JobName == "" && o.JobDueTime == 0 && o.Baseline == "" &&
+		o.Direct == ""
 }
 
 // BaselineKind is o's stated baseline, or DefaultBaseline(o.Kind) when it states none.
@@ -260,6 +267,13 @@ func (o Operation) problems(proto Protocol) []error {
 			bad("kind", o.Kind, fmt.Sprintf("not implemented over protocol grpc yet (gRPC: %s; every kind over http)", joinKinds(GRPCKinds)))
 		}
 	}
+	switch {
+	case o.Direct == "":
+	case !slices.Contains(directKinds, o.Kind):
+		bad("direct", fmt.Sprintf("%q", string(o.Direct)), "only for kinds "+joinKinds(directKinds)+": the tester has no direct client for kind "+string(o.Kind))
+	case !knownBackend(o.Direct):
+		bad("direct", fmt.Sprintf("%q", string(o.Direct)), "must be a backend: redis, postgresql, rabbitmq or mqtt")
+	}
 	switch o.Baseline {
 	case "", BaselineApp, BaselineStore, BaselineNoOp:
 	default:
@@ -283,6 +297,19 @@ func (p Params) operationProblems() []error {
 		errs = append(errs, fmt.Errorf("uniquePath = true: only for kind invoke; for kind %s put %s in the key, actor id or job name", p.Operation.Kind, UUIDToken))
 	}
 	return errs
+}
+
+// directKinds are the kinds a phase can send straight to a store or broker (Operation.Direct).
+var directKinds = []OperationKind{OpStateGet, OpStateSave, OpStateDelete, OpPublish, OpPublishBulk}
+
+// knownBackend says whether b is one of the backends a component can need.
+func knownBackend(b Backend) bool {
+	for _, ct := range componentTypes {
+		if ct.backend == b && b != NoBackend {
+			return true
+		}
+	}
+	return false
 }
 
 // pathSegment checks that v can be one segment of a URL path as it is: a Dapr name or key.

@@ -179,6 +179,8 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 	if !r.Operation.IsZero() && r.Operation.Kind != OpInvoke {
 		p.Operation = r.Operation
 		switch {
+		case r.Operation.BaselineKind() == BaselineStore && !r.ThroughSidecar:
+			p.Operation.Direct, p.Target, err = directStore(dep, sc, r.Operation)
 		case sc.Transport == HTTP && r.ThroughSidecar:
 			p.Target, err = dep.Endpoint(sc.Tester, SidecarHTTP)
 		case r.ThroughSidecar:
@@ -210,6 +212,41 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 		return Params{}, err
 	}
 	return p, p.Validate()
+}
+
+// directStore is the backend, and its host:port, that op's component (Store or PubSub, as
+// declared in a sidecar of sc) needs on dep: where a direct-to-store phase sends its load. An
+// error names the component when no sidecar declares it, when it needs no backend (in-memory
+// components have no store to call directly), or when dep did not start that backend.
+func directStore(dep Deployment, sc Scenario, op Operation) (Backend, string, error) {
+	name := op.Store
+	if op.Kind == OpPublish || op.Kind == OpPublishBulk {
+		name = op.PubSub
+	}
+	var comp *Component
+	for _, a := range sc.Apps {
+		if a.Sidecar == nil {
+			continue
+		}
+		for i := range a.Sidecar.Components {
+			if a.Sidecar.Components[i].Name == name {
+				comp = &a.Sidecar.Components[i]
+			}
+		}
+	}
+	if comp == nil {
+		return "", "", fmt.Errorf("route with baseline %q: no sidecar of the scenario declares component %q", BaselineStore, name)
+	}
+	be := comp.Backend()
+	if be == NoBackend {
+		return "", "", fmt.Errorf("route with baseline %q: component %s (%s) runs inside daprd, there is no store to call directly: use baseline %q", BaselineStore, name, comp.Type, BaselineNoOp)
+	}
+	for _, b := range BackendsOf(dep) {
+		if b.Backend == be {
+			return be, b.Address, nil
+		}
+	}
+	return "", "", fmt.Errorf("route with baseline %q: the platform reports no %s backend for component %s", BaselineStore, be, name)
 }
 
 var noPushOnce sync.Once
