@@ -59,7 +59,8 @@ type Params struct {
 	// Protocol is HTTP or GRPC.
 	Protocol Protocol `json:"protocol"`
 	// Target is where the load goes: a URL for HTTP (http://127.0.0.1:3500/v1.0/invoke/app/method/test),
-	// host:port for gRPC.
+	// host:port for gRPC, and the store's host:port for a direct-to-store operation
+	// (Operation.Direct) over either protocol.
 	Target string `json:"target"`
 	// AppID is, for gRPC, the app id to invoke through the sidecar's Dapr.InvokeService API.
 	// Empty means the target is the app itself, called through AppCallback.OnInvoke (the baseline).
@@ -115,9 +116,12 @@ func (p Params) Validate() error {
 	if len(p.Payload) > MaxPayloadBytes {
 		bad("payload", fmt.Sprintf("(%d bytes)", len(p.Payload)), fmt.Sprintf("at most %d bytes", MaxPayloadBytes))
 	}
+	direct := p.Operation.Direct != ""
 	switch p.Protocol {
 	case HTTP:
-		if p.Target != "" {
+		if direct && p.Target != "" && (strings.Contains(p.Target, "/") || !strings.Contains(p.Target, ":")) {
+			bad("target", p.Target, "host:port of the store for a direct-to-store operation (operation.direct "+string(p.Operation.Direct)+")")
+		} else if p.Target != "" && !direct {
 			if u, err := url.Parse(p.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				bad("target", p.Target, "an http:// or https:// URL for protocol http")
 			}
