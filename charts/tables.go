@@ -402,6 +402,10 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 	}
 	rows := make([][]string, 0, len(rep.Resources))
 	for _, r := range rep.Resources {
+		if r.NoReadings() {
+			rows = append(rows, []string{cell(r.Process), cell(orNone(r.Role)), "no readings", "no readings", "n/a"})
+			continue
+		}
 		rows = append(rows, []string{
 			cell(r.Process), cell(orNone(r.Role)),
 			fmt.Sprintf("%.0f", 1e3*r.MeanCPUCores),
@@ -568,6 +572,9 @@ func sidecarCell(rep *perf.Report, role string) string {
 	r, ok := resourceOf(rep, role)
 	if !ok {
 		return "n/a"
+	}
+	if r.NoReadings() {
+		return "no readings"
 	}
 	return fmt.Sprintf("%.0f mCPU / %.1f MiB", 1e3*r.MeanCPUCores, float64(r.PeakRSSBytes)/(1<<20))
 }

@@ -146,6 +146,11 @@ func summariseResources(rounds []Round, idle []Series) []ResourceSummary {
 				cpuN[s.Process] += n
 			}
 			out[i].PeakRSSBytes = max(out[i].PeakRSSBytes, s.PeakRSS())
+			for _, p := range s.Points {
+				if p.RSSBytes > 0 {
+					out[i].Readings++
+				}
+			}
 			out[i].RSSSlopeBytesPerSecond, out[i].RSSSlopeR2 = s.Slope() // the last round's
 		}
 	}

@@ -367,6 +367,9 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 			return nil, fmt.Errorf("report has two resource summaries for role %q, process %q", rs.Role, rs.Process)
 		}
 		seen[key] = true
+		if rs.NoReadings() { // unknown, not 0: push nothing for it
+			continue
+		}
 		byRole[rs.Role] = append(byRole[rs.Role], rs)
 		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUCores)
 		rss.WithLabelValues(rs.Role, rs.Process).Set(float64(rs.PeakRSSBytes))

@@ -525,7 +525,7 @@ func TestPushRejectsAnIncompleteReportBeforeSending(t *testing.T) {
 		{"mean overhead missing", func(r *Report) { r.Overhead = r.Overhead[:5] }, "no mean overhead"},
 		{"duplicate process", func(r *Report) { r.Resources = append(r.Resources, r.Resources[0]) }, `role "app", process "httpapp"`},
 		{"two apps", func(r *Report) {
-			r.Resources = append(r.Resources, ResourceSummary{Process: "other", Role: "app"})
+			r.Resources = append(r.Resources, ResourceSummary{Process: "other", Role: "app", Readings: 3, PeakRSSBytes: 1 << 20})
 		}, `2 processes with role "app"`},
 	}
 	for _, tt := range tests {

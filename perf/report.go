@@ -126,11 +126,20 @@ type ResourceSummary struct {
 	// RSSSlopeBytesPerSecond is the least-squares RSS growth over the last main phase, with R².
 	RSSSlopeBytesPerSecond float64 `json:"rssSlopeBytesPerSecond"`
 	RSSSlopeR2             float64 `json:"rssSlopeR2"`
+	// Readings is how many usage readings of this process the main phases had (samples with
+	// an RSS above 0). 0 means the platform reported none, and MeanCPUCores and PeakRSSBytes
+	// are then unknown, not zero: on Kubernetes metrics-server has no reading of a new pod
+	// for its first 15 s to 1 min, longer than a short phase (NoReadings).
+	Readings int `json:"readings"`
 	// Growth classifies RSS over the last main phase (requests estimated from the achieved
 	// QPS) and the idle window after it, against growth.MinThresholdKiB; empty when the main
 	// phase had fewer than 20 samples.
 	Growth growth.Classification `json:"growth"`
 }
+
+// NoReadings says whether s has no usage reading: a summary with readings 0 and no RSS. A
+// result file written before Readings existed has RSS, and reads as having readings.
+func (s ResourceSummary) NoReadings() bool { return s.Readings == 0 && s.PeakRSSBytes == 0 }
 
 // UnmarshalJSON reads a summary, also one written before the base units (result files up to
 // 2026-12-01 held meanCPUMillicores and peakRSSMiB).

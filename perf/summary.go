@@ -55,6 +55,10 @@ func Summary(r *Report) string {
 			if s.Growth.GrowsWhenIdle {
 				memory += ", GROWS WHEN IDLE"
 			}
+			if s.NoReadings() {
+				fmt.Fprintf(w, "%s\t%s\tno readings\tno readings\t\t\t%s\t\t\n", s.Process, s.Role, "n/a (the platform reported no usage)")
+				continue
+			}
 			fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.0f\t%.2f\t%s\t%.0f\t\n", s.Process, s.Role, 1e3*s.MeanCPUCores, float64(s.PeakRSSBytes)/(1<<20),
 				s.Growth.SlopeKiBPer1000, s.Growth.R2, memory, s.Growth.IdleGrowthKiB)
 		}
