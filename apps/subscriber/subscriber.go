@@ -52,6 +52,10 @@ type Options struct {
 	Bulk            bool
 	BulkMaxMessages int
 	BulkMaxAwait    time.Duration
+	// Delay is waited in every delivery call before it is answered (0: none): a slow consumer,
+	// so that a backlog builds up in the broker (the broker-restart test). Never in a
+	// latency measurement.
+	Delay time.Duration
 }
 
 // Validate names the first bad field.
@@ -63,6 +67,8 @@ func (o Options) Validate() error {
 		return errors.New("subscriber: Topic (-topic) must name the topic")
 	case o.BulkMaxMessages < 0 || o.BulkMaxMessages > MaxBulkMessages:
 		return fmt.Errorf("subscriber: BulkMaxMessages (-bulk-max-messages) = %d: from 1 to %d, or 0 for 100", o.BulkMaxMessages, MaxBulkMessages)
+	case o.Delay < 0:
+		return fmt.Errorf("subscriber: Delay (-delay) = %v: must be >= 0", o.Delay)
 	case o.BulkMaxAwait < 0 || (o.BulkMaxAwait > 0 && o.BulkMaxAwait < time.Millisecond):
 		return fmt.Errorf("subscriber: BulkMaxAwait (-bulk-max-await) = %v: at least 1ms, or 0 for 1s", o.BulkMaxAwait)
 	}
@@ -86,9 +92,10 @@ type bulkSubscribe struct {
 
 // Handler is the app: its subscription and its counts.
 type Handler struct {
-	sub subscription
-	mux *http.ServeMux
-	c   counter
+	sub   subscription
+	delay time.Duration
+	mux   *http.ServeMux
+	c     counter
 }
 
 // NewHandler returns the app for o, or o's validation error.
@@ -96,7 +103,7 @@ func NewHandler(o Options) (*Handler, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	h := &Handler{sub: subscription{PubSubName: o.PubSub, Topic: o.Topic, Route: RouteDeliver}}
+	h := &Handler{sub: subscription{PubSubName: o.PubSub, Topic: o.Topic, Route: RouteDeliver}, delay: o.Delay}
 	if o.Bulk {
 		n, wait := o.BulkMaxMessages, o.BulkMaxAwait
 		if n == 0 {
@@ -144,8 +151,20 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, derr := decodeData(ev.Data)
 	h.c.take(start, []delivered{{msg: msg, err: errors.Join(err, derr)}}, false)
+	h.wait(r)
 	writeJSON(w, map[string]string{"status": "SUCCESS"})
 	h.c.handled(time.Since(start))
+}
+
+// wait holds the answer for the slow-consumer Delay, or until the request is abandoned.
+func (h *Handler) wait(r *http.Request) {
+	if h.delay <= 0 {
+		return
+	}
+	select {
+	case <-r.Context().Done():
+	case <-time.After(h.delay):
+	}
 }
 
 // bulkRequest is daprd's bulk delivery: entries with their ids and events (CloudEvents).
@@ -185,6 +204,7 @@ func (h *Handler) deliverBulk(w http.ResponseWriter, r *http.Request) {
 		statuses[i] = bulkStatus{EntryID: e.EntryID, Status: "SUCCESS"}
 	}
 	h.c.take(start, ds, true)
+	h.wait(r)
 	writeJSON(w, map[string]any{"statuses": statuses})
 	h.c.handled(time.Since(start))
 }
