@@ -152,6 +152,11 @@ test-perf-all: daprd $(DAPRD_B)
 $(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/$*
 
+## perf-pubsub-subscribe: the pub/sub subscribe scenarios (= test-perf-pubsub_subscribe_http):
+## delivery latency, lost and duplicated messages on Redis, RabbitMQ and MQTT, normal and bulk.
+.PHONY: perf-pubsub-subscribe
+perf-pubsub-subscribe: test-perf-pubsub_subscribe_http
+
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an
 ## incomplete, invalid or failed run; FORCE=1 publishes one anyway.

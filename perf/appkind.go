@@ -18,6 +18,8 @@ var kinds = map[AppKind]struct {
 	Tester:  {HTTP, "/"},
 	HTTPApp: {HTTP, "/healthz"}, // neither counted nor failed on purpose (-fail-fraction), unlike "/"
 	GRPCApp: {GRPC, ""},
+	// GET /healthz: not a subscription route, so a health check is never counted.
+	Subscriber: {HTTP, "/healthz"},
 }
 
 // Known reports whether k is one of the framework's apps.

@@ -130,6 +130,10 @@ func DeriveFigures(r *Report) Figures {
 			f.Gates["qps.ratio"] = minRatio
 		}
 	}
+	if r.Delivery != nil {
+		f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
+		deliveryGates(r, f.Gates)
+	}
 	return f
 }
 

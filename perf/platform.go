@@ -15,6 +15,9 @@ const (
 	Tester  AppKind = "tester"  // the load generator: GET / health, POST /test
 	HTTPApp AppKind = "httpapp" // the HTTP callee
 	GRPCApp AppKind = "grpcapp" // the gRPC callee (Dapr AppCallback)
+	// Subscriber is the pub/sub subscriber (apps/subscriber): it counts and times each
+	// message daprd delivers; local platform only for now (the delivery plan reads its port).
+	Subscriber AppKind = "subscriber"
 )
 
 // App describes one app of a scenario and, optionally, its daprd sidecar. It is data: a

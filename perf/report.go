@@ -62,6 +62,9 @@ type Report struct {
 	Pass bool `json:"pass"`
 	// Growth is set by the growth plan (GrowthPlan).
 	Growth *growth.Report `json:"growth,omitempty"`
+	// Delivery is set by the delivery plan (DeliveryPlan): messages sent, received, lost and
+	// duplicated, and the delivery latency.
+	Delivery *DeliveryReport `json:"delivery,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
 

@@ -67,6 +67,9 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		err     error
 	)
 	switch {
+	case p.Protocol == perf.HTTP && !p.UniquePath && perf.HasStamps(req.Body): // stamp.go
+		seq := &sequence{}
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStampCaller(req, seq), nil })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:

@@ -1,0 +1,76 @@
+// Command subscriber is the pub/sub subscriber app (package subscriber) on 127.0.0.1.
+//
+//	subscriber -pubsub NAME -topic TOPIC [-bulk [-bulk-max-messages 100] [-bulk-max-await 1s]] [-delay 0s] [-port 0] [-host 127.0.0.1]
+//
+// Once it listens it prints one line, "listening on 127.0.0.1:<port>", to stdout. SIGTERM or
+// SIGINT shut it down gracefully (5 s at most) and it exits 0; bad flags exit 2 with a
+// message naming the flag.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/daprperf/daprperf/apps/internal/serve"
+	"github.com/daprperf/daprperf/apps/subscriber"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var (
+		o    subscriber.Options
+		port serve.Port
+		host = serve.Host
+	)
+	fs := flag.NewFlagSet("subscriber", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&port, "port", "TCP `port` (0 picks a free port)")
+	fs.StringVar(&host, "host", serve.Host, "IP `address` to listen on")
+	fs.StringVar(&o.PubSub, "pubsub", "", "the pub/sub component `name` (required)")
+	fs.StringVar(&o.Topic, "topic", "", "the `topic` (required)")
+	fs.BoolVar(&o.Bulk, "bulk", false, "subscribe with Dapr's bulk subscribe")
+	fs.IntVar(&o.BulkMaxMessages, "bulk-max-messages", 0, "bulk subscribe's maxMessagesCount (0: 100)")
+	fs.DurationVar(&o.BulkMaxAwait, "bulk-max-await", 0, "bulk subscribe's maxAwaitDurationMs, a Go `duration` (0: 1s)")
+	fs.DurationVar(&o.Delay, "delay", 0, "wait this Go `duration` in every delivery call before answering: a slow consumer (reliability tests only)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return serve.ExitOK
+		}
+		return serve.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		_, _ = fmt.Fprintf(stderr, "subscriber: unexpected argument %q: flags only\n", fs.Arg(0))
+		return serve.ExitUsage
+	}
+	if err := serve.CheckHost(host); err != nil {
+		_, _ = fmt.Fprintf(stderr, "subscriber: -host: %v\n", err)
+		return serve.ExitUsage
+	}
+	h, err := subscriber.NewHandler(o)
+	if err != nil {
+		_, _ = fmt.Fprintln(stderr, err)
+		return serve.ExitUsage
+	}
+	ctx, stop := serve.SignalContext(context.Background())
+	defer stop()
+	ln, err := serve.ListenOn(host, int(port))
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "subscriber: %v\n", err)
+		return serve.ExitError
+	}
+	if err := serve.Announce(stdout, ln); err != nil {
+		_ = ln.Close()
+		_, _ = fmt.Fprintf(stderr, "subscriber: announce: %v\n", err)
+		return serve.ExitError
+	}
+	if err := serve.HTTP(ctx, ln, h); err != nil {
+		_, _ = fmt.Fprintf(stderr, "subscriber: %v\n", err)
+		return serve.ExitError
+	}
+	return serve.ExitOK
+}

@@ -1,0 +1,177 @@
+package subscriber
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// event is a CloudEvent as daprd delivers it, with msg as its JSON data.
+func event(run string, seq int64, sent time.Time) map[string]any {
+	return map[string]any{"specversion": "1.0", "id": fmt.Sprint(seq), "datacontenttype": "application/json",
+		"data": perf.DeliveryMessage{Run: run, Seq: strconv.FormatInt(seq, 10), Sent: strconv.FormatInt(sent.UnixNano(), 10)}}
+}
+
+func post(t *testing.T, h http.Handler, path string, body any) *httptest.ResponseRecorder {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(b)))
+	return w
+}
+
+func stats(t *testing.T, h http.Handler, expected int64) perf.SubscriberStats {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, fmt.Sprintf("%s?expected=%d", RouteStats, expected), nil))
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	var st perf.SubscriberStats
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &st))
+	return st
+}
+
+// Against a known sequence: 0..9 expected; 3 and 7 never arrive, 5 arrives three times, 2
+// twice, 12 is beyond the load, and one message is a warmup's (another run).
+func TestCountsLostDuplicatedAgainstAKnownSequence(t *testing.T) {
+	h, err := NewHandler(Options{PubSub: "pubsub", Topic: "t"})
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, RouteReset+"?run=main", nil))
+	require.Equal(t, http.StatusNoContent, w.Code)
+
+	sent := time.Now().Add(-20 * time.Millisecond)
+	for _, seq := range []int64{0, 1, 2, 2, 4, 5, 5, 5, 6, 8, 9, 12} {
+		w := post(t, h, RouteDeliver, event("main", seq, sent))
+		require.Equal(t, http.StatusOK, w.Code)
+		assert.JSONEq(t, `{"status":"SUCCESS"}`, w.Body.String())
+	}
+	post(t, h, RouteDeliver, event("warmup", 3, sent))
+	post(t, h, RouteDeliver, map[string]any{"data": "not a message"})
+
+	st := stats(t, h, 10)
+	assert.Equal(t, "main", st.Run)
+	assert.Equal(t, int64(10), st.Expected)
+	assert.Equal(t, int64(8), st.Received, "0 1 2 4 5 6 8 9")
+	assert.Equal(t, int64(2), st.Missing, "3 and 7")
+	assert.Equal(t, int64(3), st.Duplicates, "2 once more, 5 twice more")
+	assert.Equal(t, int64(1), st.Unexpected, "12")
+	assert.Equal(t, int64(12), st.Deliveries)
+	assert.Equal(t, int64(1), st.Stale)
+	assert.Equal(t, int64(1), st.Malformed)
+	assert.Equal(t, int64(14), st.HandlerCalls)
+	// 9 first deliveries timed (12 included), each about 20 ms after its send time
+	p50 := pct(t, st.Latency, 50)
+	assert.GreaterOrEqual(t, p50, 0.020)
+	assert.Less(t, p50, 2.0)
+	assert.Less(t, pct(t, st.Handler, 99), p50, "the handler costs less than the latency it measures")
+
+	// a reset starts the next load from zero
+	h.Reset("next")
+	st = stats(t, h, 10)
+	assert.Equal(t, int64(0), st.Received)
+	assert.Equal(t, int64(10), st.Missing)
+	assert.Nil(t, st.Latency.Percentiles)
+}
+
+func pct(t *testing.T, l perf.Latency, p float64) float64 {
+	t.Helper()
+	for _, q := range l.Percentiles {
+		if q.P == p {
+			return q.Seconds
+		}
+	}
+	t.Fatalf("no p%v in %+v", p, l.Percentiles)
+	return 0
+}
+
+func TestBulkDeliveryAnswersEveryEntry(t *testing.T) {
+	h, err := NewHandler(Options{PubSub: "pubsub", Topic: "t", Bulk: true, BulkMaxMessages: 50, BulkMaxAwait: 40 * time.Millisecond})
+	require.NoError(t, err)
+	h.Reset("main")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/dapr/subscribe", nil))
+	assert.JSONEq(t, `[{"pubsubname":"pubsub","topic":"t","route":"/deliver-bulk","bulkSubscribe":{"enabled":true,"maxMessagesCount":50,"maxAwaitDurationMs":40}}]`, w.Body.String())
+
+	now := time.Now()
+	var entries []map[string]any
+	for _, seq := range []int64{0, 1, 1, 2} {
+		entries = append(entries, map[string]any{"entryId": fmt.Sprint("e", seq), "event": event("main", seq, now), "contentType": "application/cloudevents+json"})
+	}
+	w = post(t, h, RouteDeliverBulk, map[string]any{"entries": entries, "topic": "t", "pubsubname": "pubsub"})
+	require.Equal(t, http.StatusOK, w.Code)
+	var ans struct {
+		Statuses []struct{ EntryID, Status string }
+	}
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &ans))
+	require.Len(t, ans.Statuses, 4)
+	for _, s := range ans.Statuses {
+		assert.Equal(t, "SUCCESS", s.Status)
+		assert.True(t, strings.HasPrefix(s.EntryID, "e"))
+	}
+	st := stats(t, h, 4)
+	assert.Equal(t, int64(3), st.Received)
+	assert.Equal(t, int64(1), st.Missing)
+	assert.Equal(t, int64(1), st.Duplicates)
+	assert.Equal(t, int64(1), st.HandlerCalls)
+	assert.Equal(t, int64(1), st.BulkCalls)
+}
+
+func TestNormalSubscriptionAndBadInput(t *testing.T) {
+	h, err := NewHandler(Options{PubSub: "ps", Topic: "orders"})
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/dapr/subscribe", nil))
+	assert.JSONEq(t, `[{"pubsubname":"ps","topic":"orders","route":"/deliver"}]`, w.Body.String())
+
+	for _, tc := range []struct{ method, path, want string }{
+		{http.MethodGet, RouteStats + "?expected=-1", "expected"},
+		{http.MethodGet, RouteStats, "expected"},
+		{http.MethodPost, RouteReset, "run"},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		assert.Equal(t, http.StatusBadRequest, w.Code, tc.path)
+		assert.Contains(t, w.Body.String(), tc.want, tc.path)
+	}
+	for _, o := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Topic: "t"}, "PubSub"},
+		{Options{PubSub: "p"}, "Topic"},
+		{Options{PubSub: "p", Topic: "t", BulkMaxMessages: -1}, "BulkMaxMessages"},
+		{Options{PubSub: "p", Topic: "t", BulkMaxAwait: time.Microsecond}, "BulkMaxAwait"},
+	} {
+		_, err := NewHandler(o.o)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), o.want)
+	}
+}
+
+// The handler's own cost: the time of one delivery, decode and count, in process.
+func BenchmarkDeliver(b *testing.B) {
+	h, _ := NewHandler(Options{PubSub: "p", Topic: "t"})
+	h.Reset("main")
+	now := time.Now()
+	bodies := make([][]byte, 1000)
+	for i := range bodies {
+		bodies[i], _ = json.Marshal(event("main", int64(i), now))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, RouteDeliver, bytes.NewReader(bodies[i%len(bodies)])))
+	}
+}

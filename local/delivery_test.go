@@ -1,0 +1,173 @@
+package local_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/local"
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/tests/scenarios"
+)
+
+// deliveryEnv is a short delivery run: 1 s warmup, 2 s at 50 msg/s (96 messages: 8 connections
+// of 12).
+var deliveryEnv = map[string]string{
+	"DAPR_TEST_DURATION": "2s", "DAPR_PERF_QPS": "50", "DAPR_PERF_WARMUP_DURATION": "1s", "DAPR_PERF_PREFLIGHT": "off",
+}
+
+// brokerBinaries are the programs the local platform runs for each broker (backend_*.go).
+var brokerBinaries = map[perf.Backend][]string{
+	perf.BackendRedis:    {"redis-server"},
+	perf.BackendRabbitMQ: {"rabbitmq-server", "/usr/lib/rabbitmq/bin/rabbitmq-server"},
+	perf.BackendMQTT:     {"mosquitto", "/usr/sbin/mosquitto"},
+}
+
+// skipWithoutBroker skips t when b's program is not installed and $CI is unset (under CI the
+// run then fails, naming the package to install).
+func skipWithoutBroker(t *testing.T, b perf.Backend) {
+	t.Helper()
+	for _, c := range brokerBinaries[b] {
+		if _, err := exec.LookPath(c); err == nil {
+			return
+		}
+	}
+	if os.Getenv("CI") == "" {
+		t.Skipf("skipping: no %v installed (make test-deps)", brokerBinaries[b])
+	}
+}
+
+// A short real delivery through two daprd on each broker, normal subscribe, and bulk on
+// Redis: every one of the 100 messages sent arrives once, with a delivery latency measured.
+func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts daprd and brokers")
+	}
+	for k, v := range deliveryEnv {
+		t.Setenv(k, v)
+	}
+	cases := []perf.Scenario{}
+	for _, b := range scenarios.SubscribeBrokers {
+		cases = append(cases, scenarios.PubSubSubscribe(b, perf.SubscribeNormal))
+	}
+	cases = append(cases, scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
+	for _, sc := range cases {
+		t.Run(sc.Test, func(t *testing.T) {
+			isolated(t, func(t *testing.T, p *local.Platform) {
+				skipWithoutBroker(t, sc.Plan.(*perf.DeliveryPlan).Broker)
+				rep := perf.Run(t, sc, perf.WithPlatform(p), perf.WithReportDir(t.TempDir()))
+				d := rep.Delivery
+				require.NotNil(t, d)
+				require.Len(t, rep.Loads, 1)
+				assert.Equal(t, rep.Loads[0].Requests, d.Sequenced)
+				assert.GreaterOrEqual(t, d.Sequenced, int64(90), "2 s at 50 msg/s")
+				assert.Equal(t, d.Sequenced, d.Sent)
+				assert.Equal(t, d.Sent, d.Received)
+				assert.Zero(t, d.Lost)
+				assert.Zero(t, d.Stale+d.Malformed+d.Unexpected, "%+v", d)
+				assert.True(t, d.DrainComplete)
+				require.NotEmpty(t, d.Latency.Percentiles)
+				assert.Greater(t, d.Latency.MinSeconds, 0.0)
+				assert.Less(t, d.Latency.MaxSeconds, 2.0)
+				assert.Less(t, d.Handler.AvgSeconds, d.Latency.AvgSeconds, "the subscriber's handler costs less than the latency it measures")
+				if d.Mode == perf.SubscribeBulk {
+					assert.Less(t, d.HandlerCalls, int64(100), "bulk: several messages per delivery call")
+				}
+				assert.Equal(t, 0.0, rep.Figures.Gates["delivery.lost"])
+				assert.Contains(t, rep.Figures.Gates, "delivery.p95")
+			})
+		})
+	}
+}
+
+// The broker (Redis, no persistence) is restarted 1.5 s into a 4 s main load, in a child
+// test process whose run must fail the 0-lost bound: the result file counts the lost messages
+// (those Redis held when it went away, and those published while daprd's consumer had no
+// stream) and records the restart.
+func TestBrokerRestartShowsLostMessages(t *testing.T) {
+	if dir := os.Getenv("DAPRPERF_RESTART_BROKER_CHILD_DIR"); dir != "" {
+		p, err := local.New(local.WithRunDirParent(dir), local.WithoutDaprdB())
+		require.NoError(t, err)
+		sc := scenarios.WithBrokerRestart(scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeNormal), restartAt)
+		if os.Getenv("DAPRPERF_RESTART_BROKER_SLOW") != "" {
+			slowConsumer(&sc)
+		}
+		perf.Run(t, sc, perf.WithPlatform(p), perf.WithReportDir(dir))
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts daprd and Redis")
+	}
+	newPlatform(t) // skips without daprd, as the child would
+	skipWithoutBroker(t, perf.BackendRedis)
+	// A fast consumer: each message is delivered within milliseconds, so Redis holds none when
+	// it stops; its 0.1 s down time is covered by the client's retries. Nothing is lost.
+	t.Run("fast-consumer", func(t *testing.T) {
+		d, out, err := restartChild(t, false)
+		assert.Zero(t, d.PublishErrors+d.Lost, "%s", out)
+		assert.Equal(t, d.Sent, d.Received, "%s", out)
+		assert.NoError(t, err, "nothing lost, so the run passes:\n%s", out)
+	})
+	// A slow consumer (20 ms per message, one at a time: 50 msg/s for 100 published): a backlog
+	// builds up in Redis, and the restart of a Redis without persistence loses it.
+	t.Run("slow-consumer", func(t *testing.T) {
+		d, out, err := restartChild(t, true)
+		assert.Positive(t, d.Lost, "the backlog Redis held is lost:\n%s", out)
+		assert.Equal(t, d.Sent, d.Received+d.Lost)
+		require.Error(t, err, "the child run must fail the 0-lost bound:\n%s", out)
+		assert.Contains(t, string(out), fmt.Sprintf("delivery.lost = %d, at most 0", d.Lost))
+	})
+}
+
+// restartChild runs the restart scenario in a child test process, fast or slow consumer, and
+// returns its result file's delivery, its output and its exit error.
+func restartChild(t *testing.T, slow bool) (*perf.DeliveryReport, []byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestBrokerRestartShowsLostMessages$", "-test.v")
+	cmd.Env = append(os.Environ(), "DAPRPERF_RESTART_BROKER_CHILD_DIR="+dir,
+		"DAPR_TEST_DURATION=4s", "DAPR_PERF_QPS=100", "DAPR_PERF_WARMUP_DURATION=1s", "DAPR_PERF_PREFLIGHT=off")
+	if slow {
+		cmd.Env = append(cmd.Env, "DAPRPERF_RESTART_BROKER_SLOW=1")
+	}
+	out, err := cmd.CombinedOutput()
+	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "pubsub_subscribe_redis_broker_restart", "http", "result.json"))
+	require.Len(t, files, 1, "the result file is written:\n%s", out)
+	rep, rerr := perf.ReadReport(files[0])
+	require.NoError(t, rerr)
+	d := rep.Delivery
+	require.NotNil(t, d, "%s", out)
+	require.NotNil(t, d.BrokerRestart, "%s", out)
+	assert.Empty(t, d.BrokerRestart.Error)
+	assert.InDelta(t, restartAt.Seconds(), d.BrokerRestart.AtSeconds, 0.5)
+	assert.Greater(t, d.BrokerRestart.DownSeconds, 0.0)
+	require.Len(t, rep.Loads, 1)
+	assert.Equal(t, rep.Loads[0].Requests, d.Sequenced)
+	assert.Empty(t, rep.Exits, "a requested restart is not an unexpected exit")
+	t.Logf("Redis restarted %.1f s into the load, down %.2f s: stamped %d, publish errors %d, received %d, lost %d, duplicated %d",
+		d.BrokerRestart.AtSeconds, d.BrokerRestart.DownSeconds, d.Sequenced, d.PublishErrors, d.Received, d.Lost, d.Duplicated)
+	return d, out, err
+}
+
+// slowConsumer makes sc's subscriber take 20 ms per delivery and its daprd deliver one at a
+// time (pubsub.redis concurrency 1, queueDepth 1), on both sidecars (one definition).
+func slowConsumer(sc *perf.Scenario) {
+	for i := range sc.Apps {
+		a := &sc.Apps[i]
+		if a.Kind == perf.Subscriber {
+			a.Args = append(a.Args, "-delay", "20ms")
+		}
+		for j := range a.Sidecar.Components {
+			a.Sidecar.Components[j].Metadata = map[string]string{"concurrency": "1", "queueDepth": "1"}
+		}
+	}
+}
+
+// restartAt is when the restart test restarts the broker, from the main load's start.
+const restartAt = 1500 * time.Millisecond

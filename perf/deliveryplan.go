@@ -1,0 +1,470 @@
+package perf
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+)
+
+// DeliveryPlan measures pub/sub delivery end to end: the tester publishes at a fixed rate
+// through its own daprd (Scenario.Main: a publish Operation, ThroughSidecar), each message
+// stamped with its load's nonce, a sequence number and its send time (DeliveryPayload); the
+// broker and the subscriber's daprd deliver it to the subscriber app (Kind Subscriber), which
+// records its receipt. In order:
+//
+//  1. a warmup load (Scenario.WarmupOptions) under its own nonce, so that the subscription,
+//     the broker's queues and the connections exist before anything is measured; its late
+//     messages count as stale, not as the main load's;
+//  2. the subscriber's counts reset to the main load's nonce, then the main load
+//     (Scenario.MainOptions; its PayloadBytes is the message size), with resources sampled
+//     from its start to the end of the drain;
+//  3. the drain: the subscriber's counts are read every 200 ms until every accepted message
+//     has arrived or Drain has passed; then the report's Delivery: sent, received, lost,
+//     duplicated and delivery-latency percentiles (receipt - send time, HDR, exact).
+//
+// Gates (by Threshold.Figure): "delivery.lost" (count), "delivery.p50" .. "delivery.p99.9"
+// (seconds, DeliveryPercentiles), "delivery.duplicated" (count), and "errors" (failed
+// publishes), "qps.ratio" and "restarts" as for the other plans. With RestartBroker set, the
+// broker's backend is restarted once during the main load (the platform must implement
+// BackendRestarter) and the report says when and for how long it was down.
+//
+// Local platform only: the plan reads the subscriber's own port, which the kubernetes platform
+// does not forward. HTTP only: the tester stamps messages over HTTP (gRPC publishes send one
+// fixed body).
+type DeliveryPlan struct {
+	// Subscriber is the subscriber app's name; Scenario.Main.To must name it too.
+	Subscriber string
+	// Mode is how it subscribes (normal or bulk), for the report.
+	Mode SubscribeMode
+	// Broker is the backend of the pub/sub component (NoBackend for in-memory).
+	Broker Backend
+	// Drain bounds the wait for the last messages after the main load (default 15 s).
+	Drain time.Duration
+	// RestartBroker restarts Broker's backend this long after the main load starts; 0 does not.
+	RestartBroker time.Duration
+}
+
+// Kind is "delivery".
+func (*DeliveryPlan) Kind() string { return "delivery" }
+
+// defaultDrain is DeliveryPlan.Drain when unset: RabbitMQ's redelivery after a reconnect
+// took several seconds here, and a drain that ends early reads late messages as lost.
+const defaultDrain = 15 * time.Second
+
+// warmupDrain bounds the wait after the warmup for its messages to arrive.
+const warmupDrain = 5 * time.Second
+
+func (d *DeliveryPlan) drain() time.Duration {
+	if d.Drain > 0 {
+		return d.Drain
+	}
+	return defaultDrain
+}
+
+func (d *DeliveryPlan) configure(sc Scenario, cfg *runConfig) error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	cfg.main, err = NewParams(sc.MainOptions...)
+	add(err)
+	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+	if cfg.platform != nil && cfg.platform.Name() == "kubernetes" {
+		add(errors.New("delivery plan: local platform only: it reads the subscriber's own port (GET /stats), which the kubernetes platform does not forward"))
+	}
+	if sc.Transport != HTTP {
+		add(fmt.Errorf("delivery plan: Transport %q: only %q (the tester stamps each message's sequence number and send time over HTTP)", sc.Transport, HTTP))
+	}
+	if d.Subscriber == "" || sc.Main.To != d.Subscriber {
+		add(fmt.Errorf("delivery plan: Subscriber %q must name the app Main.To names (%q)", d.Subscriber, sc.Main.To))
+	}
+	found := false
+	for _, a := range sc.Apps {
+		if a.Name == d.Subscriber {
+			found = true
+			if a.Kind != Subscriber {
+				add(fmt.Errorf("delivery plan: app %s: Kind %q, want %q", a.Name, a.Kind, Subscriber))
+			}
+		}
+	}
+	if !found {
+		add(fmt.Errorf("delivery plan: no app named %q (Subscriber)", d.Subscriber))
+	}
+	if op := sc.Main.Operation; op.Kind != OpPublish || !sc.Main.ThroughSidecar {
+		add(fmt.Errorf("delivery plan: Main must publish through the tester's sidecar (Operation.Kind %q, ThroughSidecar true); got %q, %v", OpPublish, op.Kind, sc.Main.ThroughSidecar))
+	}
+	switch d.Mode {
+	case SubscribeNormal, SubscribeBulk:
+	default:
+		add(fmt.Errorf("delivery plan: Mode %q: want %q or %q", d.Mode, SubscribeNormal, SubscribeBulk))
+	}
+	if d.Drain < 0 || d.RestartBroker < 0 {
+		add(fmt.Errorf("delivery plan: Drain %v and RestartBroker %v must be >= 0", d.Drain, d.RestartBroker))
+	}
+	if d.RestartBroker > 0 && d.RestartBroker >= cfg.main.Duration {
+		add(fmt.Errorf("delivery plan: RestartBroker %v must fall inside the main load (%v)", d.RestartBroker, cfg.main.Duration))
+	}
+	if d.RestartBroker > 0 && d.Broker == NoBackend {
+		add(errors.New("delivery plan: RestartBroker needs a Broker backend (an in-memory pub/sub has none to restart)"))
+	}
+	return errors.Join(errs...)
+}
+
+func (d *DeliveryPlan) steps(_ Scenario, cfg runConfig) []planPhase {
+	return []planPhase{
+		{fmt.Sprintf("warmup, %d msg/s x %v, then up to %v for its messages", cfg.warmup.QPS, cfg.warmup.Duration, warmupDrain), cfg.warmup.Duration + 2*time.Second},
+		{fmt.Sprintf("main: publish %d msg/s x %v, %s subscribe", cfg.main.QPS, cfg.main.Duration, d.Mode), cfg.main.Duration},
+		{fmt.Sprintf("drain: up to %v for the last messages", d.drain()), time.Second},
+	}
+}
+
+// DeliveryReport is what a delivery run measured (Report.Delivery). Counts are messages;
+// latencies seconds.
+type DeliveryReport struct {
+	Mode   SubscribeMode `json:"mode"`
+	Broker Backend       `json:"broker"`
+	PubSub string        `json:"pubsub"`
+	Topic  string        `json:"topic"`
+	// Sequenced is how many messages the main load stamped (sequence numbers 0 .. Sequenced-1);
+	// Sent those daprd accepted (2xx), PublishErrors the others.
+	Sequenced     int64 `json:"sequenced"`
+	Sent          int64 `json:"sent"`
+	PublishErrors int64 `json:"publishErrors"`
+	// Received is the distinct sequence numbers that arrived; Lost = Sent - Received, at least 0
+	// (a failed publish is an error, not a loss: Missing - PublishErrors); Duplicated counts
+	// deliveries of a sequence number already received.
+	Received   int64 `json:"received"`
+	Lost       int64 `json:"lost"`
+	Duplicated int64 `json:"duplicated"`
+	// Missing is Sequenced - Received, before discounting the failed publishes.
+	Missing int64 `json:"missing"`
+	// Stale (the warmup's late messages), Malformed and Unexpected (sequence numbers beyond
+	// Sequenced), as the subscriber counted them.
+	Stale      int64 `json:"stale"`
+	Malformed  int64 `json:"malformed"`
+	Unexpected int64 `json:"unexpected"`
+	// DrainSeconds is the wait after the main load until the counts were read: all in, or the
+	// drain window (DrainWindowSeconds) ended.
+	DrainSeconds       float64 `json:"drainSeconds"`
+	DrainWindowSeconds float64 `json:"drainWindowSeconds"`
+	DrainComplete      bool    `json:"drainComplete"`
+	// Latency is delivery latency: receipt at the subscriber minus send time at the tester,
+	// first delivery of each message (DeliveryPercentiles).
+	Latency Latency `json:"latency"`
+	// HandlerCalls is how many deliveries daprd made (bulk: several messages per call).
+	HandlerCalls int64 `json:"handlerCalls"`
+	// Handler is the subscriber's own time per delivery call: its cost, beside its CPU in
+	// Report.Resources (role app).
+	Handler Latency `json:"handler"`
+	// BrokerRestart is set when the plan restarted the broker during the main load.
+	BrokerRestart *BrokerRestart `json:"brokerRestart,omitempty"`
+}
+
+// BrokerRestart is one restart of the broker during the main load.
+type BrokerRestart struct {
+	// AtSeconds is when it was stopped, from the main load's start; DownSeconds the time from
+	// the stop until it answered again.
+	AtSeconds   float64 `json:"atSeconds"`
+	DownSeconds float64 `json:"downSeconds"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// BackendRestarter is a Deployment that can restart one of its backends in place (same port
+// and data directory; local.Deployment). RestartBackend returns once the backend answers again,
+// with how long it was down.
+type BackendRestarter interface {
+	RestartBackend(ctx context.Context, b Backend) (time.Duration, error)
+}
+
+func (d *DeliveryPlan) run(s *session) error {
+	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
+	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup)
+	tester, err := NewTesterClient(dep, sc.Tester)
+	if err != nil {
+		return err
+	}
+	s.prog.watchTester(tester)
+	subURL, err := dep.Endpoint(d.Subscriber, AppHTTP)
+	if err != nil {
+		return err
+	}
+	sub := subscriberClient{url: subURL}
+	warm, err := routed(dep, sc, sc.Main, cfg.warmup)
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	main, err := routed(dep, sc, sc.Main, cfg.main)
+	if err != nil {
+		return fmt.Errorf("main: %w", err)
+	}
+	ctx := t.Context()
+
+	// 1. warmup under its own nonce
+	wn := rep.RunID + "-warmup"
+	warm.Payload = DeliveryPayload(wn, max(warm.PayloadBytes, 1))
+	if err := sub.reset(ctx, wn); err != nil {
+		return err
+	}
+	done := s.prog.phase(fmt.Sprintf("warmup (discarded), %d msg/s to %s", warm.QPS, warm.Target), warm.Duration)
+	wres, err := RunLoad(ctx, tester, warm)
+	done()
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	if _, _, err := sub.drain(ctx, wres.Requests, wres.Requests-wres.Errors(), warmupDrain); err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+
+	// 2. the main load, resources sampled to the end of the drain
+	mn := rep.RunID + "-main"
+	size := main.PayloadBytes
+	main.Payload = DeliveryPayload(mn, max(size, 1))
+	if err := sub.reset(ctx, mn); err != nil {
+		return err
+	}
+	op := sc.Main.Operation
+	dr := &DeliveryReport{Mode: d.Mode, Broker: d.Broker, PubSub: op.PubSub, Topic: op.Topic, DrainWindowSeconds: d.drain().Seconds()}
+	rep.Delivery = dr
+	rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+	restarted := make(chan struct{})
+	if d.RestartBroker > 0 {
+		go func() {
+			defer close(restarted)
+			d.restart(ctx, t, dep, dr)
+		}()
+	} else {
+		close(restarted)
+	}
+	done = s.prog.phase(fmt.Sprintf("main: publish %d msg/s to %s, %s subscribe", main.QPS, main.Target, d.Mode), main.Duration)
+	res, err := RunLoad(ctx, tester, main)
+	done()
+	<-restarted
+	if err != nil {
+		_, _ = rec.Stop()
+		return fmt.Errorf("main: %w", err)
+	}
+	res.Params.PayloadBytes = size
+	rep.Params = res.Params
+	rep.Loads = append(rep.Loads, NamedLoad{Name: "main publish", Result: res})
+	dr.Sequenced, dr.PublishErrors = res.Requests, res.Errors()
+	dr.Sent = dr.Sequenced - dr.PublishErrors
+	s.checkpoint("main load")
+
+	// 3. the drain
+	done = s.prog.phase("drain: waiting for the last messages", d.drain())
+	st, waited, err := sub.drain(ctx, dr.Sequenced, dr.Sent, d.drain())
+	done()
+	series, sampleErrs := rec.Stop()
+	if len(sampleErrs) > 0 {
+		t.Logf("delivery: %d resource readings failed, first: %v", len(sampleErrs), sampleErrs[0])
+	}
+	rep.Resources = summariseResources([]Round{{Main: res, Resources: series}}, nil)
+	if err != nil {
+		return fmt.Errorf("drain: %w", err)
+	}
+	dr.fill(st, waited)
+	s.checkpoint("drain")
+	return nil
+}
+
+// restart restarts the broker RestartBroker after now, recording it in dr.
+func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep Deployment, dr *DeliveryReport) {
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(d.RestartBroker):
+	}
+	br := &BrokerRestart{AtSeconds: time.Since(start).Seconds()}
+	r, ok := dep.(BackendRestarter)
+	if !ok {
+		br.Error = fmt.Sprintf("the %T deployment cannot restart a backend", dep)
+	} else if down, err := r.RestartBackend(ctx, d.Broker); err != nil {
+		br.Error = err.Error()
+	} else {
+		br.DownSeconds = down.Seconds()
+	}
+	t.Logf("delivery: broker %s restarted %.1f s into the main load, down %.2f s %s", d.Broker, br.AtSeconds, br.DownSeconds, br.Error)
+	dr.BrokerRestart = br
+}
+
+// fill takes the subscriber's counts after a drain of waited.
+func (dr *DeliveryReport) fill(st SubscriberStats, waited time.Duration) {
+	dr.Received, dr.Duplicated, dr.Missing = st.Received, st.Duplicates, st.Missing
+	dr.Lost = max(0, st.Missing-dr.PublishErrors)
+	dr.Stale, dr.Malformed, dr.Unexpected = st.Stale, st.Malformed, st.Unexpected
+	dr.Latency, dr.Handler, dr.HandlerCalls = st.Latency, st.Handler, st.HandlerCalls
+	dr.DrainSeconds = waited.Seconds()
+	dr.DrainComplete = dr.Received >= dr.Sent
+}
+
+func (d *DeliveryPlan) finish(s *session, runErr error) {
+	r := s.rep
+	var phases []namedResult
+	for i := range r.Loads {
+		phases = append(phases, namedResult{r.Loads[i].Name, &r.Loads[i].Result})
+	}
+	r.Validity = validity(phases)
+	if runErr != nil {
+		r.InfraErrors = append(r.InfraErrors, "delivery: "+runErr.Error())
+	}
+	if r.Delivery != nil && r.Delivery.BrokerRestart != nil && r.Delivery.BrokerRestart.Error != "" {
+		r.InfraErrors = append(r.InfraErrors, "broker restart: "+r.Delivery.BrokerRestart.Error)
+	}
+	switch {
+	case len(phases) == 0:
+		r.Validity = Validity{Reasons: []string{"the main load did not complete"}}
+		r.Incomplete, r.IncompleteReason = true, "the main load did not complete"
+	case len(r.InfraErrors) > 0:
+		r.Incomplete = true
+		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
+	}
+}
+
+// deliveryGates adds the delivery figures to gates: lost, duplicated, the latency percentiles,
+// and errors and qps.ratio of the loads.
+func deliveryGates(r *Report, gates map[string]float64) {
+	dr := r.Delivery
+	if dr == nil {
+		return
+	}
+	var errs int64
+	ratio := 0.0
+	for i, l := range r.Loads {
+		errs += l.Errors()
+		if q := l.QPSRatio(); i == 0 || q < ratio {
+			ratio = q
+		}
+	}
+	if len(r.Loads) > 0 {
+		gates["errors"], gates["qps.ratio"] = float64(errs), ratio
+	}
+	if len(r.Loads) == 0 || dr.DrainWindowSeconds == 0 {
+		return
+	}
+	gates["delivery.lost"] = float64(dr.Lost)
+	gates["delivery.duplicated"] = float64(dr.Duplicated)
+	for _, p := range dr.Latency.Percentiles {
+		gates["delivery."+PercentileName(p.P)] = p.Seconds
+	}
+}
+
+// deliveryTable is the summary's block of a delivery run.
+func deliveryTable(b *strings.Builder, r *Report) {
+	dr := r.Delivery
+	fmt.Fprintf(b, "delivery: %s subscribe, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
+		dr.Mode, dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	fmt.Fprintf(b, "messages: sent %d (of %d stamped, %d publish errors), received %d, LOST %d, duplicated %d, stale %d, malformed %d; drain %.2f s of %.0f s (%s)\n",
+		dr.Sent, dr.Sequenced, dr.PublishErrors, dr.Received, dr.Lost, dr.Duplicated, dr.Stale, dr.Malformed, dr.DrainSeconds, dr.DrainWindowSeconds,
+		map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])
+	if br := dr.BrokerRestart; br != nil {
+		fmt.Fprintf(b, "broker restart: %s stopped %.1f s into the main load, down %.2f s %s\n", dr.Broker, br.AtSeconds, br.DownSeconds, br.Error)
+	}
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "\tmean\tp50\tp90\tp95\tp99\tmax\t")
+	row := func(name string, l Latency) {
+		ms := func(p float64) string {
+			for _, q := range l.Percentiles {
+				if q.P == p {
+					return fmt.Sprintf("%.3f", 1e3*q.Seconds)
+				}
+			}
+			return "-"
+		}
+		fmt.Fprintf(w, "%s (ms)\t%.3f\t%s\t%s\t%s\t%s\t%.3f\t\n", name, 1e3*l.AvgSeconds, ms(50), ms(90), ms(95), ms(99), 1e3*l.MaxSeconds)
+	}
+	row("delivery latency", dr.Latency)
+	row("subscriber handler", dr.Handler)
+	_ = w.Flush()
+	fmt.Fprintf(b, "subscriber: %d delivery calls for %d messages\n", dr.HandlerCalls, dr.Received+dr.Duplicated)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "in-memory"
+	}
+	return s
+}
+
+// subscriberClient reads and resets the subscriber app's counts.
+type subscriberClient struct{ url string }
+
+// subscriberTimeout bounds one call to the subscriber.
+const subscriberTimeout = 10 * time.Second
+
+func (c subscriberClient) reset(ctx context.Context, run string) error {
+	ctx, cancel := context.WithTimeout(ctx, subscriberTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/reset?run="+run, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("subscriber %s: reset: %w", c.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return fmt.Errorf("subscriber %s: reset: %s: %s", c.url, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+func (c subscriberClient) stats(ctx context.Context, expected int64) (SubscriberStats, error) {
+	ctx, cancel := context.WithTimeout(ctx, subscriberTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/stats?expected=%d", c.url, expected), nil)
+	if err != nil {
+		return SubscriberStats{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return SubscriberStats{}, fmt.Errorf("subscriber %s: stats: %w", c.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return SubscriberStats{}, fmt.Errorf("subscriber %s: stats: %s: %s", c.url, resp.Status, strings.TrimSpace(string(b)))
+	}
+	var st SubscriberStats
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return SubscriberStats{}, fmt.Errorf("subscriber %s: stats: decode: %w", c.url, err)
+	}
+	return st, nil
+}
+
+// drainPoll is how often a drain reads the subscriber's counts.
+const drainPoll = 200 * time.Millisecond
+
+// drain reads the counts of sequence numbers 0 .. expected-1 every drainPoll until want of
+// them (the accepted publishes) have arrived or window has passed, and returns the last counts
+// and the time waited. Messages that arrive after it are not counted.
+func (c subscriberClient) drain(ctx context.Context, expected, want int64, window time.Duration) (SubscriberStats, time.Duration, error) {
+	start := time.Now()
+	for {
+		st, err := c.stats(ctx, expected)
+		if err != nil {
+			return st, time.Since(start), err
+		}
+		if st.Received >= want || time.Since(start) >= window {
+			return st, time.Since(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, time.Since(start), ctx.Err()
+		case <-time.After(drainPoll):
+		}
+	}
+}
