@@ -114,6 +114,7 @@ func DeriveFigures(r *Report) Figures {
 			f.Gates["main."+PercentileName(q.Percentile)] = q.Seconds
 		}
 	}
+	actorFigures(f.Gates, r.Actors)
 	if r.AB != nil && len(r.AB.Rounds) > 0 {
 		f.Phases = append(f.Phases, phaseFigures(PhaseMainB, r.AB.Rounds, func(rd *Round) *Result { return &rd.Main }))
 	}

@@ -68,7 +68,7 @@ func (v Verdict) String() string {
 
 func formatFigure(figure string, x float64) string {
 	switch {
-	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "main."):
+	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "main."), strings.HasPrefix(figure, "actors.timerLag."):
 		return fmt.Sprintf("%.3f ms", x*1e3)
 	case figure == "qps.ratio":
 		return fmt.Sprintf("%.4f", x)

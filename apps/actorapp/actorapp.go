@@ -38,6 +38,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // Options configure the handler; the zero value hosts DefaultType with no lock across hosts.
@@ -74,38 +76,9 @@ type Lock interface {
 	Release(ctx context.Context, key, host string) error
 }
 
-// Stats are the handler's counters since it started.
-type Stats struct {
-	Host string `json:"host"`
-	// Lock says which lock detects double activations: "redis 127.0.0.1:6379" or "in-process".
-	Lock string `json:"lock"`
-	// Activations counts first calls of an actor id on this host (again after a deactivation).
-	Activations int64 `json:"activations"`
-	// Deactivations counts DELETE /actors/{type}/{id} calls.
-	Deactivations int64 `json:"deactivations"`
-	// Active is how many actors are active now.
-	Active int `json:"active"`
-	// IDs is how many distinct actor ids were ever activated here; MaxActivationsPerID is the
-	// most activations of one of them.
-	IDs                 int   `json:"ids"`
-	MaxActivationsPerID int64 `json:"maxActivationsPerID"`
-	// DoubleActivations counts activations that found the id active on another host.
-	DoubleActivations int64 `json:"doubleActivations"`
-	// DoubleActivated lists up to 100 of those, "type/id held by host".
-	DoubleActivated []string `json:"doubleActivated,omitempty"`
-	// Calls counts method calls through daprd; DirectCalls the baseline's straight calls.
-	Calls       int64 `json:"calls"`
-	DirectCalls int64 `json:"directCalls"`
-	// TimersRegistered and TimerFires count timers; TimerLagSeconds are the fire lags'
-	// percentiles (p50, p90, p99, max), in seconds.
-	TimersRegistered int64              `json:"timersRegistered"`
-	TimerFires       int64              `json:"timerFires"`
-	TimerLagSeconds  map[string]float64 `json:"timerLagSeconds,omitempty"`
-	ReminderFires    int64              `json:"reminderFires"`
-	// Errors counts failed lock or timer-registration calls; LastError is the last one.
-	Errors    int64  `json:"errors"`
-	LastError string `json:"lastError,omitempty"`
-}
+// Stats are the handler's counters since it started, in the shape perf.Run reads from GET
+// /stats.
+type Stats = perf.ActorStats
 
 type actorKey struct{ typ, id string }
 
