@@ -87,7 +87,9 @@ func TestActorControlPlane(t *testing.T) {
 	}
 	var pids []int
 	isolated(t, func(t *testing.T, p *local.Platform) {
-		d, err := p.StartE(startCtx(t), t, actorHost("actorapp", "", true))
+		host := actorHost("actorapp", "", true)
+		host.Args = []string{"-timer-due", "1s"} // every activation registers a timer through daprd
+		d, err := p.StartE(startCtx(t), t, host)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"actorapp", "actorapp-daprd", "placement", "scheduler"}, d.Processes())
 		for _, name := range []string{"placement", "scheduler"} {
@@ -116,6 +118,12 @@ func TestActorControlPlane(t *testing.T) {
 		assert.EqualValues(t, 5, st.Calls)
 		assert.Zero(t, st.DoubleActivations)
 		assert.True(t, strings.HasPrefix(st.Lock, "redis 127.0.0.1:"), st.Lock)
+		assert.EqualValues(t, 3, st.TimersRegistered, "last error: %s", st.LastError)
+		require.Eventually(t, func() bool { return stats(t, d, "actorapp").TimerFires == 3 }, 15*time.Second, 100*time.Millisecond,
+			"the three timers fire")
+		st = stats(t, d, "actorapp")
+		assert.Less(t, st.TimerLagSeconds["max"], 1.0, "timer fire lag: %v", st.TimerLagSeconds)
+		assert.Zero(t, st.Errors, st.LastError)
 
 		// A reminder due in 1 s goes through the scheduler and fires on the host.
 		code, body := do(t, http.MethodPost, sidecar+"/v1.0/actors/"+actorapp.DefaultType+"/a/reminders/r1", `{"dueTime":"1s"}`)
