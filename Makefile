@@ -64,14 +64,24 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
 PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
-.PHONY: all daprd kube-bin kube-node kube-node-deps test-kube test-deps images perf test-perf-all $(PERF_TARGETS) publish compare test unit bench-tester lint charts clean
+.PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-deps images perf test-perf-all $(PERF_TARGETS) publish compare test unit bench-tester lint charts clean
 
 all: test
 
-## daprd: build the pinned daprd into .daprd/<version>/daprd, unless it is there already.
-daprd: $(DAPRD)
+## daprd: build the pinned daprd into .daprd/<version>/daprd, unless it is there already; and
+## Dapr's control plane for actors beside it (control-plane).
+daprd: $(DAPRD) control-plane
 .daprd/%/daprd:
 	./scripts/build-daprd.sh $* $@
+
+## control-plane: build placement and scheduler at the pinned version into .daprd/<version>/,
+## unless they are there already (the scheduler with github.com/diagridio/go-etcd-cron pinned
+## to v0.12.6: README, "Actors").
+control-plane: .daprd/$(DAPR_VERSION)/placement .daprd/$(DAPR_VERSION)/scheduler
+.daprd/%/placement:
+	./scripts/build-daprd.sh $* $@ placement
+.daprd/%/scheduler:
+	./scripts/build-daprd.sh $* $@ scheduler
 
 ## kube-bin: build the control plane for kube/'s tests into .kube-bin/<version>, unless it is
 ## there already (about 10 min on 2 cores the first time; seconds afterwards).

@@ -166,6 +166,12 @@ func validateApp(a perf.App) error {
 	if !a.Kind.Known() {
 		return fmt.Errorf("app %s: unknown Kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
 	}
+	if a.Kind == perf.ActorApp {
+		return fmt.Errorf("app %s: Kind %s runs on the local platform only for now (no image: IMAGE_APPS in the Makefile, and Dapr's control plane for actors, are not set up on kubernetes yet)", a.Name, a.Kind)
+	}
+	if len(a.Backends) > 0 {
+		return fmt.Errorf("app %s: Backends %v: the local platform only (on kubernetes an app gets no backend address)", a.Name, a.Backends)
+	}
 	if err := checkResources(a.Resources); err != nil {
 		return fmt.Errorf("app %s: Resources.%w", a.Name, err)
 	}

@@ -108,6 +108,12 @@ func validateComponents(apps []perf.App) error {
 	procs := map[string]bool{}
 	for _, a := range apps {
 		procs[a.Name] = true
+		for _, b := range a.Backends {
+			if _, ok := backendKinds[b]; !ok {
+				return fmt.Errorf("app %s: Backends: the local platform cannot start a %q backend (want %s, %s, %s or %s)",
+					a.Name, b, perf.BackendRedis, perf.BackendPostgreSQL, perf.BackendRabbitMQ, perf.BackendMQTT)
+			}
+		}
 		if a.Sidecar == nil {
 			continue
 		}
@@ -135,6 +141,21 @@ func validateComponents(apps []perf.App) error {
 			}
 		}
 	}
+	var cp []string
+	for _, g := range perf.PlacementGroups(apps) {
+		if err := perf.ValidAppName(g); err != nil {
+			return fmt.Errorf("sidecar placement group %q (Sidecar.Placement): must be a lowercase RFC 1123 label, like an app name", g)
+		}
+		cp = append(cp, perf.PlacementProcess(g))
+	}
+	if perf.NeedsScheduler(apps) {
+		cp = append(cp, string(perf.ControlScheduler))
+	}
+	for _, name := range cp {
+		if procs[name] {
+			return fmt.Errorf("app name %s: it is also the process name of the actor control plane this deployment starts", name)
+		}
+	}
 	return nil
 }
 
@@ -151,6 +172,7 @@ func sameComponent(a, b perf.Component) bool {
 }
 
 // neededBackends is every backend the sidecars of apps need, in the order first needed.
+// The backends apps themselves ask for (perf.App.Backends) come after the components'.
 func neededBackends(apps []perf.App) []perf.Backend {
 	var all []perf.Component
 	for _, a := range apps {
@@ -158,7 +180,15 @@ func neededBackends(apps []perf.App) []perf.Backend {
 			all = append(all, a.Sidecar.Components...)
 		}
 	}
-	return perf.Backends(all)
+	bs := perf.Backends(all)
+	for _, a := range apps {
+		for _, b := range a.Backends {
+			if !slices.Contains(bs, b) {
+				bs = append(bs, b)
+			}
+		}
+	}
+	return bs
 }
 
 // planBackends finds each needed backend's binaries and takes its ports from ps; nothing runs

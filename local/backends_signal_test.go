@@ -26,6 +26,9 @@ const envBackendChild = "DAPRPERF_LOCAL_BACKEND_CHILD"
 // backendsReady is what the child prints once its deployment is up.
 const backendsReady = "BACKENDS READY"
 
+// controlPlanePIDs starts the child's line with the PIDs of its placement and scheduler.
+const controlPlanePIDs = "CONTROL PLANE PIDS"
+
 // TestBackendsEndWithTheTest runs a deployment with backends in a child test binary, which is
 // then interrupted (SIGINT, all four backends) or panics (Redis and PostgreSQL): no process of
 // the run may be left either way.
@@ -71,6 +74,14 @@ func TestBackendsEndWithTheTest(t *testing.T) {
 				assert.Contains(t, out.String(), "panic: on purpose, with backends running")
 			}
 			assert.Empty(t, mentioning(t, root), "processes of the child's run still running:\n%s", out.String())
+			if mode == "sigint" {
+				var placement, scheduler int
+				_, err := fmt.Sscanf(out.String()[strings.Index(out.String(), controlPlanePIDs):], controlPlanePIDs+" %d %d", &placement, &scheduler)
+				require.NoError(t, err, out.String())
+				require.NotZero(t, placement*scheduler, out.String())
+				assert.False(t, alive(placement), "placement (pid %d) outlived the interrupted test", placement)
+				assert.False(t, alive(scheduler), "scheduler (pid %d) outlived the interrupted test", scheduler)
+			}
 		})
 	}
 }
@@ -90,7 +101,14 @@ func TestBackendsChild(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	p.Start(ctx, t, perf.App{Name: "app", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{Components: cs}})
+	apps := []perf.App{{Name: "app", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{Components: cs}}}
+	if mode == "sigint" { // and the actor control plane, whose placement names no run-dir path
+		apps = append(apps, actorHost("actorapp", "", true))
+	}
+	d := p.Start(ctx, t, apps...).(*local.Deployment)
+	if mode == "sigint" {
+		fmt.Printf("%s %d %d\n", controlPlanePIDs, d.PID("placement"), d.PID("scheduler"))
+	}
 	fmt.Println(backendsReady)
 	if mode == "panic" {
 		panic("on purpose, with backends running")

@@ -98,6 +98,9 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 	if err := d.planBackends(ps, apps); err != nil {
 		return err
 	}
+	if err := d.planControlPlane(ps, apps); err != nil {
+		return err
+	}
 	if err := d.writeComponents(apps); err != nil {
 		return err
 	}
@@ -136,6 +139,7 @@ func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") 
 func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) error {
 	for _, da := range d.apps {
 		args, env := launchArgs(da, d.apps)
+		env = append(env, d.appEnv(da)...)
 		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env)
 		if err != nil {
 			return err
@@ -147,6 +151,7 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 			continue
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
+		args = append(args, d.controlPlaneArgs(da.app)...)
 		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, daprdEnv())
 		if err != nil {
 			return err
@@ -158,6 +163,7 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 			continue
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecarB, da.configB, d.resourcesDir())
+		args = append(args, d.controlPlaneArgs(da.app)...)
 		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, daprdEnv())
 		if err != nil {
 			return err
@@ -278,13 +284,19 @@ func (d *Deployment) DaprVersion() string { return d.a.version }
 func (d *Deployment) DaprdPath() string { return d.a.path }
 
 // Processes lists the process names, for each app (in Start's order) its name and, when it
-// has a sidecar, perf.SidecarName(app).
+// has a sidecar, perf.SidecarName(app); then the actor control plane's, when it runs one
+// ("placement", "placement-<group>", "scheduler"; role perf.RoleControlPlane).
 func (d *Deployment) Processes() []string {
 	var names []string
 	for _, da := range d.apps {
 		names = append(names, da.app.Name)
 		if da.sidecar != nil {
 			names = append(names, perf.SidecarName(da.app.Name))
+		}
+	}
+	for _, b := range d.backends {
+		if b.backend == perf.ControlPlacement || b.backend == perf.ControlScheduler {
+			names = append(names, b.kind.proc)
 		}
 	}
 	return names

@@ -49,7 +49,9 @@ func WithoutDaprdB() Option { return func(o *options) { o.noB = true } }
 // sidecar, for daprd's HTTP, gRPC, internal gRPC, metrics and profile ports; then (after the
 // build-B sidecars' ports of an A/B run) for the ports of each backend the components need, in
 // the order first needed: redis 1, postgresql 1, rabbitmq 3 (AMQP, distribution, epmd), mqtt
-// 1. A port already handed out in the same deployment is asked for again.
+// 1; then 4 for each placement (gRPC, health, metrics, raft; placement groups sorted by name)
+// and 5 for a scheduler (gRPC, health, metrics, etcd client, etcd peer). A port already handed
+// out in the same deployment is asked for again.
 func WithPortAllocator(alloc PortAllocator) Option { return func(o *options) { o.alloc = alloc } }
 
 // WithRunDirParent creates each deployment's run directory (logs, configuration) in dir
@@ -146,7 +148,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: run dir: %w", err)
 	}
-	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs)
+	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs+len(perf.PlacementGroups(apps))+1)
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {

@@ -15,9 +15,10 @@ var kinds = map[AppKind]struct {
 	// the standard gRPC health service instead.
 	health string
 }{
-	Tester:  {HTTP, "/"},
-	HTTPApp: {HTTP, "/healthz"}, // neither counted nor failed on purpose (-fail-fraction), unlike "/"
-	GRPCApp: {GRPC, ""},
+	Tester:   {HTTP, "/"},
+	HTTPApp:  {HTTP, "/healthz"}, // neither counted nor failed on purpose (-fail-fraction), unlike "/"
+	GRPCApp:  {GRPC, ""},
+	ActorApp: {HTTP, "/healthz"}, // also the path daprd's actor runtime probes
 	// GET /healthz: not a subscription route, so a health check is never counted.
 	Subscriber: {HTTP, "/healthz"},
 }
@@ -52,4 +53,5 @@ const (
 	RoleCallerSidecar = "caller-sidecar" // the tester's daprd
 	RoleCalleeSidecar = "callee-sidecar" // the target app's daprd
 	RoleApp           = "app"            // the target app
+	RoleControlPlane  = "control-plane"  // placement and scheduler (actors, reminders)
 )

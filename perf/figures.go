@@ -108,7 +108,13 @@ func DeriveFigures(r *Report) Figures {
 		}
 		f.Gates["errors"] = float64(errs)
 		f.Gates["qps.ratio"] = minRatio
+		// Absolute bounds (Dapr's actor tests gate on the latency itself, not on an overhead):
+		// "main.p90" is the main phase's service-time p90 in seconds, the median over rounds.
+		for _, q := range f.Phases[1].ServiceTime {
+			f.Gates["main."+PercentileName(q.Percentile)] = q.Seconds
+		}
 	}
+	actorFigures(f.Gates, r.Actors)
 	if r.AB != nil && len(r.AB.Rounds) > 0 {
 		f.Phases = append(f.Phases, phaseFigures(PhaseMainB, r.AB.Rounds, func(rd *Round) *Result { return &rd.Main }))
 	}

@@ -18,6 +18,9 @@ const (
 	// Subscriber is the pub/sub subscriber (apps/subscriber): it counts and times each
 	// message daprd delivers; local platform only for now (the delivery plan reads its port).
 	Subscriber AppKind = "subscriber"
+	// ActorApp hosts actors over Dapr's actor HTTP protocol (apps/actorapp); local platform
+	// only for now (no image yet).
+	ActorApp AppKind = "actorapp"
 )
 
 // App describes one app of a scenario and, optionally, its daprd sidecar. It is data: a
@@ -37,6 +40,11 @@ type App struct {
 	// passes them at start-up. nil passes none: the tester then takes the absolute limits of
 	// Params. perf.Run sets TesterLimitsFor(the scenario's loads) when the scenario leaves it nil.
 	TesterLimits *TesterLimits `json:"testerLimits,omitempty"`
+	// Backends are stores the app itself talks to, without a component (actorapp's
+	// double-activation lock in Redis): the platform starts each (one per deployment, shared
+	// with the components' backends) and gives the app its host:port in the environment
+	// variable EnvBackendAddr(backend), e.g. DAPR_PERF_REDIS_ADDR=127.0.0.1:40123.
+	Backends []Backend `json:"backends,omitempty"`
 }
 
 // Sidecar is the daprd configuration of one app.
@@ -59,6 +67,16 @@ type Sidecar struct {
 	// Components are the Dapr components this daprd loads (component.go); the platform
 	// provides the backend each needs and fills in its address.
 	Components []Component `json:"components,omitempty"`
+	// Placement names the actor placement service this daprd registers with (Dapr's control
+	// plane for actors; --placement-host-address). Sidecars with the same name share one, which
+	// the platform starts for the run on loopback; "" means the deployment's default one
+	// ("default") when the sidecar loads an actor state store (a component with metadata
+	// actorStateStore "true"), and no placement otherwise. Two names give two placements: the
+	// same actor id can then be active on two hosts at once (the double-activation test).
+	Placement string `json:"placement,omitempty"`
+	// Scheduler connects this daprd to the deployment's scheduler (reminders, jobs, workflows;
+	// --scheduler-host-address), which the platform then starts for the run.
+	Scheduler bool `json:"scheduler,omitempty"`
 }
 
 // Resources are Kubernetes-style requests and limits, as quantities ("250m", "256Mi").

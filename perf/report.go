@@ -82,6 +82,9 @@ type Report struct {
 	PartialRound *Round `json:"partialRound,omitempty"`
 	// InfraErrors are failures of the platform, the tester or the push, one line each.
 	InfraErrors []string `json:"infraErrors,omitempty"`
+	// Actors are the counters of each actor host (apps of kind ActorApp), read after the
+	// plan's phases: activations, double activations, timer fires and their lag.
+	Actors []ActorStats `json:"actors,omitempty"`
 	// AB is set when a second daprd build ran beside the first (DAPR_PERF_DAPRD_B): Rounds,
 	// Overhead and Resources are then build A's.
 	AB *ABReport `json:"ab,omitempty"`

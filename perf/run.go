@@ -84,6 +84,7 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	if runErr != nil { // plan.finish records it (markEnd)
 		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, runErr)
 	}
+	s.readActorStats()
 	s.readAllExits()
 	plan.finish(s, runErr)
 	judge(rep, cfg.thresholds)

@@ -75,13 +75,21 @@ type Route struct {
 
 // Roles names what each process is in the scenario, for resource series: the tester's daprd is
 // the caller sidecar, Main.To's daprd the callee sidecar, Main.To the app.
+// Placement and scheduler processes are RoleControlPlane.
 func (sc Scenario) Roles() map[string]string {
-	return map[string]string{
+	roles := map[string]string{
 		sc.Tester:               RoleTester,
 		SidecarName(sc.Tester):  RoleCallerSidecar,
 		sc.Main.To:              RoleApp,
 		SidecarName(sc.Main.To): RoleCalleeSidecar,
 	}
+	for _, g := range PlacementGroups(sc.Apps) {
+		roles[PlacementProcess(g)] = RoleControlPlane
+	}
+	if NeedsScheduler(sc.Apps) {
+		roles[string(ControlScheduler)] = RoleControlPlane
+	}
+	return roles
 }
 
 // EnvRepeats sets the number of interleaved baseline/main rounds (default 1).

@@ -46,6 +46,7 @@ func Summary(r *Report) string {
 		latencyTable(&b, r, figures)
 		phaseTable(&b, r)
 	}
+	b.WriteString(actorSummary(r.Actors))
 	if figures.NoOverhead != "" {
 		b.WriteString("sidecar overhead: none: " + figures.NoOverhead + "\n")
 	}

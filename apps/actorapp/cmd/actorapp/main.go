@@ -1,0 +1,106 @@
+// Command actorapp is the actor host (package actorapp) on 127.0.0.1.
+//
+//	actorapp [-port 0] [-host 127.0.0.1] [-types PerfTestActor] [-idle-timeout 1h]
+//	         [-timer-due 0s] [-redis host:port] [-name actorapp]
+//
+// -redis (default $DAPR_PERF_REDIS_ADDR, which the local platform sets for an app with
+// Backends [redis]) is the Redis that holds the activation locks every host shares; without it
+// the lock is in-process and sees no double activation. -timer-due needs the daprd HTTP port in
+// $DAPR_HTTP_PORT. Once it listens it prints "listening on 127.0.0.1:<port>". SIGTERM or SIGINT
+// shut it down (5 s at most) and it exits 0; bad flags exit 2 naming the flag.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daprperf/daprperf/apps/actorapp"
+	"github.com/daprperf/daprperf/apps/internal/serve"
+	"github.com/daprperf/daprperf/perf"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("actorapp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 0, "TCP `port` on the host address (0 picks a free port)")
+	host := fs.String("host", serve.Host, "IP `address` to listen on")
+	types := fs.String("types", actorapp.DefaultType, "comma-separated actor `types` this host serves")
+	idle := fs.Duration("idle-timeout", time.Hour, "Dapr's actorIdleTimeout, a Go `duration` (> 0)")
+	timerDue := fs.Duration("timer-due", 0, "register a one-shot timer due after this `duration` at every activation (0: none)")
+	redisAddr := fs.String("redis", os.Getenv(perf.EnvBackendAddr(perf.BackendRedis)), "`host:port` of the Redis holding the activation locks; empty: in-process lock")
+	name := fs.String("name", "actorapp", "this host's `name` in the lock (the PID is added)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return serve.ExitOK
+		}
+		return serve.ExitUsage
+	}
+	usage := func(format string, a ...any) int {
+		_, _ = fmt.Fprintf(stderr, "actorapp: "+format+"\n", a...)
+		return serve.ExitUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("unexpected argument %q: actorapp takes flags only", fs.Arg(0))
+	case serve.CheckPort(*port) != nil:
+		return usage("-port: %v", serve.CheckPort(*port))
+	case *idle <= 0:
+		return usage("-idle-timeout %v: must be > 0", *idle)
+	case *timerDue < 0:
+		return usage("-timer-due %v: must be >= 0", *timerDue)
+	}
+	o := actorapp.Options{IdleTimeout: *idle, TimerDue: *timerDue, Host: *name + "-" + strconv.Itoa(os.Getpid())}
+	for t := range strings.SplitSeq(*types, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			o.Types = append(o.Types, t)
+		}
+	}
+	if len(o.Types) == 0 {
+		return usage("-types %q: name at least one actor type", *types)
+	}
+	if *timerDue > 0 {
+		p := os.Getenv("DAPR_HTTP_PORT")
+		if _, err := strconv.Atoi(p); err != nil {
+			return usage("-timer-due needs DAPR_HTTP_PORT, the daprd HTTP port (got %q)", p)
+		}
+		o.DaprHTTP = "http://127.0.0.1:" + p
+	}
+	ctx, stop := serve.SignalContext(context.Background())
+	defer stop()
+	if *redisAddr != "" {
+		l := actorapp.NewRedisLock(*redisAddr)
+		defer func() { _ = l.Close() }()
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := l.Ping(pctx)
+		cancel()
+		if err != nil {
+			_, _ = fmt.Fprintf(stderr, "actorapp: -redis: %v\n", err)
+			return serve.ExitError
+		}
+		o.Lock = l
+	}
+	ln, err := serve.ListenOn(*host, *port)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "actorapp: %v\n", err)
+		return serve.ExitError
+	}
+	if err := serve.Announce(stdout, ln); err != nil {
+		_ = ln.Close()
+		_, _ = fmt.Fprintf(stderr, "actorapp: announce: %v\n", err)
+		return serve.ExitError
+	}
+	if err := serve.HTTP(ctx, ln, actorapp.NewHandler(o)); err != nil {
+		_, _ = fmt.Fprintf(stderr, "actorapp: %v\n", err)
+		return serve.ExitError
+	}
+	return serve.ExitOK
+}

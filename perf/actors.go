@@ -1,0 +1,220 @@
+package perf
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Dapr's control plane for actors, as the platforms provide it (Sidecar.Placement,
+// Sidecar.Scheduler). The report's environment lists each service with the backends.
+const (
+	// ControlPlacement is Dapr's placement service: which host runs which actor id.
+	ControlPlacement Backend = "placement"
+	// ControlScheduler is Dapr's scheduler: reminders, jobs and workflow timers.
+	ControlScheduler Backend = "scheduler"
+	// DefaultPlacement is the placement group of a sidecar that leaves Placement empty but
+	// loads an actor state store.
+	DefaultPlacement = "default"
+)
+
+// EnvBackendAddr is the environment variable that gives an app the host:port of backend b it
+// asked for in App.Backends: "DAPR_PERF_REDIS_ADDR" for BackendRedis.
+func EnvBackendAddr(b Backend) string { return "DAPR_PERF_" + strings.ToUpper(string(b)) + "_ADDR" }
+
+// HasActorStateStore reports whether s loads a component with metadata actorStateStore "true".
+func (s *Sidecar) HasActorStateStore() bool {
+	if s == nil {
+		return false
+	}
+	return slices.ContainsFunc(s.Components, func(c Component) bool {
+		return strings.EqualFold(c.Metadata["actorStateStore"], "true")
+	})
+}
+
+// PlacementGroup is the placement service s registers with: Placement, or DefaultPlacement
+// when s loads an actor state store; "" for none.
+func (s *Sidecar) PlacementGroup() string {
+	switch {
+	case s == nil:
+		return ""
+	case s.Placement != "":
+		return s.Placement
+	case s.HasActorStateStore():
+		return DefaultPlacement
+	}
+	return ""
+}
+
+// PlacementGroups lists the distinct placement groups of apps' sidecars, sorted.
+func PlacementGroups(apps []App) []string {
+	set := map[string]bool{}
+	for _, a := range apps {
+		if g := a.Sidecar.PlacementGroup(); g != "" {
+			set[g] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// NeedsScheduler reports whether a sidecar of apps asks for the scheduler.
+func NeedsScheduler(apps []App) bool {
+	return slices.ContainsFunc(apps, func(a App) bool { return a.Sidecar != nil && a.Sidecar.Scheduler })
+}
+
+// PlacementProcess is the process name of placement group g: "placement" for the default
+// group, "placement-<g>" for another.
+func PlacementProcess(g string) string {
+	if g == DefaultPlacement || g == "" {
+		return string(ControlPlacement)
+	}
+	return string(ControlPlacement) + "-" + g
+}
+
+// ActorStats are an actor host's counters (apps/actorapp serves them as JSON on GET /stats);
+// perf.Run reads them from every app of kind ActorApp after the plan's phases and records
+// them in Report.Actors.
+type ActorStats struct {
+	// App is the app's name in the scenario (filled in by the runner); Host is the host's name
+	// in the lock (app and PID).
+	App  string `json:"app,omitempty"`
+	Host string `json:"host"`
+	// Lock says which lock detects double activations: "redis 127.0.0.1:6379" or
+	// "in-process" (one host only: it cannot see another host's activation).
+	Lock string `json:"lock"`
+	// Activations counts first calls of an actor id on this host (again after a deactivation).
+	Activations int64 `json:"activations"`
+	// Deactivations counts deactivations (DELETE /actors/{type}/{id}).
+	Deactivations int64 `json:"deactivations"`
+	// Active is how many actors were active when read.
+	Active int `json:"active"`
+	// IDs is how many distinct ids were ever activated here; MaxActivationsPerID is the most
+	// activations of one of them.
+	IDs                 int   `json:"ids"`
+	MaxActivationsPerID int64 `json:"maxActivationsPerID"`
+	// DoubleActivations counts activations that found the same id active on another host.
+	DoubleActivations int64 `json:"doubleActivations"`
+	// DoubleActivated lists up to 100 of them, "type/id held by host".
+	DoubleActivated []string `json:"doubleActivated,omitempty"`
+	// Calls counts method calls through daprd; DirectCalls the baseline's straight calls.
+	Calls       int64 `json:"calls"`
+	DirectCalls int64 `json:"directCalls"`
+	// TimersRegistered and TimerFires count one-shot timers; TimerLagSeconds are the
+	// percentiles of their fire lag (fire time minus registration time minus due time) by
+	// order statistics of every fire: "p50", "p90", "p99", "max", in seconds.
+	TimersRegistered int64              `json:"timersRegistered"`
+	TimerFires       int64              `json:"timerFires"`
+	TimerLagSeconds  map[string]float64 `json:"timerLagSeconds,omitempty"`
+	ReminderFires    int64              `json:"reminderFires"`
+	// Errors counts the host's failed lock and timer-registration calls; LastError is the last.
+	Errors    int64  `json:"errors"`
+	LastError string `json:"lastError,omitempty"`
+}
+
+// actorFigures adds the gate figures of the actor hosts' counters: "actors.activations",
+// "actors.doubleActivations", "actors.errors" and "actors.timersUnfired" (counts, summed over
+// hosts), and "actors.timerLag.p99" (seconds, the highest over hosts) when timers fired.
+func actorFigures(gates map[string]float64, hosts []ActorStats) {
+	if len(hosts) == 0 {
+		return
+	}
+	var act, dbl, errs, unfired float64
+	for _, h := range hosts {
+		act += float64(h.Activations)
+		dbl += float64(h.DoubleActivations)
+		errs += float64(h.Errors)
+		unfired += float64(max(h.TimersRegistered-h.TimerFires, 0))
+		if lag, ok := h.TimerLagSeconds["p99"]; ok {
+			gates["actors.timerLag.p99"] = max(gates["actors.timerLag.p99"], lag)
+		}
+	}
+	gates["actors.activations"] = act
+	gates["actors.doubleActivations"] = dbl
+	gates["actors.errors"] = errs
+	gates["actors.timersUnfired"] = unfired
+}
+
+// actorStatsTimeout bounds reading one host's counters.
+const actorStatsTimeout = 10 * time.Second
+
+// readActorStats reads GET /stats of every ActorApp of every deployment into the report; a
+// host that does not answer is an infrastructure error.
+func (s *session) readActorStats() {
+	s.mu.Lock()
+	deps := append([]*deployed(nil), s.deps...)
+	s.mu.Unlock()
+	for _, d := range deps {
+		for _, a := range s.sc.Apps {
+			if a.Kind != ActorApp {
+				continue
+			}
+			st, err := fetchActorStats(d.dep, a.Name)
+			if err != nil {
+				s.infraError("actor stats of "+a.Name+labelSuffix(d.label), err)
+				continue
+			}
+			st.App = a.Name
+			if d.label != "" {
+				st.App = d.label + "/" + a.Name
+			}
+			s.rep.Actors = append(s.rep.Actors, st)
+		}
+	}
+}
+
+// fetchActorStats reads GET /stats of app's own HTTP port on dep.
+func fetchActorStats(dep interface {
+	Endpoint(app string, e Endpoint) (string, error)
+}, app string) (ActorStats, error) {
+	base, err := dep.Endpoint(app, AppHTTP)
+	if err != nil {
+		return ActorStats{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), actorStatsTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/stats", nil)
+	if err != nil {
+		return ActorStats{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ActorStats{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return ActorStats{}, fmt.Errorf("GET %s/stats: %s: %s", base, resp.Status, bytes.TrimSpace(body))
+	}
+	var st ActorStats
+	if err := json.Unmarshal(body, &st); err != nil {
+		return ActorStats{}, fmt.Errorf("GET %s/stats: %w", base, err)
+	}
+	return st, nil
+}
+
+// actorSummary is the summary's lines on the actor hosts.
+func actorSummary(hosts []ActorStats) string {
+	var b strings.Builder
+	for _, h := range hosts {
+		fmt.Fprintf(&b, "actor host %s (lock %s): %d activations of %d ids (at most %d per id), %d double activations, %d calls through daprd, %d direct, %d deactivations, %d errors",
+			h.App, h.Lock, h.Activations, h.IDs, h.MaxActivationsPerID, h.DoubleActivations, h.Calls, h.DirectCalls, h.Deactivations, h.Errors)
+		if h.TimersRegistered > 0 {
+			fmt.Fprintf(&b, "; timers %d registered, %d fired", h.TimersRegistered, h.TimerFires)
+			if l := h.TimerLagSeconds; l != nil {
+				fmt.Fprintf(&b, ", fire lag p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms", l["p50"]*1e3, l["p90"]*1e3, l["p99"]*1e3, l["max"]*1e3)
+			}
+		}
+		if h.LastError != "" {
+			fmt.Fprintf(&b, "; last error: %s", h.LastError)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

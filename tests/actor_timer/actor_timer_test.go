@@ -1,0 +1,13 @@
+//go:build perf
+
+package actortimer_test
+
+import (
+	"testing"
+
+	"github.com/daprperf/daprperf/tests/scenarios"
+)
+
+func TestActorTimerPerformance(t *testing.T) {
+	scenarios.Run(t, scenarios.ActorTimer())
+}

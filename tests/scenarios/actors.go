@@ -1,0 +1,122 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Names of the actor scenarios' apps and actor type (Dapr's actor perf tests call theirs
+// "testapp" hosting "PerfTestActor"; ours is an app id too).
+const (
+	ActorHostApp = "actorapp"
+	ActorType    = "PerfTestActor"
+	// ActorStateStore is the actor state store component: state.in-memory, Dapr's default for
+	// its actor perf tests.
+	ActorStateStore = "statestore"
+)
+
+// actorStore is the in-memory actor state store every actor sidecar loads; its
+// actorStateStore metadata is also what gives a sidecar the deployment's placement
+// (perf.Sidecar.PlacementGroup).
+func actorStore() perf.Component {
+	return perf.Component{Name: ActorStateStore, Type: perf.StateInMemory, Metadata: map[string]string{"actorStateStore": "true"}}
+}
+
+// actorApps are the tester and the actor host, both sidecars with the actor state store (the
+// tester's daprd places the calls, so it needs the placement tables too; its app hosts no
+// actor type). hostArgs are the actor app's flags.
+func actorApps(hostArgs ...string) []perf.App {
+	return []perf.App{
+		{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{actorStore()}}},
+		{Name: ActorHostApp, Kind: perf.ActorApp, Args: hostArgs, Backends: []perf.Backend{perf.BackendRedis},
+			Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{actorStore()}}},
+	}
+}
+
+// actorDaprSource is where the actor scenarios' bounds come from.
+const actorDaprSource = "Dapr v1.17 perf suite (tests/perf/actor_activation)"
+
+// ActorActivation is Dapr's actor_activation perf test: 500 QPS, 8 connections, 1 minute, each
+// request POST /v1.0/actors/PerfTestActor/{uuid}/method/noOp through the tester's daprd, so
+// every request activates a new actor on the actor host (placement lookup, activation, call).
+// Warmup: 50 QPS for 10 s.
+//
+// Bounds, absolute as Dapr's (the main phase's own latency, not an overhead): p90 at most 15 ms
+// and p99 at most 35 ms (Dapr's are strict: < 15 ms, < 35 ms), no errors, no restarts, QPS at
+// least 0.99 x target. Dapr's test has no baseline; ours is the same actor path sent straight to
+// the actor app's own port (its method handler, no daprd, no placement, no activation), stated
+// "direct to the app", so the overhead is the whole of Dapr's actor path and is reported, not
+// gated.
+func ActorActivation() perf.Scenario {
+	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "noOp", Baseline: perf.BaselineApp}
+	return perf.Scenario{
+		Test:      "actor_activation",
+		Transport: perf.HTTP,
+		Apps:      actorApps(),
+		Tester:    TesterApp,
+		Baseline:  perf.Route{To: ActorHostApp, Operation: op},
+		Main:      perf.Route{To: ActorHostApp, ThroughSidecar: true, Operation: op},
+		MainOptions: []perf.Option{
+			perf.WithQPS(500), perf.WithConnections(8), perf.WithDuration(time.Minute),
+		},
+		WarmupOptions: []perf.Option{
+			perf.WithQPS(50), perf.WithConnections(8), perf.WithDuration(10 * time.Second),
+		},
+		Thresholds: []perf.Threshold{
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: actorDaprSource},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: actorDaprSource},
+			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: actorDaprSource},
+			{Figure: "main.p90", Op: perf.AtMost, Limit: 0.015, Source: actorDaprSource + ": p90 < 15 ms"},
+			{Figure: "main.p99", Op: perf.AtMost, Limit: 0.035, Source: actorDaprSource + ": p99 < 35 ms"},
+			doubleActivationGate, actorErrorsGate,
+		},
+	}
+}
+
+// The actor hosts' own gates, on every actor scenario: no double activation (Dapr's
+// actor_double_activation bound, which one host on one placement must keep trivially) and no
+// failed lock or timer call in the host.
+var (
+	doubleActivationGate = perf.Threshold{Figure: "actors.doubleActivations", Op: perf.AtMost, Limit: 0,
+		Source: "Dapr v1.17 perf suite (tests/perf/actor_double_activation): no double activation"}
+	actorErrorsGate = perf.Threshold{Figure: "actors.errors", Op: perf.AtMost, Limit: 0,
+		Source: "daprperf: the actor host's lock and timer calls"}
+)
+
+// ActorTimer is Dapr's actor_timer perf test: 220 QPS, 10 connections, 1 minute; each request
+// (POST /v1.0/actors/PerfTestActor/{uuid}/method/noOp through the tester's daprd) activates a
+// new actor, which registers a one-shot timer due in 10 s through its daprd. Warmup: 22 QPS for
+// 10 s. Bounds: Dapr's (no errors, no restarts, QPS at least 0.99 x target), and daprperf's:
+// every registered timer fired by the end of the 15 s idle window after the main phase
+// ("actors.timersUnfired" = 0), no double activation. The fire lag (fire time minus
+// registration minus 10 s) is reported as "actors.timerLag.p99" and in the summary, not gated
+// (Dapr's test does not measure it). Baseline: as ActorActivation's, direct to the app.
+func ActorTimer() perf.Scenario {
+	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "noOp", Baseline: perf.BaselineApp}
+	const source = "Dapr v1.17 perf suite (tests/perf/actor_timer)"
+	return perf.Scenario{
+		Test:      "actor_timer",
+		Transport: perf.HTTP,
+		Apps:      actorApps("-timer-due", "10s"),
+		Tester:    TesterApp,
+		Baseline:  perf.Route{To: ActorHostApp, Operation: op},
+		Main:      perf.Route{To: ActorHostApp, ThroughSidecar: true, Operation: op},
+		MainOptions: []perf.Option{
+			perf.WithQPS(220), perf.WithConnections(10), perf.WithDuration(time.Minute),
+		},
+		WarmupOptions: []perf.Option{
+			perf.WithQPS(22), perf.WithConnections(10), perf.WithDuration(10 * time.Second),
+		},
+		// The last timers are due 10 s after the main phase: the window lets them fire before
+		// the hosts' counters are read.
+		IdleWindow: 15 * time.Second,
+		Thresholds: []perf.Threshold{
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: source},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: source},
+			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: source},
+			{Figure: "actors.timersUnfired", Op: perf.AtMost, Limit: 0, Source: "daprperf: every timer registered fires within the idle window"},
+			doubleActivationGate, actorErrorsGate,
+		},
+	}
+}
