@@ -21,7 +21,7 @@ func validate(apps []perf.App) error {
 			return err
 		}
 		if !a.Kind.Known() {
-			return fmt.Errorf("app %s: unknown kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
+			return fmt.Errorf("app %s: unknown kind %q (want one of %v)", a.Name, a.Kind, perf.AppKinds())
 		}
 		if a.TesterLimits != nil {
 			if a.Kind != perf.Tester {

@@ -2,7 +2,9 @@ package perf
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 )
 
 // What each platform must know of an app kind, in one place: the protocol it serves on its own
@@ -22,6 +24,9 @@ var kinds = map[AppKind]struct {
 	// GET /healthz: not a subscription route, so a health check is never counted.
 	Subscriber: {HTTP, "/healthz"},
 }
+
+// AppKinds lists every kind, sorted, for error messages ("want one of ...").
+func AppKinds() []AppKind { return slices.Sorted(maps.Keys(kinds)) }
 
 // Known reports whether k is one of the framework's apps.
 func (k AppKind) Known() bool { _, ok := kinds[k]; return ok }
