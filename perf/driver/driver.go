@@ -268,7 +268,10 @@ func (d *Driver) runVUs(ctx context.Context, start time.Time, steps []step, next
 	}
 	end := time.NewTimer(time.Until(start.Add(d.ex.ScheduleDuration())))
 	defer end.Stop()
-	wait := func(at time.Duration) bool { // false when the schedule ended or ctx is done first
+	// wait sleeps until offset at and returns true, or returns false as soon as the schedule
+	// ends, ctx is done or every VU has exited (shared iterations all taken); each of those
+	// is received once, so after a false nothing more is waited for.
+	wait := func(at time.Duration) bool {
 		t := time.NewTimer(time.Until(start.Add(at)))
 		defer t.Stop()
 		select {
@@ -280,8 +283,10 @@ func (d *Driver) runVUs(ctx context.Context, start time.Time, steps []step, next
 		}
 		return false
 	}
+	over := false
 	for _, s := range steps {
 		if s.At > 0 && !wait(s.At) {
+			over = true
 			break
 		}
 		for len(running) < s.VUs {
@@ -293,12 +298,8 @@ func (d *Driver) runVUs(ctx context.Context, start time.Time, steps []step, next
 			stopVU(v, d.ex.GracefulRampDown)
 		}
 	}
-	if len(steps) > 0 { // hold the last level until the schedule's end
-		select {
-		case <-end.C:
-		case <-ctx.Done():
-		case <-allExited:
-		}
+	if !over { // hold the last level until the schedule's end
+		wait(d.ex.ScheduleDuration() + time.Hour)
 	}
 	for _, v := range running {
 		stopVU(v, d.ex.GracefulStop)
@@ -347,12 +348,18 @@ type slot struct {
 }
 
 // runArrivals runs ConstantArrivalRate: a dispatcher hands slot i, due at start + i/Rate, to
-// a VU waiting for work; a slot that finds none waiting is dropped. A dispatcher that wakes
+// a free VU; a slot that finds none free is dropped. A dispatcher that wakes
 // late hands every past-due slot out at once, each timed from its own slot. At the end of
 // the schedule, iterations in flight get GracefulStop.
 func (d *Driver) runArrivals(ctx context.Context, start time.Time) {
 	total := d.ex.scheduledCount()
-	work := make(chan slot) // unbuffered: a send succeeds only when a VU is free
+	// idle counts the VUs free for a slot: taken by the dispatcher when it hands one out, given
+	// back by the VU as its iteration ends (before it next waits on work, so a VU the Go
+	// scheduler has not run yet still counts as free). work never blocks: it has room for
+	// every VU, and a slot is sent only with a free VU reserved.
+	var idle atomic.Int64
+	idle.Store(int64(len(d.callers)))
+	work := make(chan slot, len(d.callers))
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	var stopping atomic.Bool
@@ -374,6 +381,7 @@ func (d *Driver) runArrivals(ctx context.Context, start time.Time) {
 				end := time.Now()
 				d.inFlight.Add(-1)
 				d.active.Add(-1)
+				idle.Add(1)
 				if runCtx.Err() != nil {
 					if stopping.Load() && ctx.Err() == nil {
 						d.interrupted.Add(1)
@@ -398,11 +406,12 @@ dispatch:
 				break dispatch
 			}
 		}
-		select {
-		case work <- slot{due: due}:
-		default:
+		if idle.Add(-1) < 0 {
+			idle.Add(1)
 			d.dropped.Add(1)
+			continue
 		}
+		work <- slot{due: due}
 	}
 	if rest := time.Until(start.Add(d.ex.Duration)); rest > 0 && ctx.Err() == nil { // the last slot is one period before the end
 		timer.Reset(rest)
