@@ -25,10 +25,11 @@ const (
 func ServiceInvocationRamp(transport perf.Protocol) perf.Scenario {
 	sc := ServiceInvocation(transport)
 	sc.Test = "service_invocation_ramp"
-	sc.MainOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithExecutor(driver.Executor{
+	// Duration is not what the executor runs; the plan's progress lines estimate with it.
+	sc.MainOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithDuration(5 * time.Second), perf.WithExecutor(driver.Executor{
 		Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: 5 * time.Second, Target: 50}}, GracefulStop: 5 * time.Second,
 	})}
-	sc.WarmupOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithExecutor(driver.Executor{
+	sc.WarmupOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithDuration(3 * time.Second), perf.WithExecutor(driver.Executor{
 		Kind: driver.ConstantVUs, VUs: 10, Duration: 3 * time.Second, GracefulStop: 5 * time.Second,
 	})}
 	sc.Thresholds = []perf.Threshold{
