@@ -53,13 +53,13 @@ func TestMainPercentileGate(t *testing.T) {
 	r := &Report{Rounds: []Round{{Main: Result{RequestedQPS: 10, ActualQPS: 10, Latency: Latency{Percentiles: []PercentileValue{{P: 90, Seconds: 0.012}, {P: 99, Seconds: 0.040}}}}}}}
 	f := DeriveFigures(r)
 	vs := Evaluate([]Threshold{
-		{Figure: "main.p90", Op: AtMost, Limit: 0.015, Source: "s"},
-		{Figure: "main.p99", Op: AtMost, Limit: 0.035, Source: "s"},
+		{Figure: "latency.p90", Op: AtMost, Limit: 0.015, Source: "s"},
+		{Figure: "latency.p99", Op: AtMost, Limit: 0.035, Source: "s"},
 	}, f.Gates)
 	require.Len(t, vs, 2)
 	assert.True(t, vs[0].Pass, vs[0].String())
 	assert.False(t, vs[1].Pass, vs[1].String())
-	assert.Equal(t, "main.p99 = 40.000 ms, at most 35.000 ms (s): FAIL", vs[1].String())
+	assert.Equal(t, "latency.p99 = 40.000 ms, at most 35.000 ms (s): FAIL", vs[1].String())
 }
 
 func TestFetchActorStats(t *testing.T) {

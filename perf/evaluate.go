@@ -84,7 +84,7 @@ func validity(phases []namedResult) Validity {
 	v := Validity{Valid: true}
 	for _, ph := range phases {
 		res := ph.res
-		if q := res.QPSRatio(); q < minValidQPSRatio {
+		if q := res.QPSRatio(); q < minValidQPSRatio && !res.closedLoop() { // a closed loop has no target rate
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio %.4f < %.2f)", ph.name, res.ActualQPS, res.RequestedQPS, q, minValidQPSRatio))
 		}
 		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {

@@ -20,7 +20,9 @@ type Figures struct {
 	// Gates are the figures thresholds are compared with, by Threshold.Figure: "errors" (a
 	// count over every measured phase), "restarts" (a count), "qps.ratio" (the lowest
 	// achieved/target of the main phases, or of every load of a plan without them),
-	// "overhead.p90" (seconds, Overhead.GateSeconds) and the other overhead figures.
+	// "overhead.p90" (seconds, Overhead.GateSeconds) and the other overhead figures; and the
+	// main phases' own figures, k6's kind of gate (mainGates): "latency.p95" and the other
+	// GatePercentiles, "latency.mean" (seconds), "requests", "dropped" (counts) and "qps".
 	Gates map[string]float64 `json:"gates"`
 }
 
@@ -104,15 +106,15 @@ func DeriveFigures(r *Report) Figures {
 		minRatio := math.Inf(1)
 		for _, rd := range r.Rounds {
 			errs += rd.Baseline.Errors() + rd.Main.Errors()
-			minRatio = min(minRatio, rd.Main.QPSRatio())
+			if !rd.Main.closedLoop() { // a closed loop has no target rate to reach
+				minRatio = min(minRatio, rd.Main.QPSRatio())
+			}
 		}
 		f.Gates["errors"] = float64(errs)
-		f.Gates["qps.ratio"] = minRatio
-		// Absolute bounds (Dapr's actor tests gate on the latency itself, not on an overhead):
-		// "main.p90" is the main phase's service-time p90 in seconds, the median over rounds.
-		for _, q := range f.Phases[1].ServiceTime {
-			f.Gates["main."+PercentileName(q.Percentile)] = q.Seconds
+		if !math.IsInf(minRatio, 1) {
+			f.Gates["qps.ratio"] = minRatio
 		}
+		mainGates(f.Gates, r.Rounds)
 	}
 	actorFigures(f.Gates, r.Actors)
 	if r.AB != nil && len(r.AB.Rounds) > 0 {
@@ -191,3 +193,45 @@ func medianQuantile(rounds []Round, p float64, pick func(*Round) *Latency) (floa
 	}
 	return median(vals), len(vals) > 0
 }
+
+// GatePercentiles are the percentiles of the main phases' service time that DeriveFigures
+// offers as gates ("latency.p95"): OverheadPercentiles plus p95, the one k6's thresholds and
+// Dapr's k6 tests use (actor_type_scale p95 < 95 ms).
+var GatePercentiles = []float64{50, 75, 90, 95, 99, 99.9}
+
+// mainGates adds the main phases' own figures to gates, as k6's thresholds see a run
+// (http_req_duration p(95), avg; iterations; dropped_iterations):
+//   - "latency.p<N>" for each of GatePercentiles and "latency.mean": the median over rounds
+//     of each main phase's service time at that percentile, or of its mean, in seconds (a
+//     closed loop's service time is its response time: it has no schedule);
+//   - "requests": the main phases' requests in all, a count;
+//   - "qps": the lowest main phase's achieved rate, requests/s;
+//   - "dropped": the main phases' dropped iterations in all (Result.Executor.Dropped), or for
+//     fortio's load its scheduled requests never sent (Schedule.Skipped), a count.
+func mainGates(gates map[string]float64, rounds []Round) {
+	var requests, dropped int64
+	lowest := math.Inf(1)
+	means := make([]float64, 0, len(rounds))
+	for i := range rounds {
+		m := &rounds[i].Main
+		requests += m.Requests
+		dropped += m.Schedule.Skipped
+		if m.Executor != nil {
+			dropped += m.Executor.Dropped - m.Schedule.Skipped // the same count when both are set
+		}
+		lowest = min(lowest, m.ActualQPS)
+		means = append(means, m.Latency.AvgSeconds)
+	}
+	gates["requests"] = float64(requests)
+	gates["dropped"] = float64(dropped)
+	gates["qps"] = lowest
+	gates["latency.mean"] = median(means)
+	for _, p := range GatePercentiles {
+		if s, ok := medianQuantile(rounds, p, func(rd *Round) *Latency { return &rd.Main.Latency }); ok {
+			gates["latency."+PercentileName(p)] = s
+		}
+	}
+}
+
+// closedLoop reports whether r's load was a closed loop of the driver (no target rate).
+func (r *Result) closedLoop() bool { return r.Params.Executor.ClosedLoop() }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // Protocol is the wire protocol of a load run.
@@ -73,6 +75,12 @@ type Params struct {
 	// Operation is the Dapr API each request drives (operation.go); the zero value is service
 	// invocation of Target as given, with AppID and Method.
 	Operation Operation `json:"operation,omitzero"`
+	// Executor, when set, runs the load with the closed-loop driver (package perf/driver: k6's
+	// constant-arrival-rate, constant-vus, ramping-vus or shared-iterations) instead of
+	// fortio's fixed-rate load; QPS, MaxRate, Connections and Duration are then not used (the
+	// executor has its own VUs, rate and durations; see RunDuration). The zero value is
+	// fortio's load, exactly as before.
+	Executor driver.Executor `json:"executor,omitzero"`
 
 	// Percentiles to compute when the run ends, each in (0, 100). Every request is recorded in
 	// an HDR histogram (3 significant digits) stored with the result, so any other percentile
@@ -137,6 +145,7 @@ func (p Params) Validate() error {
 		bad("protocol", fmt.Sprintf("%q", p.Protocol), `"http" or "grpc"`)
 	}
 	errs = append(errs, p.operationProblems()...)
+	errs = append(errs, p.executorProblems()...)
 	if len(p.Percentiles) == 0 {
 		bad("percentiles", "[]", "a non-empty list")
 	}

@@ -44,6 +44,9 @@ type Result struct {
 	// that a result says "baseline: no-op (Dapr's)" where that is what was used; "" in result
 	// files written before operations.
 	Baseline BaselineKind `json:"baseline,omitempty"`
+	// Executor is what the closed-loop driver reports when Params.Executor ran the load
+	// (dropped and interrupted iterations, VUs over time); nil for fortio's load.
+	Executor *ExecutorStats `json:"executor,omitempty"`
 }
 
 // Latency is the distribution of one latency figure over every request of a run, recorded in

@@ -45,8 +45,8 @@ func TestRunMeasuresAKnownOverhead(t *testing.T) {
 	fp := &fakePlatform{}
 	rep := perf.Run(t, calibration(), perf.WithPlatform(fp), perf.WithReportDir(dir))
 	// The tester was capped at twice the scenario's largest load (main 200 QPS x 8 x 2 s,
-	// warmup 100 x 8 x 1 s), and every load got through its token check.
-	assert.Equal(t, &perf.TesterLimits{MaxQPS: 400, MaxConnections: 16, MaxDuration: 4 * time.Second}, fp.limits["tester"])
+	// warmup 100 x 8 x 1 s; 400 planned requests), and every load got through its token check.
+	assert.Equal(t, &perf.TesterLimits{MaxQPS: 400, MaxConnections: 16, MaxDuration: 4 * time.Second, MaxIterations: 800}, fp.limits["tester"])
 	assert.Nil(t, calibration().Apps[0].TesterLimits, "the scenario itself is not changed")
 
 	require.Len(t, rep.Rounds, 3)

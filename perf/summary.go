@@ -30,6 +30,7 @@ func Summary(r *Report) string {
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")
 	}
+	executorLines(&b, r)
 	figures := r.Figures
 	if figures == nil {
 		f := DeriveFigures(r)
@@ -181,4 +182,26 @@ func phaseTable(b *strings.Builder, r *Report) {
 		}
 	}
 	_ = w.Flush()
+}
+
+// executorLines says, for a run whose main phase ran on the closed-loop driver, that its QPS,
+// duration and connections above are not what ran, and what the driver reports per round.
+func executorLines(b *strings.Builder, r *Report) {
+	ex := r.Params.Executor
+	if !r.Params.HasExecutor() {
+		return
+	}
+	fmt.Fprintf(b, "executor: %s (k6's), up to %d VUs, schedule %v (+ graceful stop): the QPS, duration and connections above are not used\n",
+		ex.Kind, ex.PeakVUs(), ex.ScheduleDuration())
+	for i, rd := range r.Rounds {
+		for _, ph := range []struct {
+			name string
+			res  *Result
+		}{{"baseline", &rd.Baseline}, {"main", &rd.Main}} {
+			if e := ph.res.Executor; e != nil {
+				fmt.Fprintf(b, "  round %d %s: %d iterations (%.1f/s), %d dropped, %d interrupted, at most %d VUs active\n",
+					i+1, ph.name, e.Iterations, ph.res.ActualQPS, e.Dropped, e.Interrupted, e.MaxActiveVUs)
+			}
+		}
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // TesterSlack is how much longer than the load's duration a POST /test may take: connection
@@ -31,11 +33,14 @@ const (
 	TesterFlagMaxQPS         = "max-qps"
 	TesterFlagMaxConnections = "max-connections"
 	TesterFlagMaxDuration    = "max-duration"
+	// TesterFlagMaxIterations bounds the planned iterations of a load (TesterLimits).
+	TesterFlagMaxIterations = "max-iterations"
 
 	EnvTesterAllow          = "DAPRPERF_TESTER_ALLOW"
 	EnvTesterMaxQPS         = "DAPRPERF_TESTER_MAX_QPS"
 	EnvTesterMaxConnections = "DAPRPERF_TESTER_MAX_CONNECTIONS"
 	EnvTesterMaxDuration    = "DAPRPERF_TESTER_MAX_DURATION"
+	EnvTesterMaxIterations  = "DAPRPERF_TESTER_MAX_ITERATIONS"
 	// EnvTesterToken is the per-run secret POST /test requires, as "Authorization: Bearer
 	// <token>". A tester bound to anything but loopback refuses to start without it.
 	EnvTesterToken = "DAPRPERF_TESTER_TOKEN"
@@ -57,25 +62,47 @@ type TesterLimits struct {
 	MaxQPS int `json:"maxQPS"`
 	// MaxConnections is the most concurrent connections accepted.
 	MaxConnections int `json:"maxConnections"`
-	// MaxDuration is the longest run accepted.
+	// MaxDuration is the longest run accepted (Params.RunDuration: an executor's schedule
+	// and graceful stop).
 	MaxDuration time.Duration `json:"maxDuration"`
+	// MaxIterations is the most requests a load may plan (Params.PlannedRequests: QPS x
+	// duration, an executor's shared iterations or rate x duration); 0 means
+	// driver.MaxIterations. An executor's VUs count as connections (MaxConnections), its
+	// rate as QPS (MaxQPS).
+	MaxIterations int64 `json:"maxIterations,omitempty"`
 }
 
-// TesterLimitsFor is TesterLoadMargin times the largest rate, connection count and duration
-// of loads, capped at the absolute limits of Params. A max-rate load lifts MaxQPS to the
-// absolute MaxQPS.
+// TesterLimitsFor is TesterLoadMargin times the largest rate, connection count, duration and
+// planned requests of loads, capped at the absolute limits of Params. A max-rate load lifts
+// MaxQPS to the absolute MaxQPS. A load with an executor counts its rate (arrival rate) as
+// QPS, its VUs as connections, its RunDuration as duration and its planned iterations as
+// requests.
 func TesterLimitsFor(loads ...Params) TesterLimits {
 	var l TesterLimits
 	for _, p := range loads {
-		qps := p.QPS
+		qps, conns := p.QPS, p.Connections
 		if p.MaxRate {
 			qps = MaxQPS
 		}
+		if p.HasExecutor() {
+			qps, conns = max(p.Executor.Rate, 1), p.Executor.PeakVUs()
+		}
 		l.MaxQPS = max(l.MaxQPS, min(TesterLoadMargin*qps, MaxQPS))
-		l.MaxConnections = max(l.MaxConnections, min(TesterLoadMargin*p.Connections, MaxConnections))
-		l.MaxDuration = max(l.MaxDuration, min(TesterLoadMargin*p.Duration, MaxDuration))
+		l.MaxConnections = max(l.MaxConnections, min(TesterLoadMargin*conns, MaxConnections))
+		l.MaxDuration = max(l.MaxDuration, min(TesterLoadMargin*p.RunDuration(), MaxDuration))
+		l.MaxIterations = max(l.MaxIterations, min(TesterLoadMargin*p.PlannedRequests(), driver.MaxIterations))
 	}
 	return l
+}
+
+// PlannedRequests is the number of requests p's load plans in advance: ExpectedRequests for
+// fortio's load, the executor's planned iterations for the driver's (0 for its VU loops,
+// whose count only their pace decides).
+func (p Params) PlannedRequests() int64 {
+	if p.HasExecutor() {
+		return p.Executor.PlannedIterations()
+	}
+	return p.ExpectedRequests()
 }
 
 // Validate returns an error naming each bound out of range: 0 (unset) or within the
@@ -90,6 +117,9 @@ func (l TesterLimits) Validate() error {
 	}
 	if l.MaxDuration != 0 && (l.MaxDuration < MinDuration || l.MaxDuration > MaxDuration) {
 		errs = append(errs, fmt.Errorf("maxDuration = %v: must be from %v to %v, or 0 for %v", l.MaxDuration, MinDuration, MaxDuration, MaxDuration))
+	}
+	if l.MaxIterations < 0 || l.MaxIterations > driver.MaxIterations {
+		errs = append(errs, fmt.Errorf("maxIterations = %d: must be from 1 to %d, or 0 for %d", l.MaxIterations, int64(driver.MaxIterations), int64(driver.MaxIterations)))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("perf: tester limits: %w", err)
@@ -112,6 +142,9 @@ func TesterArgs(allow []string, l TesterLimits) []string {
 	}
 	if l.MaxDuration > 0 {
 		args = append(args, "-"+TesterFlagMaxDuration+"="+l.MaxDuration.String())
+	}
+	if l.MaxIterations > 0 {
+		args = append(args, "-"+TesterFlagMaxIterations+"="+strconv.FormatInt(l.MaxIterations, 10))
 	}
 	return args
 }
@@ -144,7 +177,7 @@ func NewTesterClient(dep Deployment, app string) (TesterClient, error) {
 }
 
 // RunLoad asks tester to run p and returns the tester's result. The call is bounded by ctx
-// and by p.Duration + TesterSlack. A non-200 answer is an error carrying the tester's status
+// and by p.RunDuration() + TesterSlack. A non-200 answer is an error carrying the tester's status
 // and message (its JSON error body): 401 for a missing or wrong token, 403 for a target
 // outside its allow-list, 400 for a load beyond its limits.
 func RunLoad(ctx context.Context, tester TesterClient, p Params) (Result, error) {
@@ -152,7 +185,7 @@ func RunLoad(ctx context.Context, tester TesterClient, p Params) (Result, error)
 	if err != nil {
 		return Result{}, fmt.Errorf("perf: tester request: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.Duration+TesterSlack)
+	ctx, cancel := context.WithTimeout(ctx, p.RunDuration()+TesterSlack)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tester.URL+"/test", bytes.NewReader(body))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 func TestTesterLimitsFor(t *testing.T) {
@@ -19,13 +20,19 @@ func TestTesterLimitsFor(t *testing.T) {
 	main.QPS, main.Connections, main.Duration = 1000, 16, time.Minute
 	warmup := perf.DefaultParams()
 	warmup.QPS, warmup.Connections, warmup.Duration = 100, 32, 10*time.Second
-	assert.Equal(t, perf.TesterLimits{MaxQPS: 2000, MaxConnections: 64, MaxDuration: 2 * time.Minute},
+	assert.Equal(t, perf.TesterLimits{MaxQPS: 2000, MaxConnections: 64, MaxDuration: 2 * time.Minute, MaxIterations: 120_000},
 		perf.TesterLimitsFor(main, warmup), "the largest of each, times TesterLoadMargin")
 
 	huge := perf.DefaultParams()
 	huge.QPS, huge.Connections, huge.Duration = perf.MaxQPS, perf.MaxConnections, perf.MaxDuration
-	assert.Equal(t, perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration},
+	assert.Equal(t, perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration, MaxIterations: driver.MaxIterations},
 		perf.TesterLimitsFor(huge), "capped at the absolute limits")
+	shared := perf.DefaultParams()
+	shared.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: 30, Iterations: 300, Duration: time.Minute}
+	ramp := perf.DefaultParams()
+	ramp.Executor = driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: 8 * time.Second, Target: 500}}}
+	assert.Equal(t, perf.TesterLimits{MaxQPS: 2, MaxConnections: 1000, MaxDuration: 3 * time.Minute, MaxIterations: 600},
+		perf.TesterLimitsFor(shared, ramp), "VUs count as connections, the schedule plus graceful stop as duration, shared iterations as requests")
 	maxRate := perf.DefaultParams()
 	maxRate.MaxRate = true
 	assert.Equal(t, perf.MaxQPS, perf.TesterLimitsFor(maxRate).MaxQPS, "a max-rate load needs the absolute bound")

@@ -21,8 +21,8 @@ type Threshold struct {
 	// Figure names what is measured: "errors" (count, all measured phases), "restarts"
 	// (unexpected exits and restarts, count), "qps.ratio" (lowest achieved/target QPS of the
 	// main phases), "overhead.p90" (seconds; see Overhead.GateSeconds), likewise other
-	// percentiles; "main.p90" (seconds: the main phase's own service-time p90, median over
-	// rounds, for absolute bounds such as Dapr's actor tests'), likewise p50, p75, p99, p99.9.
+	// percentiles; the main phases' own "latency.p95", "latency.mean" (seconds), "requests",
+	// "dropped" (counts) and "qps" (requests/s), k6's kind of gate (Figures.Gates).
 	Figure string `json:"figure"`
 	Op     Op     `json:"op"`
 	// Limit is in the figure's unit: seconds, a count or a ratio.
@@ -68,8 +68,10 @@ func (v Verdict) String() string {
 
 func formatFigure(figure string, x float64) string {
 	switch {
-	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "delivery.p"), strings.HasPrefix(figure, "main."), strings.HasPrefix(figure, "actors.timerLag."):
+	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "latency."), strings.HasPrefix(figure, "delivery.p"), strings.HasPrefix(figure, "actors.timerLag."):
 		return fmt.Sprintf("%.3f ms", x*1e3)
+	case figure == "qps":
+		return fmt.Sprintf("%.2f/s", x)
 	case figure == "qps.ratio":
 		return fmt.Sprintf("%.4f", x)
 	default:

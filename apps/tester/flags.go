@@ -11,6 +11,7 @@ import (
 
 	"github.com/daprperf/daprperf/apps/internal/serve"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // MinTokenLength is the shortest token the tester accepts: perf.NewTesterToken makes 26
@@ -31,6 +32,7 @@ type Flags struct {
 //	-max-qps N                                     or env DAPRPERF_TESTER_MAX_QPS
 //	-max-connections N                             or env DAPRPERF_TESTER_MAX_CONNECTIONS
 //	-max-duration D                                or env DAPRPERF_TESTER_MAX_DURATION
+//	-max-iterations N                              or env DAPRPERF_TESTER_MAX_ITERATIONS
 //	env DAPRPERF_TESTER_TOKEN                      (no flag: ps would show it)
 //
 // Each setting comes from its flag or its variable; both at once is an error, so that the
@@ -49,6 +51,7 @@ func ParseFlags(args []string, lookupEnv func(string) (string, bool), stderr io.
 	maxQPS := fs.String(perf.TesterFlagMaxQPS, "", fmt.Sprintf("highest target `rate` accepted, requests/s (default %d; or env %s)", perf.MaxQPS, perf.EnvTesterMaxQPS))
 	maxConns := fs.String(perf.TesterFlagMaxConnections, "", fmt.Sprintf("most `connections` accepted (default %d; or env %s)", perf.MaxConnections, perf.EnvTesterMaxConnections))
 	maxDur := fs.String(perf.TesterFlagMaxDuration, "", fmt.Sprintf("longest run accepted, a Go `duration` (default %v; or env %s)", perf.MaxDuration, perf.EnvTesterMaxDuration))
+	maxIter := fs.String(perf.TesterFlagMaxIterations, "", fmt.Sprintf("most `iterations` an executor may plan (default %d; or env %s)", int64(driver.MaxIterations), perf.EnvTesterMaxIterations))
 	if err := fs.Parse(args); err != nil {
 		return Flags{}, err
 	}
@@ -110,6 +113,16 @@ func ParseFlags(args []string, lookupEnv func(string) (string, bool), stderr io.
 			l.MaxDuration, l.DurationSource = d, src
 		}
 	}
+	if v, src, err := pick(perf.TesterFlagMaxIterations, perf.EnvTesterMaxIterations, *maxIter); err != nil {
+		errs = append(errs, err)
+	} else if src != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 || n > driver.MaxIterations {
+			errs = append(errs, fmt.Errorf("%s = %q: must be an integer from 1 to %d", src, v, int64(driver.MaxIterations)))
+		} else {
+			l.MaxIterations, l.IterationsSource = n, src
+		}
+	}
 	if token, ok := lookupEnv(perf.EnvTesterToken); ok {
 		if len(token) < MinTokenLength || strings.TrimSpace(token) != token {
 			errs = append(errs, fmt.Errorf("env %s: must be at least %d characters without surrounding spaces (perf.NewTesterToken makes one)", perf.EnvTesterToken, MinTokenLength))
@@ -137,6 +150,6 @@ func (c Config) Describe() string {
 	if c.Token != "" {
 		token = "required"
 	}
-	return fmt.Sprintf("allow-list (%s): %s; bounds: max QPS %d (%s), max connections %d (%s), max duration %v (%s); token: %s",
-		c.Allow.Source(), allow, l.MaxQPS, l.QPSSource, l.MaxConnections, l.ConnectionsSource, l.MaxDuration, l.DurationSource, token)
+	return fmt.Sprintf("allow-list (%s): %s; bounds: max QPS %d (%s), max connections %d (%s), max duration %v (%s), max iterations %d (%s); token: %s",
+		c.Allow.Source(), allow, l.MaxQPS, l.QPSSource, l.MaxConnections, l.ConnectionsSource, l.MaxDuration, l.DurationSource, l.MaxIterations, l.IterationsSource, token)
 }

@@ -36,7 +36,7 @@ func TestParseFlags(t *testing.T) {
 		assert.Equal(t, "127.0.0.1", c.Host)
 		d := c.Describe()
 		assert.Equal(t, "allow-list (flag -allow): 127.0.0.1:3500, 127.0.0.1:50001, testapp.daprperf-ab12c.svc:3000; "+
-			"bounds: max QPS 2000 (flag -max-qps), max connections 32 (flag -max-connections), max duration 2m0s (flag -max-duration); token: required", d)
+			"bounds: max QPS 2000 (flag -max-qps), max connections 32 (flag -max-connections), max duration 2m0s (flag -max-duration), max iterations 100000000 (default); token: required", d)
 		assert.NotContains(t, d, testToken)
 	})
 	t.Run("from the environment", func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestParseFlags(t *testing.T) {
 		f, err := ParseFlags(nil, env(nil), &bytes.Buffer{})
 		require.NoError(t, err)
 		assert.Equal(t, "allow-list (none given): none: every POST /test is refused; bounds: max QPS 1000000 (default), "+
-			"max connections 10000 (default), max duration 24h0m0s (default); token: not required (loopback)", f.Config.Describe())
+			"max connections 10000 (default), max duration 24h0m0s (default), max iterations 100000000 (default); token: not required (loopback)", f.Config.Describe())
 	})
 	for _, tc := range []struct {
 		name string

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/resolver"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // AllowList is the set of targets a tester may load, as normalised host:port addresses
@@ -175,22 +176,30 @@ func NormalizeAddr(addr string) (string, error) {
 type Limits struct {
 	perf.TesterLimits
 	QPSSource, ConnectionsSource, DurationSource string
+	IterationsSource                             string
 }
 
 // DefaultLimits are the absolute limits of perf.Params, the bounds of a tester whose platform
 // gave none.
 func DefaultLimits() Limits {
 	return Limits{
-		TesterLimits:      perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration},
+		TesterLimits:      perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration, MaxIterations: driver.MaxIterations},
 		QPSSource:         "default",
 		ConnectionsSource: "default",
 		DurationSource:    "default",
+		IterationsSource:  "default",
 	}
 }
 
 // Check returns an error naming every bound p exceeds, with its value and its source; nil
-// when p is within all of them.
+// when p is within all of them. A load with an executor (perf/driver) is bounded by its own
+// figures: its arrival rate by max QPS, its VUs by max connections (one connection each), its
+// schedule plus graceful stop by max duration, its planned iterations (shared iterations,
+// rate x duration) by max iterations.
 func (l Limits) Check(p perf.Params) error {
+	if p.HasExecutor() {
+		return l.checkExecutor(p)
+	}
 	var errs []error
 	if p.MaxRate && l.MaxQPS < perf.MaxQPS {
 		errs = append(errs, fmt.Errorf("maxRate = true: an unbounded rate exceeds the bound max QPS = %d (%s)", l.MaxQPS, l.QPSSource))
@@ -202,6 +211,32 @@ func (l Limits) Check(p perf.Params) error {
 	}
 	if p.Duration > l.MaxDuration {
 		errs = append(errs, fmt.Errorf("duration = %v exceeds the bound max duration = %v (%s)", p.Duration, l.MaxDuration, l.DurationSource))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("tester: load beyond this deployment's bounds: %w", err)
+	}
+	return nil
+}
+
+// checkExecutor is Check for a load with an executor.
+func (l Limits) checkExecutor(p perf.Params) error {
+	var errs []error
+	ex := p.Executor
+	if ex.Rate > l.MaxQPS {
+		errs = append(errs, fmt.Errorf("executor.rate = %d exceeds the bound max QPS = %d (%s)", ex.Rate, l.MaxQPS, l.QPSSource))
+	}
+	if n := ex.PeakVUs(); n > l.MaxConnections {
+		errs = append(errs, fmt.Errorf("executor (%s): %d VUs exceed the bound max connections = %d (%s), one connection per VU", ex.Kind, n, l.MaxConnections, l.ConnectionsSource))
+	}
+	if d := p.RunDuration(); d > l.MaxDuration {
+		errs = append(errs, fmt.Errorf("executor (%s): schedule plus graceful stop = %v exceeds the bound max duration = %v (%s)", ex.Kind, d, l.MaxDuration, l.DurationSource))
+	}
+	maxIter := l.MaxIterations
+	if maxIter == 0 {
+		maxIter, l.IterationsSource = driver.MaxIterations, "default"
+	}
+	if n := ex.PlannedIterations(); n > maxIter {
+		errs = append(errs, fmt.Errorf("executor (%s): %d planned iterations exceed the bound max iterations = %d (%s)", ex.Kind, n, maxIter, l.IterationsSource))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("tester: load beyond this deployment's bounds: %w", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/daprperf/daprperf/apps/grpcapp"
 	"github.com/daprperf/daprperf/apps/httpapp"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // testToken is a token of the length perf.NewTesterToken makes.
@@ -187,8 +188,9 @@ func TestTokenOnANonLoopbackBind(t *testing.T) {
 func TestLoadBeyondTheBoundsIs400(t *testing.T) {
 	app := httpApp(t, httpapp.Options{})
 	limits := Limits{
-		TesterLimits: perf.TesterLimits{MaxQPS: 100, MaxConnections: 4, MaxDuration: 10 * time.Second},
+		TesterLimits: perf.TesterLimits{MaxQPS: 100, MaxConnections: 4, MaxDuration: 10 * time.Second, MaxIterations: 50},
 		QPSSource:    "flag -max-qps", ConnectionsSource: "env " + perf.EnvTesterMaxConnections, DurationSource: "flag -max-duration",
+		IterationsSource: "flag -max-iterations",
 	}
 	h, err := NewHandler(Config{Allow: allowing(t, app), Limits: limits})
 	require.NoError(t, err)
@@ -204,6 +206,21 @@ func TestLoadBeyondTheBoundsIs400(t *testing.T) {
 		{"duration", func(p *perf.Params) { p.Duration = 11 * time.Second }, []string{"duration = 11s exceeds the bound max duration = 10s (flag -max-duration)"}},
 		{"all three at once", func(p *perf.Params) { p.QPS, p.Connections, p.Duration = 1_000_000, 10_000, 24*time.Hour },
 			[]string{"max QPS = 100", "max connections = 4", "max duration = 10s"}},
+		{"executor at the bounds", func(p *perf.Params) {
+			p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: 4, Iterations: 50, Duration: 2 * time.Second, GracefulStop: time.Second}
+		}, nil},
+		{"executor VUs", func(p *perf.Params) {
+			p.Executor = driver.Executor{Kind: driver.ConstantVUs, VUs: 5, Duration: time.Second, GracefulStop: time.Second}
+		}, []string{"executor (constant-vus): 5 VUs exceed the bound max connections = 4 (env DAPRPERF_TESTER_MAX_CONNECTIONS)"}},
+		{"executor iterations", func(p *perf.Params) {
+			p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: 1, Iterations: 51, Duration: time.Second, GracefulStop: time.Second}
+		}, []string{"51 planned iterations exceed the bound max iterations = 50 (flag -max-iterations)"}},
+		{"executor rate", func(p *perf.Params) {
+			p.Executor = driver.Executor{Kind: driver.ConstantArrivalRate, Rate: 101, Duration: 100 * time.Millisecond, MaxVUs: 1, GracefulStop: time.Second}
+		}, []string{"executor.rate = 101 exceeds the bound max QPS = 100 (flag -max-qps)"}},
+		{"executor duration", func(p *perf.Params) {
+			p.Executor = driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: 9 * time.Second, Target: 2}}}
+		}, []string{"schedule plus graceful stop = 39s exceeds the bound max duration = 10s (flag -max-duration)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := load(t, perf.HTTP, app, 10, time.Second)
@@ -226,7 +243,7 @@ func TestLoadBeyondTheBoundsIs400(t *testing.T) {
 	}
 	t.Run("no bounds given: the absolute limits, max rate allowed", func(t *testing.T) {
 		l := withDefaults(Limits{})
-		assert.Equal(t, perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration}, l.TesterLimits)
+		assert.Equal(t, perf.TesterLimits{MaxQPS: perf.MaxQPS, MaxConnections: perf.MaxConnections, MaxDuration: perf.MaxDuration, MaxIterations: driver.MaxIterations}, l.TesterLimits)
 		assert.NoError(t, l.Check(perf.Params{MaxRate: true, Connections: perf.MaxConnections, Duration: perf.MaxDuration}))
 	})
 }

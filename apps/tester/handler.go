@@ -53,7 +53,7 @@ type Config struct {
 //     outside cfg.Allow, naming the target and the allow-list's source; 400 for a load
 //     beyond cfg.Limits, naming the bound; 409 while another run is in progress. A failed
 //     run gets 500. A client that disconnects cancels its run, and a run ends at the latest
-//     Duration + perf.TesterSlack after it was accepted.
+//     RunDuration() + perf.TesterSlack after it was accepted.
 //
 // It is an error when cfg.Host is not loopback and cfg.Token is empty: POST /test would be
 // open to the network.
@@ -80,6 +80,9 @@ func withDefaults(l Limits) Limits {
 	}
 	if l.MaxDuration == 0 {
 		l.MaxDuration, l.DurationSource = d.MaxDuration, d.DurationSource
+	}
+	if l.MaxIterations == 0 {
+		l.MaxIterations, l.IterationsSource = d.MaxIterations, d.IterationsSource
 	}
 	return l
 }
@@ -132,7 +135,7 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 	// this one, up to the run's own deadline plus the time to write its answer. (The read
 	// timeout needs nothing: once the body is read, net/http clears the read deadline and
 	// reads on only to notice a client that hangs up.)
-	deadline := time.Now().Add(p.Duration + perf.TesterSlack)
+	deadline := time.Now().Add(p.RunDuration() + perf.TesterSlack)
 	if err := extendWriteDeadline(w, deadline.Add(writeGrace)); err != nil {
 		h.busy.Store(false)
 		writeError(w, http.StatusInternalServerError, err)

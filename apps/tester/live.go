@@ -18,7 +18,7 @@ const liveSamples = int(perf.LiveWindow/liveTick) + 1
 // the recorder's atomic counters; the sampler goroutine (once per liveTick) and /progress
 // read them, and share the ring under mu, which the load never takes.
 type liveRun struct {
-	rec      *recorder
+	counts   func() (requests, failed int64) // the recorder's or the driver's
 	start    time.Time
 	target   float64
 	duration time.Duration
@@ -36,9 +36,10 @@ type liveSample struct {
 	requests int64
 }
 
-// newLiveRun starts sampling rec's counters for p's load; stop ends it.
-func newLiveRun(p perf.Params, rec *recorder) *liveRun {
-	l := &liveRun{rec: rec, start: time.Now(), target: requestedQPS(p), duration: p.Duration, done: make(chan struct{})}
+// newLiveRun starts sampling counts (the requests answered so far and how many failed) for
+// p's load; stop ends it.
+func newLiveRun(p perf.Params, counts func() (requests, failed int64)) *liveRun {
+	l := &liveRun{counts: counts, start: time.Now(), target: requestedQPS(p), duration: p.RunDuration(), done: make(chan struct{})}
 	l.add(l.start, 0)
 	l.wg.Go(func() {
 		tick := time.NewTicker(liveTick)
@@ -48,7 +49,7 @@ func newLiveRun(p perf.Params, rec *recorder) *liveRun {
 			case <-l.done:
 				return
 			case now := <-tick.C:
-				n, _ := l.rec.counts()
+				n, _ := l.counts()
 				l.add(now, n)
 			}
 		}
@@ -72,7 +73,7 @@ func (l *liveRun) stop() {
 // oldest sample in the ring (LiveWindow to LiveWindow + liveTick ago, or the run's start) to
 // now.
 func (l *liveRun) progress(now time.Time) perf.LiveProgress {
-	requests, failed := l.rec.counts()
+	requests, failed := l.counts()
 	l.mu.Lock()
 	oldest := l.ring[0]
 	if l.n > liveSamples {

@@ -71,7 +71,7 @@ func TestProgressDuringARun(t *testing.T) {
 // that of the last 5 to 6 s only (the sampler's ring), not the mean since the start.
 func TestProgressWindowIsTheLastSeconds(t *testing.T) {
 	rec := newRecorder(load(t, perf.HTTP, "http://127.0.0.1:1/", 100, time.Minute))
-	l := &liveRun{rec: rec, start: time.Unix(0, 0), done: make(chan struct{})}
+	l := &liveRun{counts: rec.counts, start: time.Unix(0, 0), done: make(chan struct{})}
 	// 10 s at 100 requests/s, then 10 s at 300: samples every second.
 	var n int64
 	for s := 0; s <= 20; s++ {

@@ -31,7 +31,8 @@ func init() {
 	log.SetLogLevelQuiet(log.Error)
 }
 
-// Run sends the load p describes and returns its result. It blocks for p.Duration (plus
+// Run sends the load p describes and returns its result: fortio's fixed-rate load, or with
+// p.Executor the closed-loop driver's (driverload.go). It blocks for p.RunDuration() (plus
 // connection set-up); cancelling ctx stops the load early and returns ctx's error. p must have
 // a Target; p is validated first.
 func Run(ctx context.Context, p perf.Params) (perf.Result, error) { return run(ctx, p, nil) }
@@ -52,12 +53,15 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 			return perf.Result{}, err
 		}
 	}
+	if p.HasExecutor() {
+		return runDriver(ctx, p, req, driverCaller(p, req), started)
+	}
 	rec := newRecorder(p)
 	ro := runnerOptions(p, rec)
 	stop := abortOnDone(ctx, ro.Stop)
 	defer stop()
 	if started != nil {
-		started(newLiveRun(p, rec))
+		started(newLiveRun(p, rec.counts))
 	}
 
 	var (
@@ -97,6 +101,18 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		out.Schedule = rec.schedule(out.Requests)
 	}
 	return out, nil
+}
+
+// driverCaller is how runDriver makes each VU's caller: the caller fortio's path would use
+// for p (run's switch), with fortio's fast client in place of its HTTP runner.
+func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
+	switch {
+	case p.Protocol == perf.HTTP && !p.UniquePath:
+		return func() (caller, error) { return newFetchCaller(req) }
+	case p.Protocol == perf.HTTP:
+		return func() (caller, error) { return newUniqueHTTPCaller(req) }
+	}
+	return func() (caller, error) { return newGRPCCaller(p) }
 }
 
 // fortioResolution is the bucket width of fortio's own histogram, in seconds. No reported
@@ -184,8 +200,12 @@ func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64, re
 	return out, nil
 }
 
-// requestedQPS is the target rate of p in requests/s; 0 for a max-rate run.
+// requestedQPS is the target rate of p in requests/s; 0 for a max-rate run and for a closed
+// loop of the driver, the arrival rate for the driver's constant-arrival-rate.
 func requestedQPS(p perf.Params) float64 {
+	if p.HasExecutor() {
+		return float64(p.Executor.Rate)
+	}
 	if p.MaxRate {
 		return 0
 	}

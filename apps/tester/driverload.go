@@ -1,0 +1,98 @@
+package tester
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// runDriver sends p's load with the closed-loop driver (perf/driver) instead of fortio: one
+// caller per VU, made exactly as fortio's path makes one per connection (HTTP: fortio's fast
+// client, its standard client for unique paths; gRPC: the typed operations of callers.go),
+// each iteration bounded by callTimeout. The result has the shape of fortio's: service time
+// (and, for an arrival rate, response time from each slot) in HDR histograms, every code
+// counted, the sockets the callers opened, plus the driver's own figures (Result.Executor).
+// Result.Params.Connections is the executor's VU count (one connection each).
+func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller func() (caller, error), started func(*liveRun)) (perf.Result, error) {
+	n := p.Executor.PeakVUs()
+	callers := make([]caller, 0, n)
+	defer func() {
+		for _, c := range callers {
+			_ = c.close()
+		}
+	}()
+	vus := make([]driver.Caller, 0, n)
+	for i := range n {
+		c, err := newCaller()
+		if err != nil {
+			return perf.Result{}, fmt.Errorf("tester: VU %d: %w", i, err)
+		}
+		callers = append(callers, c)
+		vus = append(vus, driver.CallerFunc(func(ctx context.Context) (string, bool) {
+			ctx, cancel := context.WithTimeout(ctx, callTimeout)
+			defer cancel()
+			return c.call(ctx)
+		}))
+	}
+	d, err := driver.New(p.Executor, vus)
+	if err != nil {
+		return perf.Result{}, fmt.Errorf("tester: %w", err)
+	}
+	if started != nil {
+		started(newLiveRun(p, func() (int64, int64) { return d.Iterations() }))
+	}
+	res, err := d.Run(ctx)
+	if err != nil {
+		return perf.Result{}, fmt.Errorf("tester: %w", err)
+	}
+	out, err := convertDriver(p, res)
+	if err != nil {
+		return perf.Result{}, err
+	}
+	if p.Protocol == perf.HTTP {
+		out.Params.PayloadBytes = req.ValueBytes
+	}
+	for _, c := range callers {
+		out.Sockets += c.sockets()
+	}
+	return out, nil
+}
+
+// convertDriver turns the driver's result into a perf.Result. A closed loop has no target
+// rate (RequestedQPS 0) and no response time (it has no schedule: service time is what its
+// users see); an arrival rate has both, and its dropped iterations are its skipped schedule.
+func convertDriver(p perf.Params, r *driver.Result) (perf.Result, error) {
+	stored := p
+	stored.PayloadBytes = len(p.RequestBody())
+	stored.Payload = "" // never store the request payload
+	stored.Connections = p.Executor.PeakVUs()
+	out := perf.Result{
+		Params:         stored,
+		Baseline:       p.Operation.BaselineKind(),
+		StartTime:      r.Start,
+		RequestedQPS:   float64(r.Executor.Rate),
+		ActualQPS:      r.Rate(),
+		ActualDuration: r.Elapsed,
+		Requests:       r.Service.Count(),
+		RetCodes:       r.Codes,
+		Schedule: perf.Schedule{Scheduled: r.Scheduled, Skipped: r.Dropped, Late: r.Late,
+			MaxLateSeconds: r.MaxLate.Seconds()},
+		Executor: &perf.ExecutorStats{Kind: r.Executor.Kind, Iterations: r.Iterations, Scheduled: r.Scheduled,
+			Dropped: r.Dropped, Interrupted: r.Interrupted, MaxVUs: r.Executor.PeakVUs(),
+			MaxActiveVUs: r.MaxActiveVUs, Timeline: r.Timeline},
+	}
+	var err error
+	if out.Latency, err = perf.NewLatency(r.Service, p.Percentiles); err != nil {
+		return perf.Result{}, fmt.Errorf("tester: service time: %w", err)
+	}
+	if r.Response != nil {
+		rt, err := perf.NewLatency(r.Response, p.Percentiles)
+		if err != nil {
+			return perf.Result{}, fmt.Errorf("tester: response time: %w", err)
+		}
+		out.ResponseTime = &rt
+	}
+	return out, nil
+}
