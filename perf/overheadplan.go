@@ -37,6 +37,7 @@ func (OverheadPlan) configure(sc Scenario, cfg *runConfig) error {
 	add(err)
 	cfg.preflight, err = preflightFromEnv()
 	add(err)
+	add(sc.validateSetup())
 	if sc.Tester == "" || sc.Main.To == "" || sc.Baseline.To == "" {
 		add(fmt.Errorf("overhead plan: Tester, Baseline.To and Main.To must name apps (got %q, %q, %q)", sc.Tester, sc.Baseline.To, sc.Main.To))
 	}
@@ -74,6 +75,9 @@ func (OverheadPlan) run(s *session) error {
 	}
 	rep.Preflight = pf
 	rep.Params = cfg.main // the preflight may have lowered its QPS
+	if err := runSetup(s, dep); err != nil {
+		return err
+	}
 	sides := []*side{{name: "A", dep: dep}}
 	if b, ok := SideB(dep); ok {
 		rep.AB = &ABReport{A: buildOf(dep), B: buildOf(b)}

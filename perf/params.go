@@ -117,7 +117,11 @@ func (p Params) Validate() error {
 	}
 	switch p.Protocol {
 	case HTTP:
-		if p.Target != "" {
+		if p.Target != "" && p.Operation.Direct != "" { // the store's own protocol (Operation.Direct)
+			if strings.Contains(p.Target, "/") || !strings.Contains(p.Target, ":") {
+				bad("target", p.Target, "host:port for a direct-to-store phase (operation.direct)")
+			}
+		} else if p.Target != "" {
 			if u, err := url.Parse(p.Target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				bad("target", p.Target, "an http:// or https:// URL for protocol http")
 			}

@@ -181,6 +181,9 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 		switch {
 		case r.Operation.BaselineKind() == BaselineStore && !r.ThroughSidecar:
 			p.Operation.Direct, p.Target, err = directStore(dep, sc, r.Operation)
+			if err == nil {
+				p.Operation.Key, err = storeKey(sc, r.Operation)
+			}
 		case sc.Transport == HTTP && r.ThroughSidecar:
 			p.Target, err = dep.Endpoint(sc.Tester, SidecarHTTP)
 		case r.ThroughSidecar:

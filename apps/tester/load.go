@@ -45,8 +45,12 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	if p.Target == "" {
 		return perf.Result{}, errors.New("tester: target is empty: must be a URL (http) or host:port (grpc)")
 	}
+	if err := checkDirect(p); err != nil {
+		return perf.Result{}, err
+	}
+	direct := p.Operation.Direct != "" // the store's own client, whatever the transport (direct.go)
 	var req httpRequest
-	if p.Protocol == perf.HTTP {
+	if p.Protocol == perf.HTTP && !direct {
 		var err error
 		if req, err = httpRequestFor(p); err != nil {
 			return perf.Result{}, err
@@ -67,6 +71,8 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		err     error
 	)
 	switch {
+	case direct:
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectCaller(p) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:
@@ -86,7 +92,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	if err != nil {
 		return perf.Result{}, err
 	}
-	if p.Protocol == perf.HTTP {
+	if p.Protocol == perf.HTTP && !direct {
 		out.Params.PayloadBytes = req.ValueBytes
 	}
 	out.Sockets = sockets
