@@ -53,7 +53,9 @@ const directConnectTimeout = 10 * time.Second
 type directCaller struct {
 	dials atomic.Int64
 	do    func(ctx context.Context) error
-	done  func() error
+	// read is what one state.get returns: the value as stored (nil for a missing key).
+	read func(ctx context.Context) ([]byte, error)
+	done func() error
 }
 
 // newDirectCaller connects to p.Operation.Direct at p.Target and returns the caller of p's
@@ -82,13 +84,15 @@ func newDirectCaller(p perf.Params) (caller, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.do, d.done = redisOperation(c, op.Kind, key, value), c.Close
+		d.read = redisGet(c, key)
+		d.do, d.done = redisOperation(c, op.Kind, d.read, key, value), c.Close
 	case perf.BackendPostgreSQL:
 		c, err := postgresConn(ctx, p.Target, dial)
 		if err != nil {
 			return nil, err
 		}
-		d.do = postgresOperation(c, op.Kind, key, value)
+		d.read = postgresGet(c, key)
+		d.do = postgresOperation(c, op.Kind, d.read, key, value)
 		d.done = func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -148,10 +152,10 @@ return redis.call("DEL", KEYS[1])`
 // an empty answer, not an error, as daprd answers it 204); state.save is EVAL of the save
 // script with ETag "0" (none) and the value, as daprd sends it (its TTL commands only run
 // with a TTL); state.delete EVAL of the delete script with ETag "0".
-func redisOperation(c *redis.Client, kind perf.OperationKind, key func() string, value []byte) func(ctx context.Context) error {
+func redisOperation(c *redis.Client, kind perf.OperationKind, get func(context.Context) ([]byte, error), key func() string, value []byte) func(ctx context.Context) error {
 	switch kind {
 	case perf.OpStateGet:
-		return func(ctx context.Context) error { return c.HGetAll(ctx, key()).Err() }
+		return func(ctx context.Context) error { _, err := get(ctx); return err }
 	case perf.OpStateDelete:
 		return func(ctx context.Context) error {
 			return c.Eval(ctx, redisDeleteScript, []string{key()}, "0").Err()
@@ -159,6 +163,17 @@ func redisOperation(c *redis.Client, kind perf.OperationKind, key func() string,
 	}
 	return func(ctx context.Context) error {
 		return c.Eval(ctx, redisSaveScript, []string{key()}, "0", value, 1).Err()
+	}
+}
+
+// redisGet reads the key as daprd's state.redis does: HGETALL, the value in field "data".
+func redisGet(c *redis.Client, key func() string) func(ctx context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		h, err := c.HGetAll(ctx, key()).Result()
+		if err != nil || len(h) == 0 {
+			return nil, err
+		}
+		return []byte(h["data"]), nil
 	}
 }
 
@@ -197,21 +212,10 @@ ON CONFLICT (key) DO UPDATE SET value = $2, updated_at = now(), etag = gen_rando
 // postgresOperation is one request of kind, as pgx's default (cached prepared statements)
 // sends it, like daprd's pool: state.get reads the row (no row is not an error: daprd answers
 // 204), state.save upserts it and must affect one row, state.delete deletes it.
-func postgresOperation(c *pgx.Conn, kind perf.OperationKind, key func() string, value []byte) func(ctx context.Context) error {
+func postgresOperation(c *pgx.Conn, kind perf.OperationKind, get func(context.Context) ([]byte, error), key func() string, value []byte) func(ctx context.Context) error {
 	switch kind {
 	case perf.OpStateGet:
-		return func(ctx context.Context) error {
-			var (
-				v    []byte
-				etag *string
-				exp  *time.Time
-			)
-			err := c.QueryRow(ctx, pgGet, key()).Scan(&v, &etag, &exp)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return err
-		}
+		return func(ctx context.Context) error { _, err := get(ctx); return err }
 	case perf.OpStateDelete:
 		return func(ctx context.Context) error { _, err := c.Exec(ctx, pgDelete, key()); return err }
 	}
@@ -221,6 +225,23 @@ func postgresOperation(c *pgx.Conn, kind perf.OperationKind, key func() string, 
 			return fmt.Errorf("state.save: %d rows affected, want 1", tag.RowsAffected())
 		}
 		return err
+	}
+}
+
+// postgresGet reads the key's row as daprd's state.postgresql v2 does (value, etag and
+// expiry); no row is a nil value.
+func postgresGet(c *pgx.Conn, key func() string) func(ctx context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		var (
+			v    []byte
+			etag *string
+			exp  *time.Time
+		)
+		err := c.QueryRow(ctx, pgGet, key()).Scan(&v, &etag, &exp)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return v, err
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -73,6 +74,8 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	switch {
 	case direct:
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectCaller(p) })
+	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind):
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStdHTTPCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:
