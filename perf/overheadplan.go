@@ -69,15 +69,15 @@ func (OverheadPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 func (OverheadPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup) // the baseline is cfg.main too
+	if err := runSetup(s, dep); err != nil { // before the preflight: it loads the main route
+		return err
+	}
 	pf, err := applyPreflight(t.Context(), t, dep, sc, cfg, s.prog)
 	if err != nil {
 		s.infraError("preflight", err)
 	}
 	rep.Preflight = pf
 	rep.Params = cfg.main // the preflight may have lowered its QPS
-	if err := runSetup(s, dep); err != nil {
-		return err
-	}
 	sides := []*side{{name: "A", dep: dep}}
 	if b, ok := SideB(dep); ok {
 		rep.AB = &ABReport{A: buildOf(dep), B: buildOf(b)}
