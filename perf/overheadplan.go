@@ -69,7 +69,8 @@ func (OverheadPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 func (OverheadPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup) // the baseline is cfg.main too
-	if err := runSetup(s, dep); err != nil { // before the preflight: it loads the main route
+	// The setup goes first: the preflight loads the main route, which may need what it sets up.
+	if err := runSetup(s, dep); err != nil {
 		return err
 	}
 	pf, err := applyPreflight(t.Context(), t, dep, sc, cfg, s.prog)
