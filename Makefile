@@ -2,6 +2,7 @@
 #   make perf     build daprd if missing, run every perf scenario locally under one run id
 #                 (= make test-perf-all; results in reports/runs/<run id>/; exit codes in scripts/perf.sh)
 #   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
+#   make perf-state  the state scenarios (get and save; in-memory, Redis, PostgreSQL)
 #   make publish  RUN=<run id>: make that run the reference of its daprd version (reports/v<version>/)
 #   make test     unit and integration tests (real daprd, real Pushgateway)
 #   make test-kube  the kube platform end to end on a real one-node cluster here (root)
@@ -166,6 +167,13 @@ $(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
 ## delivery latency, lost and duplicated messages on Redis, RabbitMQ and MQTT, normal and bulk.
 .PHONY: perf-pubsub-subscribe
 perf-pubsub-subscribe: test-perf-pubsub_subscribe_http
+
+## perf-state: the state scenarios, tests/state_{get,save}_{http,grpc}, each on in-memory (Dapr's
+## no-op baseline), Redis and PostgreSQL (direct-to-store baseline), under one run id.
+STATE_PERF_PACKAGES := $(addprefix ./tests/,$(filter state_%,$(PERF_TESTS)))
+.PHONY: perf-state
+perf-state: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(STATE_PERF_PACKAGES)
 
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an

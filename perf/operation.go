@@ -331,4 +331,13 @@ func joinKinds(ks []OperationKind) string {
 // BaselineStatement is the result's baseline in words, for summaries and reports: "baseline:
 // no-op (Dapr's)", "baseline: direct to the app"; "baseline: none stated" in result files
 // written before operations.
-func (r *Result) BaselineStatement() string { return "baseline: " + r.Baseline.String() }
+//
+// A direct-to-store phase names the store and says it spoke the store's own protocol, not the
+// scenario's transport: "baseline: direct to the store (redis, its own protocol over TCP, not
+// grpc)".
+func (r *Result) BaselineStatement() string {
+	if d := r.Params.Operation.Direct; d != "" {
+		return fmt.Sprintf("baseline: %s (%s, its own protocol over TCP, not %s)", r.Baseline, d, r.Params.Protocol)
+	}
+	return "baseline: " + r.Baseline.String()
+}

@@ -37,6 +37,7 @@ func (OverheadPlan) configure(sc Scenario, cfg *runConfig) error {
 	add(err)
 	cfg.preflight, err = preflightFromEnv()
 	add(err)
+	add(sc.validateSetup())
 	if sc.Tester == "" || sc.Main.To == "" || sc.Baseline.To == "" {
 		add(fmt.Errorf("overhead plan: Tester, Baseline.To and Main.To must name apps (got %q, %q, %q)", sc.Tester, sc.Baseline.To, sc.Main.To))
 	}
@@ -68,6 +69,10 @@ func (OverheadPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 func (OverheadPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup) // the baseline is cfg.main too
+	// The setup goes first: the preflight loads the main route, which may need what it sets up.
+	if err := runSetup(s, dep); err != nil {
+		return err
+	}
 	pf, err := applyPreflight(t.Context(), t, dep, sc, cfg, s.prog)
 	if err != nil {
 		s.infraError("preflight", err)

@@ -201,12 +201,17 @@ func (r *Result) CoordinatedOmission() (ratio float64, flagged bool) {
 func (r *Result) ConnectionChurn() bool { return r.Sockets > int64(r.Params.Connections) }
 
 // Errors counts every failed request: for HTTP every non-2xx status and every socket error
-// (-1); for gRPC every status but OK. Dapr's suite counts only 200/204/400/500, so a 503 or a
-// gRPC error passes there unnoticed.
+// (-1); for gRPC every status but OK; for a direct-to-store phase (Params.Operation.Direct)
+// every code but DirectOK, whatever the transport. Dapr's suite counts only 200/204/400/500,
+// so a 503 or a gRPC error passes there unnoticed.
 func (r *Result) Errors() int64 {
 	var n int64
+	proto := r.Params.Protocol
+	if r.Params.Operation.Direct != "" {
+		proto = GRPC // the store's client codes: DirectOK, like gRPC's, or an error class
+	}
 	for code, count := range r.RetCodes {
-		if !codeOK(r.Params.Protocol, code) {
+		if !codeOK(proto, code) {
 			n += count
 		}
 	}
@@ -228,6 +233,11 @@ func (r *Result) QPSRatio() float64 {
 	}
 	return r.ActualQPS / r.RequestedQPS
 }
+
+// DirectOK is the code of a request of a direct-to-store phase that succeeded; a failed one
+// counts under its error class: "timeout" (the call's deadline passed), "closed" (the
+// connection was closed or refused), or "error" (the store answered an error).
+const DirectOK = "OK"
 
 func codeOK(proto Protocol, code string) bool {
 	if proto == GRPC {

@@ -182,6 +182,9 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 		switch {
 		case r.Operation.BaselineKind() == BaselineStore && !r.ThroughSidecar:
 			p.Operation.Direct, p.Target, err = directStore(dep, sc, r.Operation)
+			if err == nil {
+				p.Operation.Key, err = storeKey(sc, r.Operation)
+			}
 		case sc.Transport == HTTP && r.ThroughSidecar:
 			p.Target, err = dep.Endpoint(sc.Tester, SidecarHTTP)
 		case r.ThroughSidecar:
@@ -236,18 +239,18 @@ func directStore(dep Deployment, sc Scenario, op Operation) (Backend, string, er
 		}
 	}
 	if comp == nil {
-		return "", "", fmt.Errorf("route with baseline %q: no sidecar of the scenario declares component %q", BaselineStore, name)
+		return "", "", fmt.Errorf("route with baseline %q: no sidecar of the scenario declares component %q", string(BaselineStore), name)
 	}
 	be := comp.Backend()
 	if be == NoBackend {
-		return "", "", fmt.Errorf("route with baseline %q: component %s (%s) runs inside daprd, there is no store to call directly: use baseline %q", BaselineStore, name, comp.Type, BaselineNoOp)
+		return "", "", fmt.Errorf("route with baseline %q: component %s (%s) runs inside daprd, there is no store to call directly: use baseline %q", string(BaselineStore), name, comp.Type, string(BaselineNoOp))
 	}
 	for _, b := range BackendsOf(dep) {
 		if b.Backend == be {
 			return be, b.Address, nil
 		}
 	}
-	return "", "", fmt.Errorf("route with baseline %q: the platform reports no %s backend for component %s", BaselineStore, be, name)
+	return "", "", fmt.Errorf("route with baseline %q: the platform reports no %s backend for component %s", string(BaselineStore), be, name)
 }
 
 var noPushOnce sync.Once

@@ -20,6 +20,10 @@ type Scenario struct {
 	MainOptions, WarmupOptions []Option
 	// Thresholds are the default bounds; env variables may override them (ThresholdsFromEnv).
 	Thresholds []Threshold
+	// Setup are loads the overhead plan sends once through the tester, in order, after the
+	// deployment is up and before the first phase (setup.go): a state.save that seeds the key
+	// a state.get reads, say. Their results are not figures of the run.
+	Setup []Setup
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
 	SampleInterval time.Duration
 	// Plan is what the run does with the deployment (Plan); nil is the overhead plan of

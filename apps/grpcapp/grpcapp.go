@@ -3,7 +3,9 @@
 // (dapr.proto.runtime.v1.AppCallback): OnInvoke answers "ok", optionally
 // after a fixed delay and with a deterministic share of codes.Internal
 // errors; the pub/sub and binding methods answer empty successes. It also
-// serves Dapr's app health check and the standard gRPC health service.
+// serves Dapr's app health check, the standard gRPC health service, and the
+// state and publish calls of Dapr's runtime API as no-ops (noop.go), for a
+// no-op baseline.
 //
 //	s := grpcapp.NewServer(grpcapp.Options{Delay: time.Millisecond})
 //	go s.Serve(ln)
@@ -47,6 +49,8 @@ func NewServer(o Options) *grpc.Server {
 	app := &appCallback{faults: faults.New(o)}
 	runtimev1.RegisterAppCallbackServer(s, app)
 	runtimev1.RegisterAppCallbackHealthCheckServer(s, appHealth{})
+	// The no-op baseline's calls of Dapr's runtime API (noop.go).
+	runtimev1.RegisterDaprServer(s, noopDapr{})
 	hs := health.NewServer() // SERVING for "" from the start
 	for _, name := range []string{
 		runtimev1.AppCallback_ServiceDesc.ServiceName,

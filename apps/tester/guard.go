@@ -103,8 +103,15 @@ func (e *TargetError) Unwrap() error { return e.Err }
 
 // TargetAddr is the normalised host:port p's load would connect to. HTTP targets must be
 // http:// or https:// URLs; gRPC targets a plain host:port, with no gRPC resolver scheme
-// ("dns:", "unix:", "passthrough:"): any other form is an error.
+// ("dns:", "unix:", "passthrough:"): any other form is an error. A direct-to-store phase
+// (Operation.Direct set) has a plain host:port target whatever the protocol.
 func TargetAddr(p perf.Params) (string, error) {
+	if p.Operation.Direct != "" {
+		if strings.Contains(p.Target, "/") {
+			return "", fmt.Errorf("must be a plain host:port for a direct-to-store phase (operation.direct %s)", p.Operation.Direct)
+		}
+		return NormalizeAddr(p.Target)
+	}
 	switch p.Protocol {
 	case perf.HTTP:
 		u, err := url.Parse(p.Target)

@@ -115,6 +115,9 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := decodeParams(bytes.NewReader(body))
+	if err == nil {
+		err = checkDirect(p)
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return

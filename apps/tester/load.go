@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -46,8 +47,12 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	if p.Target == "" {
 		return perf.Result{}, errors.New("tester: target is empty: must be a URL (http) or host:port (grpc)")
 	}
+	if err := checkDirect(p); err != nil {
+		return perf.Result{}, err
+	}
+	direct := p.Operation.Direct != "" // the store's own client, whatever the transport (direct.go)
 	var req httpRequest
-	if p.Protocol == perf.HTTP {
+	if p.Protocol == perf.HTTP && !direct {
 		var err error
 		if req, err = httpRequestFor(p); err != nil {
 			return perf.Result{}, err
@@ -71,9 +76,13 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		err     error
 	)
 	switch {
+	case direct:
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectCaller(p) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && perf.HasStamps(req.Body): // stamp.go
 		seq := &sequence{}
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStampCaller(req, seq), nil })
+	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind):
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStdHTTPCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:
@@ -93,7 +102,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	if err != nil {
 		return perf.Result{}, err
 	}
-	if p.Protocol == perf.HTTP {
+	if p.Protocol == perf.HTTP && !direct {
 		out.Params.PayloadBytes = req.ValueBytes
 	}
 	out.Sockets = sockets
