@@ -64,10 +64,11 @@ func appArgs(a perf.App, port int) []string {
 
 // testerAllowList is what the tester da may load in the deployment apps: its own daprd's HTTP
 // and gRPC ports (and those of its build-B twin in an A/B run), and each other app's own port
-// (a tester's excepted), all on 127.0.0.1.
-func testerAllowList(da *deployedApp, apps []*deployedApp) []string {
+// (a tester's excepted), all on 127.0.0.1; and backends, the host:port of each store or broker
+// the deployment started, which a direct-to-store baseline loads.
+func testerAllowList(da *deployedApp, apps []*deployedApp, backends ...string) []string {
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-	var allow []string
+	allow := append([]string(nil), backends...)
 	if da.sidecar != nil {
 		allow = append(allow, addr(da.sidecar.HTTP), addr(da.sidecar.GRPC))
 	}
@@ -85,7 +86,7 @@ func testerAllowList(da *deployedApp, apps []*deployedApp) []string {
 // launchArgs is the command line and environment of da's own process: appArgs, and for a
 // tester its allow-list and TesterLimits (perf.TesterArgs) with its token in the environment
 // (perf.EnvTesterToken), where ps does not show it.
-func launchArgs(da *deployedApp, apps []*deployedApp) (args, env []string) {
+func launchArgs(da *deployedApp, apps []*deployedApp, backends ...string) (args, env []string) {
 	args, env = appArgs(da.app, da.port), os.Environ()
 	if da.app.Kind != perf.Tester {
 		return args, env
@@ -94,7 +95,7 @@ func launchArgs(da *deployedApp, apps []*deployedApp) (args, env []string) {
 	if da.app.TesterLimits != nil {
 		limits = *da.app.TesterLimits
 	}
-	args = append(args, perf.TesterArgs(testerAllowList(da, apps), limits)...)
+	args = append(args, perf.TesterArgs(testerAllowList(da, apps, backends...), limits)...)
 	return args, append(env, perf.EnvTesterToken+"="+da.token)
 }
 

@@ -134,8 +134,12 @@ func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") 
 // launch starts every app, then every daprd (build B's after A's), for as long as ctx (the
 // test's) lasts.
 func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) error {
+	var backends []string // started before the apps (Platform.StartE)
+	for _, b := range d.backends {
+		backends = append(backends, b.addr())
+	}
 	for _, da := range d.apps {
-		args, env := launchArgs(da, d.apps)
+		args, env := launchArgs(da, d.apps, backends...)
 		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env)
 		if err != nil {
 			return err

@@ -115,6 +115,15 @@ func DeriveFigures(r *Report) Figures {
 	for _, o := range r.Overhead {
 		f.Gates["overhead."+o.Figure] = o.GateSeconds()
 	}
+	for _, ph := range f.Phases { // absolute means, for bounds such as Dapr's k6 avg<500 ms
+		switch ph.Phase {
+		case PhaseBaseline, PhaseMain:
+			f.Gates[ph.Phase+".mean"] = ph.MeanSeconds
+		}
+	}
+	if r.Plan == StagePlanKind {
+		deriveStageFigures(r, &f)
+	}
 	if r.Growth != nil {
 		f.NoOverhead = "the growth plan runs no baseline phase: it measures sidecar memory across rounds of load, so it has no sidecar overhead"
 		var errs int64

@@ -19,6 +19,9 @@ func Summary(r *Report) string {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), growth plan: %d variant(s), each %d round(s) of %d requests at %d QPS over %d connections\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Growth.Variants),
 			r.Growth.Rounds, r.Growth.RequestsPerRound, r.Params.QPS, r.Params.Connections)
+	} else if r.Plan == StagePlanKind {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), stage plan: %d stage(s) at fixed rates, each its own load and bound\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
 	} else {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
@@ -35,6 +38,8 @@ func Summary(r *Report) string {
 	switch {
 	case r.Growth != nil:
 		b.WriteString(growth.Table(r.Growth) + "\n" + growth.FamilyTable(r.Growth) + "\n" + growth.Findings(r.Growth))
+	case r.Plan == StagePlanKind:
+		stageTable(&b, r, figures)
 	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
 	default:

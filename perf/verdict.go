@@ -67,7 +67,7 @@ func (v Verdict) String() string {
 
 func formatFigure(figure string, x float64) string {
 	switch {
-	case strings.HasPrefix(figure, "overhead."):
+	case strings.HasPrefix(figure, "overhead."), strings.HasSuffix(figure, ".mean"):
 		return fmt.Sprintf("%.3f ms", x*1e3)
 	case figure == "qps.ratio":
 		return fmt.Sprintf("%.4f", x)

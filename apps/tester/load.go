@@ -67,6 +67,10 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		err     error
 	)
 	switch {
+	case p.Operation.Direct != "" && (p.Operation.Kind == perf.OpPublish || p.Operation.Kind == perf.OpPublishBulk):
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectPublishCaller(p) })
+	case p.Protocol == perf.HTTP && p.Operation.Kind == perf.OpPublish && p.Operation.Repeat > 1:
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newRepeatCaller(req, p.Operation.Repeat) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:
