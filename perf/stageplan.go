@@ -76,8 +76,8 @@ func (sp *StagePlan) configure(sc Scenario, cfg *runConfig) error {
 	add(err)
 	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
 	add(err)
-	if sc.Tester == "" || sc.Main.To == "" || !sc.Main.ThroughSidecar {
-		add(fmt.Errorf("stage plan: Tester and Main.To must name apps and Main must go through the sidecar (got %q, %q, ThroughSidecar %v)", sc.Tester, sc.Main.To, sc.Main.ThroughSidecar))
+	if sc.Tester == "" || sc.Main.To == "" {
+		add(fmt.Errorf("stage plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
 	}
 	if len(sp.Stages) == 0 {
 		add(errors.New("stage plan: Stages is empty: list at least one stage"))
