@@ -76,6 +76,10 @@ const (
 	// pub/sub perf tests do: the "overhead" is then the whole cost of the Dapr call, store
 	// included.
 	BaselineNoOp BaselineKind = "noop"
+	// BaselineSingles: the same events published one by one through daprd (Operation.Repeat),
+	// against which a bulk publish is compared, as Dapr's bulk-publish tests do; the
+	// "overhead" is then what the bulk saves (negative) or costs.
+	BaselineSingles BaselineKind = "singles"
 )
 
 // String is the baseline as a result states it: "direct to the app", "direct to the store",
@@ -88,6 +92,8 @@ func (b BaselineKind) String() string {
 		return "direct to the store"
 	case BaselineNoOp:
 		return "no-op (Dapr's)"
+	case BaselineSingles:
+		return "the same events as single publishes through daprd (Dapr's bulk-publish baseline)"
 	case "":
 		return "none stated"
 	}
@@ -292,10 +298,10 @@ func (o Operation) problems(proto Protocol) []error {
 		bad("direct", fmt.Sprintf("%q", string(o.Direct)), "must be a backend: redis, postgresql, rabbitmq or mqtt")
 	}
 	switch o.Baseline {
-	case "", BaselineApp, BaselineStore, BaselineNoOp:
+	case "", BaselineApp, BaselineStore, BaselineNoOp, BaselineSingles:
 	default:
-		bad("baseline", fmt.Sprintf("%q", string(o.Baseline)), fmt.Sprintf("must be %q (direct to the app), %q (direct to the store), %q (Dapr's no-op) or empty for the kind's default",
-			string(BaselineApp), string(BaselineStore), string(BaselineNoOp)))
+		bad("baseline", fmt.Sprintf("%q", string(o.Baseline)), fmt.Sprintf("must be %q (direct to the app), %q (direct to the store), %q (Dapr's no-op), %q (single publishes) or empty for the kind's default",
+			string(BaselineApp), string(BaselineStore), string(BaselineNoOp), string(BaselineSingles)))
 	}
 	return errs
 }

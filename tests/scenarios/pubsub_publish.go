@@ -132,8 +132,8 @@ func PubSubBulkPublish(transport perf.Protocol, b PubSubBroker, raw bool) perf.S
 	if raw {
 		suffix += "_raw"
 	}
-	single := perf.Operation{Kind: perf.OpPublish, PubSub: PubSubName, Topic: PublishTopic, Repeat: BulkSize, RawPayload: raw, Baseline: perf.BaselineNoOp}
-	bulk := perf.Operation{Kind: perf.OpPublishBulk, PubSub: PubSubName, Topic: PublishTopic, BulkEntries: BulkSize, RawPayload: raw, Baseline: perf.BaselineNoOp}
+	single := perf.Operation{Kind: perf.OpPublish, PubSub: PubSubName, Topic: PublishTopic, Repeat: BulkSize, RawPayload: raw, Baseline: perf.BaselineSingles}
+	bulk := perf.Operation{Kind: perf.OpPublishBulk, PubSub: PubSubName, Topic: PublishTopic, BulkEntries: BulkSize, RawPayload: raw, Baseline: perf.BaselineSingles}
 	src := daprBulkGRPC
 	th := []perf.Threshold{
 		{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: src},
