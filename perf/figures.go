@@ -45,6 +45,10 @@ type PhaseFigures struct {
 	// Requests and Errors are totals over the rounds.
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
+	// EventsPerRequest is how many events each request published when more than one (a bulk
+	// publish, or single publishes in turn: Operation.EventsPerRequest); 0 otherwise. A
+	// latency divided by it is the latency per event.
+	EventsPerRequest int `json:"eventsPerRequest,omitempty"`
 }
 
 // QuantileFigure is one percentile (0..100) in seconds.
@@ -157,6 +161,9 @@ func phaseFigures(name string, rounds []Round, pick func(*Round) *Result) PhaseF
 		f.TargetQPS = res.RequestedQPS
 		f.Requests += res.Requests
 		f.Errors += res.Errors()
+		if n := res.Params.Operation.EventsPerRequest(); n > 1 {
+			f.EventsPerRequest = n
+		}
 	}
 	f.MeanSeconds, f.QPS, f.LowestQPS = median(means), median(qps), slices.Min(qps)
 	if len(respMeans) == len(rounds) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/hdr"
 )
 
 func stageScenario(stages ...Stage) Scenario {
@@ -86,4 +88,30 @@ func TestStageFigures(t *testing.T) {
 	assert.True(t, vs[0].Pass)
 	assert.False(t, vs[1].Pass)
 	assert.True(t, strings.HasPrefix(vs[1].String(), "stage.b.mean = 2.100 ms, at most 1.000 ms"), vs[1].String())
+}
+
+// TestPerEventFigures: a phase of bulk or repeated publishes states its events per request,
+// and the summary its latency per event.
+func TestPerEventFigures(t *testing.T) {
+	res := func(op Operation, mean float64) Result {
+		h := hdr.New()
+		for range 10 {
+			h.Record(time.Duration(mean * 1e9))
+		}
+		l, err := NewLatency(h, DefaultPercentiles)
+		require.NoError(t, err)
+		return Result{Params: Params{Operation: op}, RequestedQPS: 200, ActualQPS: 200, Requests: 10, RetCodes: map[string]int64{"OK": 10}, Latency: l}
+	}
+	singles := Operation{Kind: OpPublish, PubSub: "p", Topic: "t", Repeat: 100}
+	bulk := Operation{Kind: OpPublishBulk, PubSub: "p", Topic: "t", BulkEntries: 100}
+	r := &Report{Rounds: []Round{{Baseline: res(singles, 0.02), Main: res(bulk, 0.004)}}}
+	f := DeriveFigures(r)
+	require.Len(t, f.Phases, 2)
+	assert.Equal(t, 100, f.Phases[0].EventsPerRequest)
+	assert.Equal(t, 100, f.Phases[1].EventsPerRequest)
+	var b strings.Builder
+	perEventLines(&b, &f)
+	assert.Contains(t, b.String(), "baseline per event (100 events per request): mean 200.0 µs")
+	assert.Contains(t, b.String(), "main per event (100 events per request): mean 40.0 µs")
+	assert.Contains(t, b.String(), "20000 events/s")
 }

@@ -45,6 +45,7 @@ func Summary(r *Report) string {
 	default:
 		latencyTable(&b, r, figures)
 		phaseTable(&b, r)
+		perEventLines(&b, figures)
 	}
 	if figures.NoOverhead != "" {
 		b.WriteString("sidecar overhead: none: " + figures.NoOverhead + "\n")
