@@ -19,8 +19,12 @@ func newDirectPublishCaller(p perf.Params) (caller, error) {
 	switch p.Operation.Direct {
 	case perf.BackendRedis:
 		return newRedisPublishCaller(p), nil
+	case perf.BackendRabbitMQ:
+		return newRabbitMQPublishCaller(p)
+	case perf.BackendMQTT:
+		return newMQTTPublishCaller(p)
 	}
-	return nil, fmt.Errorf("operation.direct = %q: the tester has no direct publish client for it yet (redis only)", p.Operation.Direct)
+	return nil, fmt.Errorf("operation.direct = %q: the tester has no direct publish client for it (redis, rabbitmq and mqtt)", p.Operation.Direct)
 }
 
 // redisPublishCaller appends each event to the topic's stream with XADD, the command and the

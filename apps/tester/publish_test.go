@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/google/uuid"
+	amqp "github.com/rabbitmq/amqp091-go"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,4 +160,108 @@ func sortedKeys(m map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// TestDirectPublishToRabbitMQAndMQTT publishes raw events for one second through daprd
+// (pubsub.rabbitmq, pubsub.mqtt3) and with the direct publishers, each to its own topic, and
+// reads them back from the brokers themselves: a queue bound to the topic's exchange before
+// the load holds exactly the events sent (RabbitMQ), a subscriber at QoS 1 receives exactly
+// them (Mosquitto), each body the payload byte for byte.
+func TestDirectPublishToRabbitMQAndMQTT(t *testing.T) {
+	p, err := local.New(local.WithoutDaprdB())
+	if errors.Is(err, local.ErrDaprdNotFound) && os.Getenv("CI") == "" {
+		t.Skipf("skipping: %v", err)
+	}
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	dep, err := p.StartE(ctx, t, perf.App{Name: "pub", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP,
+		Components: []perf.Component{{Name: "rabbitpubsub", Type: perf.PubSubRabbitMQ}, {Name: "mqttpubsub", Type: perf.PubSubMQTT3}}}})
+	cancel()
+	if err != nil && os.Getenv("CI") == "" && strings.Contains(err.Error(), local.ErrBackendMissing.Error()) {
+		t.Skipf("skipping: %v", err)
+	}
+	require.NoError(t, err)
+	addr := map[perf.Backend]string{}
+	for _, b := range dep.Backends() {
+		addr[b.Backend] = b.Address
+	}
+	httpBase, err := dep.Endpoint("pub", perf.SidecarHTTP)
+	require.NoError(t, err)
+	const payload = "raw event \"quoted\" & <tag> \u00fc end"
+
+	rabbit, err := amqp.Dial("amqp://guest:guest@" + addr[perf.BackendRabbitMQ] + "/")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rabbit.Close() })
+	rch, err := rabbit.Channel()
+	require.NoError(t, err)
+	mq := mqtt.NewClient(mqtt.NewClientOptions().AddBroker("tcp://" + addr[perf.BackendMQTT]).SetClientID("publish-test-" + uuid.NewString()))
+	tok := mq.Connect()
+	require.True(t, tok.WaitTimeout(10*time.Second))
+	require.NoError(t, tok.Error())
+	t.Cleanup(func() { mq.Disconnect(100) })
+
+	for _, c := range []struct {
+		name   string
+		broker perf.Backend
+		pubsub string
+		direct bool
+		op     perf.Operation
+	}{
+		{"daprd rabbitmq", perf.BackendRabbitMQ, "rabbitpubsub", false, perf.Operation{Kind: perf.OpPublish, RawPayload: true}},
+		{"direct rabbitmq", perf.BackendRabbitMQ, "rabbitpubsub", true, perf.Operation{Kind: perf.OpPublish}},
+		{"direct rabbitmq x3", perf.BackendRabbitMQ, "rabbitpubsub", true, perf.Operation{Kind: perf.OpPublish, Repeat: 3}},
+		{"daprd mqtt", perf.BackendMQTT, "mqttpubsub", false, perf.Operation{Kind: perf.OpPublish, RawPayload: true}},
+		{"direct mqtt", perf.BackendMQTT, "mqttpubsub", true, perf.Operation{Kind: perf.OpPublish}},
+		{"direct mqtt bulk of 4", perf.BackendMQTT, "mqttpubsub", true, perf.Operation{Kind: perf.OpPublishBulk, BulkEntries: 4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			topic := "t-" + strings.ReplaceAll(c.name, " ", "-")
+			c.op.PubSub, c.op.Topic = c.pubsub, topic
+			lp := perf.DefaultParams()
+			lp.Protocol, lp.Target = perf.HTTP, httpBase
+			if c.direct {
+				c.op.Direct, c.op.Baseline = c.broker, perf.BaselineStore
+				lp.Protocol, lp.Target = perf.GRPC, addr[c.broker]
+			}
+			lp.Operation, lp.QPS, lp.Connections, lp.Duration, lp.Payload = c.op, 20, 2, time.Second, payload
+
+			var got atomic.Int64
+			bodies := make(chan string, 1000)
+			var queue string
+			if c.broker == perf.BackendRabbitMQ { // daprd's exchange: durable fanout, auto-delete
+				require.NoError(t, rch.ExchangeDeclare(topic, amqp.ExchangeFanout, true, true, false, false, nil))
+				q, err := rch.QueueDeclare("", false, true, true, false, nil)
+				require.NoError(t, err)
+				require.NoError(t, rch.QueueBind(q.Name, "", topic, false, nil))
+				queue = q.Name
+			} else {
+				tok := mq.Subscribe(topic, 1, func(_ mqtt.Client, m mqtt.Message) { got.Add(1); bodies <- string(m.Payload()) })
+				require.True(t, tok.WaitTimeout(10*time.Second))
+				require.NoError(t, tok.Error())
+			}
+			res, err := Run(t.Context(), lp)
+			require.NoError(t, err)
+			assert.Zero(t, res.Errors(), "codes %v", res.RetCodes)
+			sent := int(res.Requests)
+			if lp.Protocol == perf.HTTP {
+				sent += lp.Connections // fortio's untimed request per connection
+			}
+			want := int64(sent * c.op.EventsPerRequest())
+			if c.broker == perf.BackendRabbitMQ {
+				require.Eventually(t, func() bool {
+					q, err := rch.QueueDeclarePassive(queue, false, true, true, false, nil)
+					return err == nil && int64(q.Messages) == want
+				}, 10*time.Second, 50*time.Millisecond, "%d messages in the queue bound to exchange %s", want, topic)
+				m, ok, err := rch.Get(queue, true)
+				require.NoError(t, err)
+				require.True(t, ok)
+				assert.Equal(t, payload, string(m.Body), "the body byte for byte")
+				return
+			}
+			require.Eventually(t, func() bool { return got.Load() >= want }, 10*time.Second, 20*time.Millisecond, "%d messages received on %s", want, topic)
+			time.Sleep(200 * time.Millisecond) // no more than sent arrive
+			assert.Equal(t, want, got.Load())
+			assert.Equal(t, payload, <-bodies, "the payload byte for byte")
+		})
+	}
 }
