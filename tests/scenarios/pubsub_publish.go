@@ -31,16 +31,22 @@ type PubSubBroker struct {
 	Direct bool
 }
 
-// The brokers the publish scenarios run on. RabbitMQ and MQTT brokers are started by the local
-// platform too, but the tester has no direct publish client for them yet, so they are not
-// listed; Kafka and Pulsar have no real broker on the local platform (Kubernetes only).
+// The brokers the publish scenarios run on. Kafka and Pulsar have no real broker on the local
+// platform (Kubernetes only), and a protocol fake is never reported as Kafka.
 var (
 	InMemoryBroker = PubSubBroker{Type: perf.PubSubInMemory}
 	RedisBroker    = PubSubBroker{Type: perf.PubSubRedis, Suffix: "_redis", Direct: true}
+	RabbitMQBroker = PubSubBroker{Type: perf.PubSubRabbitMQ, Suffix: "_rabbitmq", Direct: true}
+	MQTTBroker     = PubSubBroker{Type: perf.PubSubMQTT3, Suffix: "_mqtt", Direct: true}
 )
 
-// PublishBrokers are the brokers each publish scenario runs on, Dapr's first.
+// PublishBrokers are the brokers the HTTP stage and bulk-publish scenarios run on: Dapr's
+// in-memory pubsub and Redis.
 var PublishBrokers = []PubSubBroker{InMemoryBroker, RedisBroker}
+
+// AllPublishBrokers are the brokers pubsub_publish over gRPC runs on: PublishBrokers, then
+// RabbitMQ and Mosquitto (MQTT 3.1.1), each against its direct publisher.
+var AllPublishBrokers = []PubSubBroker{InMemoryBroker, RedisBroker, RabbitMQBroker, MQTTBroker}
 
 // daprPubSubSource is where the pub/sub bounds come from.
 const (
