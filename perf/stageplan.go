@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Stage is one fixed-rate load of a StagePlan: Samples requests at QPS requests/s (a stage
@@ -207,6 +209,12 @@ func (sp *StagePlan) finish(s *session, runErr error) {
 	}
 	if len(rounds) > 0 {
 		r.Resources = summariseResources(rounds, nil)
+		// No memory-growth verdict: a stage is too short or too sparse (down to 1 request/s)
+		// for an RSS slope per 1,000 requests to mean anything (30 requests gave 21 MiB/1000).
+		for i := range r.Resources {
+			r.Resources[i].Growth = growth.Classification{}
+		}
+		r.Warnings = append(r.Warnings, "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)")
 	}
 	if runErr != nil {
 		r.InfraErrors = append(r.InfraErrors, "load: "+runErr.Error())
