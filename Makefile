@@ -175,6 +175,11 @@ STATE_PERF_PACKAGES := $(addprefix ./tests/,$(filter state_%,$(PERF_TESTS)))
 perf-state: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(STATE_PERF_PACKAGES)
 
+## perf-pubsub: every pub/sub scenario package, one after another (test-perf-pubsub_*): the
+## publish and bulk-publish packages over gRPC and HTTP (README, "Pub/sub publish").
+.PHONY: perf-pubsub
+perf-pubsub: $(filter test-perf-pubsub_%,$(PERF_TARGETS))
+
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an
 ## incomplete, invalid or failed run; FORCE=1 publishes one anyway.

@@ -68,7 +68,7 @@ func appArgs(a perf.App, port int) []string {
 // direct-to-store phase loads with the store's own client (perf.Operation.Direct).
 func testerAllowList(da *deployedApp, apps []*deployedApp, backends ...string) []string {
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-	var allow []string
+	allow := append([]string(nil), backends...)
 	if da.sidecar != nil {
 		allow = append(allow, addr(da.sidecar.HTTP), addr(da.sidecar.GRPC))
 	}

@@ -47,6 +47,10 @@ type PhaseFigures struct {
 	// Requests and Errors are totals over the rounds.
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
+	// EventsPerRequest is how many events each request published when more than one (a bulk
+	// publish, or single publishes in turn: Operation.EventsPerRequest); 0 otherwise. A
+	// latency divided by it is the latency per event.
+	EventsPerRequest int `json:"eventsPerRequest,omitempty"`
 }
 
 // QuantileFigure is one percentile (0..100) in seconds.
@@ -123,6 +127,15 @@ func DeriveFigures(r *Report) Figures {
 	for _, o := range r.Overhead {
 		f.Gates["overhead."+o.Figure] = o.GateSeconds()
 	}
+	for _, ph := range f.Phases { // absolute means, for bounds such as Dapr's k6 avg<500 ms
+		switch ph.Phase {
+		case PhaseBaseline, PhaseMain:
+			f.Gates[ph.Phase+".mean"] = ph.MeanSeconds
+		}
+	}
+	if r.Plan == StagePlanKind {
+		deriveStageFigures(r, &f)
+	}
 	if r.Growth != nil {
 		f.NoOverhead = "the growth plan runs no baseline phase: it measures sidecar memory across rounds of load, so it has no sidecar overhead"
 		var errs int64
@@ -160,6 +173,9 @@ func phaseFigures(name string, rounds []Round, pick func(*Round) *Result) PhaseF
 		f.TargetQPS = res.RequestedQPS
 		f.Requests += res.Requests
 		f.Errors += res.Errors()
+		if n := res.Params.Operation.EventsPerRequest(); n > 1 {
+			f.EventsPerRequest = n
+		}
 	}
 	f.MeanSeconds, f.QPS, f.LowestQPS = median(means), median(qps), slices.Min(qps)
 	if len(respMeans) == len(rounds) {

@@ -76,6 +76,10 @@ const (
 	// pub/sub perf tests do: the "overhead" is then the whole cost of the Dapr call, store
 	// included.
 	BaselineNoOp BaselineKind = "noop"
+	// BaselineSingles: the same events published one by one through daprd (Operation.Repeat),
+	// against which a bulk publish is compared, as Dapr's bulk-publish tests do; the
+	// "overhead" is then what the bulk saves (negative) or costs.
+	BaselineSingles BaselineKind = "singles"
 )
 
 // String is the baseline as a result states it: "direct to the app", "direct to the store",
@@ -88,6 +92,8 @@ func (b BaselineKind) String() string {
 		return "direct to the store"
 	case BaselineNoOp:
 		return "no-op (Dapr's)"
+	case BaselineSingles:
+		return "the same events as single publishes through daprd (Dapr's bulk-publish baseline)"
 	case "":
 		return "none stated"
 	}
@@ -137,6 +143,15 @@ type Operation struct {
 	Topic  string `json:"topic,omitempty"`
 	// BulkEntries is the number of events per request (publish.bulk), from 1 to MaxBulkEntries.
 	BulkEntries int `json:"bulkEntries,omitempty"`
+	// Repeat is, for kind publish, how many events one request publishes one after another,
+	// each its own publish call (0 or 1: one; at most MaxBulkEntries): Dapr's bulk-publish
+	// baseline, 100 single publishes per request, against which one bulk of 100 is compared.
+	// A request's latency is then that of all Repeat calls; it fails at the first failed call.
+	Repeat int `json:"repeat,omitempty"`
+	// RawPayload publishes the payload as it is, without daprd's CloudEvents envelope (publish,
+	// publish.bulk): metadata rawPayload=true, as the HTTP query metadata.rawPayload=true and
+	// the gRPC request's metadata; false lets daprd wrap each event in a CloudEvent.
+	RawPayload bool `json:"rawPayload,omitempty"`
 
 	// ActorType and ActorID name the actor (actor.invoke); required. ActorID "{uuid}" makes
 	// every request activate a new actor.
@@ -163,7 +178,7 @@ type Operation struct {
 // IsZero says whether o is the zero Operation: Params' service invocation of a whole Target.
 func (o Operation) IsZero() bool {
 	return o.Kind == "" && o.AppID == "" && o.Method == "" && o.Store == "" && o.Key == "" &&
-		len(o.Keys) == 0 && o.PubSub == "" && o.Topic == "" && o.BulkEntries == 0 &&
+		len(o.Keys) == 0 && o.PubSub == "" && o.Topic == "" && o.BulkEntries == 0 && o.Repeat == 0 && !o.RawPayload &&
 		o.ActorType == "" && o.ActorID == "" && o.JobName == "" && o.JobDueTime == 0 && o.Baseline == "" &&
 		o.Direct == ""
 }
@@ -218,7 +233,13 @@ func (o Operation) problems(proto Protocol) []error {
 	case OpPublish, OpPublishBulk:
 		need("pubsub", o.PubSub)
 		need("topic", o.Topic)
-		uses["pubsub"], uses["topic"] = true, true
+		uses["pubsub"], uses["topic"], uses["rawPayload"] = true, true, true
+		if o.Kind == OpPublish {
+			uses["repeat"] = true
+			if o.Repeat < 0 || o.Repeat > MaxBulkEntries {
+				bad("repeat", o.Repeat, fmt.Sprintf("must be from 0 to %d events per request (0 and 1: one)", MaxBulkEntries))
+			}
+		}
 		if o.Kind == OpPublishBulk {
 			uses["bulkEntries"] = true
 			if o.BulkEntries < 1 || o.BulkEntries > MaxBulkEntries {
@@ -259,6 +280,8 @@ func (o Operation) problems(proto Protocol) []error {
 		forbid("pubsub", !uses["pubsub"] && o.PubSub != "", fmt.Sprintf("%q", o.PubSub))
 		forbid("topic", !uses["topic"] && o.Topic != "", fmt.Sprintf("%q", o.Topic))
 		forbid("bulkEntries", !uses["bulkEntries"] && o.BulkEntries != 0, o.BulkEntries)
+		forbid("repeat", !uses["repeat"] && o.Repeat != 0, o.Repeat)
+		forbid("rawPayload", !uses["rawPayload"] && o.RawPayload, o.RawPayload)
 		forbid("actorType", !uses["actorType"] && o.ActorType != "", fmt.Sprintf("%q", o.ActorType))
 		forbid("actorID", !uses["actorID"] && o.ActorID != "", fmt.Sprintf("%q", o.ActorID))
 		forbid("jobName", !uses["jobName"] && o.JobName != "", fmt.Sprintf("%q", o.JobName))
@@ -275,12 +298,24 @@ func (o Operation) problems(proto Protocol) []error {
 		bad("direct", fmt.Sprintf("%q", string(o.Direct)), "must be a backend: redis, postgresql, rabbitmq or mqtt")
 	}
 	switch o.Baseline {
-	case "", BaselineApp, BaselineStore, BaselineNoOp:
+	case "", BaselineApp, BaselineStore, BaselineNoOp, BaselineSingles:
 	default:
-		bad("baseline", fmt.Sprintf("%q", string(o.Baseline)), fmt.Sprintf("must be %q (direct to the app), %q (direct to the store), %q (Dapr's no-op) or empty for the kind's default",
-			string(BaselineApp), string(BaselineStore), string(BaselineNoOp)))
+		bad("baseline", fmt.Sprintf("%q", string(o.Baseline)), fmt.Sprintf("must be %q (direct to the app), %q (direct to the store), %q (Dapr's no-op), %q (single publishes) or empty for the kind's default",
+			string(BaselineApp), string(BaselineStore), string(BaselineNoOp), string(BaselineSingles)))
 	}
 	return errs
+}
+
+// EventsPerRequest is how many events one request of o publishes: BulkEntries for
+// publish.bulk, Repeat (at least 1) for publish, 0 for the other kinds.
+func (o Operation) EventsPerRequest() int {
+	switch o.Kind {
+	case OpPublishBulk:
+		return o.BulkEntries
+	case OpPublish:
+		return max(o.Repeat, 1)
+	}
+	return 0
 }
 
 // operationProblems are the errors of p's Operation and of the Params fields it replaces: a

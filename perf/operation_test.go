@@ -53,6 +53,9 @@ func TestOperationErrorsNameTheField(t *testing.T) {
 		{"bulk of zero", Operation{Kind: OpPublishBulk, PubSub: "p", Topic: "t"}, HTTP, []string{"operation.bulkEntries = 0: must be from 1 to 1000"}},
 		{"bulk too large", Operation{Kind: OpPublishBulk, PubSub: "p", Topic: "t", BulkEntries: 1001}, HTTP, []string{"operation.bulkEntries = 1001"}},
 		{"bulk entries on publish", Operation{Kind: OpPublish, PubSub: "p", Topic: "t", BulkEntries: 5}, HTTP, []string{"operation.bulkEntries = 5: not used by kind publish"}},
+		{"repeat too large", Operation{Kind: OpPublish, PubSub: "p", Topic: "t", Repeat: 1001}, HTTP, []string{"operation.repeat = 1001: must be from 0 to 1000 events per request"}},
+		{"repeat on bulk", Operation{Kind: OpPublishBulk, PubSub: "p", Topic: "t", BulkEntries: 5, Repeat: 2}, GRPC, []string{"operation.repeat = 2: not used by kind publish.bulk"}},
+		{"raw payload on state", Operation{Kind: OpStateGet, Store: "s", Key: "k", RawPayload: true}, HTTP, []string{"operation.rawPayload = true: not used by kind state.get"}},
 		{"actor without id", Operation{Kind: OpActorInvoke, ActorType: "A", Method: "m"}, HTTP, []string{`operation.actorID = "": must be set for kind actor.invoke`}},
 		{"store on invoke", Operation{Kind: OpInvoke, Method: "m", Store: "s"}, HTTP, []string{`operation.store = "s": not used by kind invoke`}},
 		{"job due too soon", Operation{Kind: OpJobSchedule, JobName: "j", JobDueTime: time.Millisecond}, HTTP, []string{"operation.jobDueTime = 1ms: must be at least 1s"}},
@@ -151,6 +154,25 @@ func TestBaselineStatement(t *testing.T) {
 		r := Result{Baseline: b}
 		if got := r.BaselineStatement(); got != want {
 			t.Errorf("%q: %q, want %q", b, got, want)
+		}
+	}
+}
+
+func TestEventsPerRequest(t *testing.T) {
+	for _, tc := range []struct {
+		op   Operation
+		want int
+	}{
+		{Operation{Kind: OpPublish, PubSub: "p", Topic: "t"}, 1},
+		{Operation{Kind: OpPublish, PubSub: "p", Topic: "t", Repeat: 100, RawPayload: true}, 100},
+		{Operation{Kind: OpPublishBulk, PubSub: "p", Topic: "t", BulkEntries: 100}, 100},
+		{Operation{Kind: OpStateGet, Store: "s", Key: "k"}, 0},
+	} {
+		if err := tc.op.Validate(GRPC); err != nil {
+			t.Errorf("%+v: %v", tc.op, err)
+		}
+		if got := tc.op.EventsPerRequest(); got != tc.want {
+			t.Errorf("%+v: EventsPerRequest() = %d, want %d", tc.op, got, tc.want)
 		}
 	}
 }

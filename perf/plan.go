@@ -14,8 +14,9 @@ import (
 // session to start deployments and record phases in, then reads the exits, derives the
 // figures and writes, pushes and summarises the result the same way for every plan.
 //
-// Two plans exist: OverheadPlan (interleaved baseline and main rounds with one warmup, the
-// default) and GrowthPlan (rounds of distinct-path load and an idle window, per variant). The
+// Three plans exist: OverheadPlan (interleaved baseline and main rounds with one warmup, the
+// default), GrowthPlan (rounds of distinct-path load and an idle window, per variant) and
+// StagePlan (fixed-rate stages, each its own load and bound, as Dapr's k6 stage tests). The
 // scenarios still to come take the same seam: a throughput plan (actor reminders: register,
 // then measure the triggers), a delivery plan (pub/sub subscribe: publish at a fixed rate,
 // measure delivery latency and losses) and a ramping plan (k6-style stages of virtual

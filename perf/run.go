@@ -177,7 +177,9 @@ func routed(dep Deployment, sc Scenario, r Route, p Params) (Params, error) {
 		p.Method = "test"
 	}
 	var err error
-	if !r.Operation.IsZero() && r.Operation.Kind != OpInvoke {
+	// An invoke with a stated baseline (Dapr's no-op baseline of the pub/sub scenarios: the
+	// app's no-op endpoint) keeps its operation, so its result says which baseline it is.
+	if !r.Operation.IsZero() && (r.Operation.Kind != OpInvoke || r.Operation.Baseline != "") {
 		p.Operation = r.Operation
 		switch {
 		case r.Operation.BaselineKind() == BaselineStore && !r.ThroughSidecar:

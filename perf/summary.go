@@ -22,6 +22,9 @@ func Summary(r *Report) string {
 	} else if r.Delivery != nil {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), delivery plan: %d msg/s x %v over %d connections\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, r.Params.QPS, r.Params.Duration, r.Params.Connections)
+	} else if r.Plan == StagePlanKind {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), stage plan: %d stage(s) at fixed rates, each its own load and bound\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
 	} else {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
@@ -41,11 +44,14 @@ func Summary(r *Report) string {
 		b.WriteString(growth.Table(r.Growth) + "\n" + growth.FamilyTable(r.Growth) + "\n" + growth.Findings(r.Growth))
 	case r.Delivery != nil:
 		deliveryTable(&b, r)
+	case r.Plan == StagePlanKind:
+		stageTable(&b, r, figures)
 	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
 	default:
 		latencyTable(&b, r, figures)
 		phaseTable(&b, r)
+		perEventLines(&b, figures)
 	}
 	b.WriteString(actorSummary(r.Actors))
 	if figures.NoOverhead != "" {

@@ -26,7 +26,7 @@ func TestThresholdsFromEnv(t *testing.T) {
 	t.Setenv(EnvMaxOverheadPrefix+"P999", "20ms")
 	t.Setenv(EnvMinQPSRatio, "0.95")
 	t.Setenv(EnvOverheadGate, "warn")
-	ths, err := ThresholdsFromEnv(DefaultThresholds(HTTP))
+	ths, err := ThresholdsFromEnv(append(DefaultThresholds(HTTP), Threshold{Figure: StageMeanFigure("2kb-200ps"), Op: AtMost, Limit: 0.001}))
 	require.NoError(t, err)
 	byFigure := map[string]Threshold{}
 	for _, th := range ths {
@@ -37,7 +37,8 @@ func TestThresholdsFromEnv(t *testing.T) {
 	assert.InDelta(t, 0.02, byFigure["overhead.p99.9"].Limit, 1e-12)
 	assert.True(t, byFigure["overhead.p99.9"].WarnOnly)
 	assert.Equal(t, 0.95, byFigure["qps.ratio"].Limit)
-	assert.False(t, byFigure["errors"].WarnOnly, "only overhead bounds are warn-only")
+	assert.True(t, byFigure["stage.2kb-200ps.mean"].WarnOnly, "a latency-mean bound is as machine-bound")
+	assert.False(t, byFigure["errors"].WarnOnly, "only overhead and latency-mean bounds are warn-only")
 }
 
 func TestBadThresholdEnvNamesTheVariable(t *testing.T) {

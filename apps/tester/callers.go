@@ -148,7 +148,8 @@ func grpcState(conn *grpc.ClientConn, p perf.Params, _ *grpcCaller) func(ctx con
 
 // grpcPublish is publish and publish.bulk through Dapr.PublishEvent and
 // BulkPublishEventAlpha1; a bulk publish with failed entries is an Internal error (daprd
-// answers it OK and lists them).
+// answers it OK and lists them). A publish with Repeat > 1 calls PublishEvent that many times
+// in turn per request and stops at the first error; RawPayload sends metadata rawPayload=true.
 func grpcPublish(conn *grpc.ClientConn, p perf.Params, _ *grpcCaller) func(ctx context.Context) error {
 	client := runtimev1.NewDaprClient(conn)
 	op := p.Operation
@@ -157,11 +158,26 @@ func grpcPublish(conn *grpc.ClientConn, p perf.Params, _ *grpcCaller) func(ctx c
 	if len(payload) > 0 && json.Valid(payload) {
 		ct = "application/json"
 	}
-	if op.Kind == perf.OpPublish {
-		req := &runtimev1.PublishEventRequest{PubsubName: op.PubSub, Topic: op.Topic, Data: payload, DataContentType: ct}
-		return func(ctx context.Context) error { _, err := client.PublishEvent(ctx, req); return err }
+	var md map[string]string
+	if op.RawPayload {
+		md = map[string]string{"rawPayload": "true"}
 	}
-	req := &runtimev1.BulkPublishRequest{PubsubName: op.PubSub, Topic: op.Topic}
+	if op.Kind == perf.OpPublish {
+		req := &runtimev1.PublishEventRequest{PubsubName: op.PubSub, Topic: op.Topic, Data: payload, DataContentType: ct, Metadata: md}
+		n := op.EventsPerRequest()
+		return func(ctx context.Context) error {
+			for i := range n {
+				if _, err := client.PublishEvent(ctx, req); err != nil {
+					if n > 1 {
+						return status.Errorf(status.Code(err), "publish %d of %d: %s", i+1, n, status.Convert(err).Message())
+					}
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	req := &runtimev1.BulkPublishRequest{PubsubName: op.PubSub, Topic: op.Topic, Metadata: md}
 	for i := range op.BulkEntries {
 		req.Entries = append(req.Entries, &runtimev1.BulkPublishRequestEntry{EntryId: strconv.Itoa(i), Event: payload, ContentType: ct})
 	}

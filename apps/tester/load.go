@@ -76,11 +76,15 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		err     error
 	)
 	switch {
+	case p.Operation.Direct != "" && (p.Operation.Kind == perf.OpPublish || p.Operation.Kind == perf.OpPublishBulk):
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectPublishCaller(p) })
 	case direct:
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectCaller(p) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && perf.HasStamps(req.Body): // stamp.go
 		seq := &sequence{}
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStampCaller(req, seq), nil })
+	case p.Protocol == perf.HTTP && p.Operation.Kind == perf.OpPublish && p.Operation.Repeat > 1:
+		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newRepeatCaller(req, p.Operation.Repeat) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStdHTTPCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):

@@ -15,8 +15,9 @@ import (
 // fast client cannot tell where such an answer ends, drops keep-alive and opens a new TCP
 // connection for every request (fortio v1.75.3 fhttp, "Content-length missing"): seen as
 // 30,016 sockets for 16 connections in a 30 s state_save run, every request then paying a
-// connect. Both phases of a scenario with such a kind use the same client.
-var noContentKinds = []perf.OperationKind{perf.OpStateSave, perf.OpStateDelete}
+// connect. Publish and bulk publish are answered 204 too. Both phases of a scenario with such a
+// kind use the same client.
+var noContentKinds = []perf.OperationKind{perf.OpStateSave, perf.OpStateDelete, perf.OpPublish, perf.OpPublishBulk}
 
 // stdHTTPCaller sends one fixed request through fortio's standard client, which keeps its
 // connection alive across 204 answers.

@@ -79,7 +79,7 @@ func httpRequestFor(p perf.Params) (httpRequest, error) {
 		if len(payload) > 0 && json.Valid(payload) {
 			ct = "application/json"
 		}
-		return withValue(httpRequest{URL: base + fmt.Sprintf(apiPublish, op.PubSub, op.Topic), Method: http.MethodPost, Body: payload, ContentType: ct}), nil
+		return withValue(httpRequest{URL: base + fmt.Sprintf(apiPublish, op.PubSub, op.Topic) + rawQuery(op), Method: http.MethodPost, Body: payload, ContentType: ct}), nil
 	case perf.OpPublishBulk:
 		entries := make([]bulkEntry, op.BulkEntries)
 		ct := "text/plain"
@@ -93,7 +93,7 @@ func httpRequestFor(p perf.Params) (httpRequest, error) {
 		if err != nil {
 			return httpRequest{}, fmt.Errorf("tester: publish.bulk body: %w", err)
 		}
-		return withValue(httpRequest{URL: base + fmt.Sprintf(apiPublishBulk, op.PubSub, op.Topic), Method: http.MethodPost, Body: body, ContentType: "application/json"}), nil
+		return withValue(httpRequest{URL: base + fmt.Sprintf(apiPublishBulk, op.PubSub, op.Topic) + rawQuery(op), Method: http.MethodPost, Body: body, ContentType: "application/json"}), nil
 	case perf.OpActorInvoke:
 		// POST with an empty body too: daprd answers an actor method on any verb, and the
 		// actor host sees the one Dapr's SDKs send.
@@ -109,6 +109,15 @@ func httpRequestFor(p perf.Params) (httpRequest, error) {
 		return httpRequest{URL: base + fmt.Sprintf(apiConfiguration, op.Store) + "?" + q.Encode(), Method: http.MethodGet}, nil
 	}
 	return httpRequest{}, fmt.Errorf("tester: operation.kind %q: not implemented over http", op.Kind)
+}
+
+// rawQuery is the query that makes daprd publish without its CloudEvents envelope
+// ("?metadata.rawPayload=true", as Dapr's k6 publish tests send it), or "" for CloudEvents.
+func rawQuery(op perf.Operation) string {
+	if op.RawPayload {
+		return "?metadata.rawPayload=true"
+	}
+	return ""
 }
 
 // stateItem is one entry of daprd's state save body.

@@ -1,0 +1,272 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/daprperf/daprperf/perf/growth"
+)
+
+// Stage is one fixed-rate load of a StagePlan: Samples requests at QPS requests/s (a stage
+// lasts Samples/QPS seconds, at least MinDuration), each with a generated payload of
+// PayloadBytes bytes. It mirrors one k6 constant-arrival-rate scenario of Dapr's k6 tests.
+type Stage struct {
+	// Name names the stage in the result, the summary and its gate figure
+	// (StageMeanFigure); lowercase letters, digits, '-' and '_', such as "2kb-200ps".
+	Name string `json:"name"`
+	// QPS is the stage's arrival rate, requests/s, from 1 to MaxQPS.
+	QPS int `json:"qps"`
+	// Samples is the number of requests the stage sends at its full length, at least 1.
+	Samples int `json:"samples"`
+	// PayloadBytes is the size of each request's generated payload, 0 to MaxPayloadBytes.
+	PayloadBytes int `json:"payloadBytes"`
+}
+
+// StagePlan runs a scenario's Main route as a sequence of fixed-rate loads, one per stage,
+// each recorded like any phase (HDR service and response time, schedule, resources) and stored
+// in Report.Loads under the stage's name, with its own figures (Figures.Phases, one per stage)
+// and its own gate figure StageMeanFigure(name): the stage's mean service time in seconds. One
+// warmup (Scenario.WarmupOptions, through the same route) comes first, its result discarded.
+// There is no baseline phase and so no overhead: it is the shape of Dapr's k6 stage tests
+// (pubsub_publish_http), whose bound is each stage's mean.
+//
+// Connections come from Scenario.MainOptions (DAPR_PERF_CONNECTIONS), capped at a stage's
+// rate so that each connection sends at least one request a second. Env overrides: with
+// DAPR_TEST_DURATION set, a stage lasts at most that long (fewer samples), which keeps a smoke
+// run short; with DAPR_PERF_QPS set, no stage is faster than that rate. A stage's payload is its
+// own: DAPR_PAYLOAD_SIZE and DAPR_PAYLOAD are refused, naming them.
+type StagePlan struct {
+	// Stages run in order; at least one, names distinct.
+	Stages []Stage
+
+	loads  []Params   // each stage's load, set by configure
+	series [][]Series // each completed stage's resource series
+}
+
+// StagePlanKind is the Report.Plan of a stage plan.
+const StagePlanKind = "stages"
+
+// StageMeanFigure is the gate figure of stage name: its mean service time, seconds
+// ("stage.2kb-200ps.mean").
+func StageMeanFigure(name string) string { return "stage." + name + ".mean" }
+
+// Kind is "stages".
+func (*StagePlan) Kind() string { return StagePlanKind }
+
+var stageName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+func (sp *StagePlan) configure(sc Scenario, cfg *runConfig) error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	env, err := LoadEnv()
+	if err != nil {
+		return err
+	}
+	if env.PayloadSize != nil || env.Payload != nil {
+		add(fmt.Errorf("stage plan: %s and %s are not applied: each stage has its own payload size (unset them)", EnvPayloadSize, EnvPayload))
+	}
+	cfg.main, err = NewParams(append([]Option{WithQPS(1)}, sc.MainOptions...)...)
+	add(err)
+	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+	if sc.Tester == "" || sc.Main.To == "" {
+		add(fmt.Errorf("stage plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
+	}
+	if len(sp.Stages) == 0 {
+		add(errors.New("stage plan: Stages is empty: list at least one stage"))
+	}
+	seen := map[string]bool{}
+	sp.loads = sp.loads[:0]
+	for i, st := range sp.Stages {
+		bad := func(field string, v any, accepts string) {
+			add(fmt.Errorf("stage plan: Stages[%d] (%q).%s = %v: must be %s", i, st.Name, field, v, accepts))
+		}
+		if !stageName.MatchString(st.Name) {
+			bad("Name", fmt.Sprintf("%q", st.Name), "lowercase letters, digits, '-' and '_', at most 63, matching "+stageName.String())
+		} else if seen[st.Name] {
+			bad("Name", fmt.Sprintf("%q", st.Name), "distinct: used twice")
+		}
+		seen[st.Name] = true
+		if st.QPS < 1 || st.QPS > MaxQPS {
+			bad("QPS", st.QPS, fmt.Sprintf("from 1 to %d requests/s", MaxQPS))
+			continue
+		}
+		if st.Samples < 1 {
+			bad("Samples", st.Samples, "at least 1 request")
+			continue
+		}
+		if st.PayloadBytes < 0 || st.PayloadBytes > MaxPayloadBytes {
+			bad("PayloadBytes", st.PayloadBytes, fmt.Sprintf("from 0 to %d bytes", MaxPayloadBytes))
+			continue
+		}
+		p := cfg.main
+		p.QPS = st.QPS
+		if env.QPS != nil {
+			p.QPS = min(p.QPS, *env.QPS)
+		}
+		p.Duration = stageDuration(st.Samples, p.QPS)
+		if env.Duration != nil {
+			p.Duration = max(min(p.Duration, *env.Duration), MinDuration)
+		}
+		p.Connections = min(cfg.main.Connections, p.QPS)
+		p.PayloadBytes = st.PayloadBytes
+		sp.loads = append(sp.loads, p)
+	}
+	return errors.Join(errs...)
+}
+
+// stageDuration is how long samples requests at qps take, rounded up to whole milliseconds and
+// at least MinDuration.
+func stageDuration(samples, qps int) time.Duration {
+	d := time.Duration(math.Ceil(float64(samples)/float64(qps)*1e3)) * time.Millisecond
+	return max(d, MinDuration)
+}
+
+// steps: the warmup, then each stage.
+func (sp *StagePlan) steps(_ Scenario, cfg runConfig) []planPhase {
+	out := []planPhase{{fmt.Sprintf("warmup, %d QPS x %v", cfg.warmup.QPS, cfg.warmup.Duration), cfg.warmup.Duration}}
+	for i, p := range sp.loads {
+		out = append(out, planPhase{fmt.Sprintf("stage %s: %d QPS x %v, %d-byte payload, %d connections", sp.Stages[i].Name, p.QPS, p.Duration, p.PayloadBytes, p.Connections), p.Duration})
+	}
+	return out
+}
+
+func (sp *StagePlan) run(s *session) error {
+	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
+	dep := s.deploy(t, "", sc.Apps, append([]Params{cfg.warmup}, sp.loads...)...)
+	tester, err := NewTesterClient(dep, sc.Tester)
+	if err != nil {
+		return err
+	}
+	s.prog.watchTester(tester)
+	ctx := t.Context()
+	warm, err := routed(dep, sc, sc.Main, cfg.warmup)
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	done := s.prog.phase(fmt.Sprintf("warmup (discarded), %d QPS to %s", warm.QPS, warm.Target), warm.Duration)
+	_, err = RunLoad(ctx, tester, warm)
+	done()
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	sp.series = nil
+	for i, p := range sp.loads {
+		name := sp.Stages[i].Name
+		lp, err := routed(dep, sc, sc.Main, p)
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", name, err)
+		}
+		done := s.prog.phase(fmt.Sprintf("stage %d/%d %s: %d QPS x %v, %d-byte payload to %s", i+1, len(sp.loads), name, lp.QPS, lp.Duration, lp.PayloadBytes, lp.Target), lp.Duration)
+		rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+		res, err := RunLoad(ctx, tester, lp)
+		series, sampleErrs := rec.Stop()
+		done()
+		if len(sampleErrs) > 0 {
+			t.Logf("stage %s: %d resource readings failed, first: %v", name, len(sampleErrs), sampleErrs[0])
+		}
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", name, err)
+		}
+		rep.Loads = append(rep.Loads, NamedLoad{Name: name, Result: res})
+		sp.series = append(sp.series, series)
+		s.checkpoint("stage " + name)
+	}
+	return nil
+}
+
+// finish takes the validity and warnings of every stage, the resources over all stages, and how
+// complete the run is.
+func (sp *StagePlan) finish(s *session, runErr error) {
+	r := s.rep
+	var phases []namedResult
+	var rounds []Round // each stage as the main phase of a round, for the resource summary
+	for i := range r.Loads {
+		phases = append(phases, namedResult{"stage " + r.Loads[i].Name, &r.Loads[i].Result})
+		rd := Round{Main: r.Loads[i].Result}
+		if i < len(sp.series) {
+			rd.Resources = sp.series[i]
+		}
+		rounds = append(rounds, rd)
+	}
+	r.Validity = validity(phases)
+	if len(phases) == 0 {
+		r.Validity = Validity{Reasons: []string{"no stage completed"}}
+	}
+	for _, ph := range phases {
+		if ratio, flagged := ph.res.CoordinatedOmission(); flagged {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: coordinated omission: response-time p99 is %.1fx the service-time p99 (flagged above %gx)", ph.name, ratio, CoordinatedOmissionFactor))
+		}
+	}
+	if len(rounds) > 0 {
+		r.Resources = summariseResources(rounds, nil)
+		// No memory-growth verdict: a stage is too short or too sparse (down to 1 request/s)
+		// for an RSS slope per 1,000 requests to mean anything (30 requests gave 21 MiB/1000).
+		for i := range r.Resources {
+			r.Resources[i].Growth = growth.Classification{}
+		}
+		r.Warnings = append(r.Warnings, "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)")
+	}
+	if runErr != nil {
+		r.InfraErrors = append(r.InfraErrors, "load: "+runErr.Error())
+	}
+	if len(r.Loads) < len(sp.loads) {
+		r.Incomplete = true
+		r.IncompleteReason = fmt.Sprintf("%d of %d stages completed", len(r.Loads), len(sp.loads))
+		if runErr != nil {
+			r.IncompleteReason += ": " + runErr.Error()
+		}
+	}
+}
+
+// deriveStageFigures fills in f for a stage plan's report: one phase per stage (named as the
+// stage), its mean as the gate StageMeanFigure, "errors" over every stage and "qps.ratio" the
+// lowest stage's.
+func deriveStageFigures(r *Report, f *Figures) {
+	f.NoOverhead = "the stage plan runs no baseline phase (Dapr's k6 stage tests have none): each stage is gated on its own mean"
+	var errs int64
+	minRatio := math.Inf(1)
+	for i := range r.Loads {
+		l := &r.Loads[i]
+		f.Phases = append(f.Phases, phaseFigures(l.Name, []Round{{Main: l.Result}}, func(rd *Round) *Result { return &rd.Main }))
+		f.Gates[StageMeanFigure(l.Name)] = l.Latency.AvgSeconds
+		errs += l.Errors()
+		minRatio = min(minRatio, l.QPSRatio())
+	}
+	f.Gates["errors"] = float64(errs)
+	if !math.IsInf(minRatio, 1) {
+		f.Gates["qps.ratio"] = minRatio
+	}
+}
+
+// stageTable writes one line per stage: target and achieved QPS, requests, errors, mean and
+// p50/p90/p99 service time and the p99 response time, in ms.
+func stageTable(b *strings.Builder, r *Report, figures *Figures) {
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "stage\tpayload (B)\tconns\ttarget QPS\tQPS\trequests\terrors\tmean (ms)\tp50 (ms)\tp90 (ms)\tp99 (ms)\tresp p99 (ms)\t")
+	for i := range r.Loads {
+		l := &r.Loads[i]
+		ph := figures.Phase(l.Name)
+		if ph == nil {
+			continue
+		}
+		q := func(p float64, resp bool) string {
+			if v, ok := ph.Quantile(p, resp); ok {
+				return fmt.Sprintf("%.3f", 1e3*v)
+			}
+			return "-"
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%.0f\t%.1f\t%d\t%d\t%.3f\t%s\t%s\t%s\t%s\t\n", l.Name, l.Params.PayloadBytes, l.Params.Connections, ph.TargetQPS, ph.QPS,
+			ph.Requests, ph.Errors, 1e3*ph.MeanSeconds, q(50, false), q(90, false), q(99, false), q(99, true))
+	}
+	_ = w.Flush()
+}
