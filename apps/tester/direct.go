@@ -27,8 +27,9 @@ import (
 // Dapr's default keyPrefix "appid"), and the runner gives the direct phase the prefixed key.
 
 // checkDirect returns an *unsupportedError when p is a direct-to-store phase the tester has
-// no client for (a publish, a broker), nil otherwise; perf.Params.Validate has checked the
-// rest.
+// no client for, nil otherwise: state kinds on redis (go-redis v9) and postgresql (pgx v5)
+// here; publish kinds on redis, rabbitmq and mqtt (direct_publish.go). perf.Params.Validate
+// has checked the rest.
 func checkDirect(p perf.Params) error {
 	op := p.Operation
 	if op.Direct == "" {
@@ -36,14 +37,19 @@ func checkDirect(p perf.Params) error {
 	}
 	switch op.Kind {
 	case perf.OpStateGet, perf.OpStateSave, perf.OpStateDelete:
-	default:
-		return unsupportedDirect("operation.kind", string(op.Kind), "the tester's direct clients do state.get, state.save and state.delete")
+		switch op.Direct {
+		case perf.BackendRedis, perf.BackendPostgreSQL:
+			return nil
+		}
+		return unsupportedDirect("operation.direct", string(op.Direct), "the tester's direct state clients are redis (go-redis v9) and postgresql (pgx v5)")
+	case perf.OpPublish, perf.OpPublishBulk:
+		switch op.Direct {
+		case perf.BackendRedis, perf.BackendRabbitMQ, perf.BackendMQTT:
+			return nil
+		}
+		return unsupportedDirect("operation.direct", string(op.Direct), "the tester's direct publishers are redis (go-redis v9), rabbitmq (amqp091-go) and mqtt (paho)")
 	}
-	switch op.Direct {
-	case perf.BackendRedis, perf.BackendPostgreSQL:
-		return nil
-	}
-	return unsupportedDirect("operation.direct", string(op.Direct), "the tester's direct clients are redis (go-redis v9) and postgresql (pgx v5)")
+	return unsupportedDirect("operation.kind", string(op.Kind), "the tester's direct clients do state.get, state.save, state.delete, publish and publish.bulk")
 }
 
 // directConnectTimeout bounds the connection and first ping of one direct caller.

@@ -161,9 +161,9 @@ func TestDirectStoreErrors(t *testing.T) {
 		want string
 	}{
 		{"broker", perf.Operation{Kind: perf.OpStateGet, Store: "s", Key: "k", Baseline: perf.BaselineStore, Direct: perf.BackendRabbitMQ},
-			`operation.direct = "rabbitmq": not supported for a direct-to-store phase: the tester's direct clients are redis (go-redis v9) and postgresql (pgx v5)`},
-		{"publish", perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t", Baseline: perf.BaselineStore, Direct: perf.BackendRedis},
-			`operation.kind = "publish": not supported for a direct-to-store phase`},
+			`operation.direct = "rabbitmq": not supported for a direct-to-store phase: the tester's direct state clients are redis (go-redis v9) and postgresql (pgx v5)`},
+		{"publish", perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t", Baseline: perf.BaselineStore, Direct: perf.BackendPostgreSQL},
+			`operation.direct = "postgresql": not supported for a direct-to-store phase: the tester's direct publishers are redis`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body, err := json.Marshal(stateLoad(perf.GRPC, "127.0.0.1:6379", tc.op, ""))
