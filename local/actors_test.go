@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,22 +31,6 @@ func actorHost(name, placement string, scheduler bool) perf.App {
 		}}}
 }
 
-// do sends method url with body (may be empty) and returns the status and body.
-func do(t testing.TB, method, url, body string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(b)
-}
-
 // callActor calls method of actor id through the daprd at sidecar (base URL), retrying for a
 // few seconds while the placement tables are disseminated (daprd answers 500 until then).
 func callActor(t testing.TB, sidecar, id, method string) {
@@ -55,7 +38,7 @@ func callActor(t testing.TB, sidecar, id, method string) {
 	url := sidecar + "/v1.0/actors/" + actorapp.DefaultType + "/" + id + "/method/" + method
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		code, body := do(t, http.MethodPost, url, "")
+		code, body := send(t, http.MethodPost, url, "")
 		if code == http.StatusOK {
 			return
 		}
@@ -126,7 +109,7 @@ func TestActorControlPlane(t *testing.T) {
 		assert.Zero(t, st.Errors, st.LastError)
 
 		// A reminder due in 1 s goes through the scheduler and fires on the host.
-		code, body := do(t, http.MethodPost, sidecar+"/v1.0/actors/"+actorapp.DefaultType+"/a/reminders/r1", `{"dueTime":"1s"}`)
+		code, body := send(t, http.MethodPost, sidecar+"/v1.0/actors/"+actorapp.DefaultType+"/a/reminders/r1", `{"dueTime":"1s"}`)
 		require.Equal(t, http.StatusNoContent, code, body)
 		require.Eventually(t, func() bool { return stats(t, d, "actorapp").ReminderFires >= 1 }, 15*time.Second, 100*time.Millisecond,
 			"the reminder fires through the scheduler")

@@ -68,20 +68,28 @@ func TestKilledBackendFailsTheRun(t *testing.T) {
 		"DAPR_TEST_DURATION=3s", "DAPR_PERF_QPS=100", "DAPR_PERF_WARMUP_DURATION=1s", "DAPR_PERF_REPEATS=1",
 		"DAPR_PERF_OVERHEAD_GATE=warn", "DAPR_PERF_PREFLIGHT=off")
 	out, err := cmd.CombinedOutput()
+	rep := killedRedisReport(t, dir, "service_invocation", out, err)
+	require.Len(t, rep.Environment.Backends, 1, "the environment records the backend")
+	assert.Equal(t, perf.Backend("redis"), rep.Environment.Backends[0].Backend)
+	assert.Contains(t, rep.Environment.Backends[0].Version, "7.", "Debian 12's redis-server 7.0")
+	assert.False(t, rep.Pass)
+	assert.Empty(t, mentioning(t, dir), "processes of the child's run still running")
+}
+
+// killedRedisReport checks a child run in which Redis was killed: it failed (err), named the
+// unexpected exit and the missed restarts bound in its output, and wrote exactly one result
+// file for test under dir, which records the SIGKILL of redis. It returns that report.
+func killedRedisReport(t *testing.T, dir, test string, out []byte, err error) *perf.Report {
+	t.Helper()
 	require.Error(t, err, "the child run must fail:\n%s", out)
 	assert.Contains(t, string(out), "UNEXPECTED EXIT: redis")
 	assert.Contains(t, string(out), "restarts = 1, at most 0")
-
-	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "service_invocation", "http", "result.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", test, "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
 	rep, err := perf.ReadReport(files[0])
 	require.NoError(t, err)
 	require.Len(t, rep.Exits, 1)
 	assert.Equal(t, "redis", rep.Exits[0].Process)
 	assert.Equal(t, "signal SIGKILL", rep.Exits[0].Reason)
-	require.Len(t, rep.Environment.Backends, 1, "the environment records the backend")
-	assert.Equal(t, perf.Backend("redis"), rep.Environment.Backends[0].Backend)
-	assert.Contains(t, rep.Environment.Backends[0].Version, "7.", "Debian 12's redis-server 7.0")
-	assert.False(t, rep.Pass)
-	assert.Empty(t, mentioning(t, dir), "processes of the child's run still running")
+	return rep
 }

@@ -69,17 +69,9 @@ func (d *DeliveryPlan) drain() time.Duration {
 }
 
 func (d *DeliveryPlan) configure(sc Scenario, cfg *runConfig) error {
-	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	var err error
-	cfg.main, err = NewParams(sc.MainOptions...)
-	add(err)
-	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
-	add(err)
+	var errs problems
+	add := errs.add
+	cfg.loadParams(sc, add)
 	if cfg.platform != nil && cfg.platform.Name() == "kubernetes" {
 		add(errors.New("delivery plan: local platform only: it reads the subscriber's own port (GET /stats), which the kubernetes platform does not forward"))
 	}

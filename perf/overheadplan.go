@@ -20,17 +20,10 @@ type OverheadPlan struct{}
 func (OverheadPlan) Kind() string { return "overhead" }
 
 func (OverheadPlan) configure(sc Scenario, cfg *runConfig) error {
-	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
+	var errs problems
+	add := errs.add
+	cfg.loadParams(sc, add)
 	var err error
-	cfg.main, err = NewParams(sc.MainOptions...)
-	add(err)
-	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
-	add(err)
 	cfg.rounds, err = RepeatsFromEnv()
 	add(err)
 	cfg.idle, err = sc.IdleWindowFromEnv()

@@ -154,3 +154,24 @@ func (s *session) infraError(what string, err error) {
 	s.t.Errorf("%s/%s: %s: %v", s.sc.Test, s.sc.Transport, what, err)
 	s.rep.InfraErrors = append(s.rep.InfraErrors, fmt.Sprintf("%s: %v", what, err))
 }
+
+// problems collects a run's configuration errors, so that one error names every bad field
+// and variable at once (errors.Join of them).
+type problems []error
+
+// add keeps err when it is not nil.
+func (ps *problems) add(err error) {
+	if err != nil {
+		*ps = append(*ps, err)
+	}
+}
+
+// loadParams sets cfg's main and warmup Params from sc's options (NewParams, which applies
+// Dapr's env overrides, and NewWarmupParams), passing each error to add.
+func (cfg *runConfig) loadParams(sc Scenario, add func(error)) {
+	var err error
+	cfg.main, err = NewParams(sc.MainOptions...)
+	add(err)
+	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+}

@@ -116,12 +116,8 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
+	var errs problems
+	add := errs.add
 	cfg.thresholds, err = ThresholdsFromEnv(sc.Thresholds)
 	add(err)
 	add(sc.plan().configure(sc, &cfg))

@@ -61,12 +61,8 @@ func (*StagePlan) Kind() string { return StagePlanKind }
 var stageName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 func (sp *StagePlan) configure(sc Scenario, cfg *runConfig) error {
-	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
+	var errs problems
+	add := errs.add
 	env, err := LoadEnv()
 	if err != nil {
 		return err
