@@ -39,12 +39,15 @@ func (OverheadPlan) configure(sc Scenario, cfg *runConfig) error {
 
 // steps: the preflight at its longest, then per round the baseline, the warmup (first round
 // only) and the main phase, then the idle window.
-func (OverheadPlan) steps(_ Scenario, cfg runConfig) []planPhase {
+func (OverheadPlan) steps(sc Scenario, cfg runConfig) []planPhase {
 	var out []planPhase
 	if preflightWanted(cfg) {
-		n := len(ladderFrom(cfg.main.QPS))
+		n := len(ladderFrom(cfg.main.QPS, sc.Ladder))
+		if sc.PreflightBaseline {
+			n *= 2
+		}
 		step := preflightStep(n, cfg.main.Duration)
-		out = append(out, planPhase{fmt.Sprintf("preflight (up to %d loads of %v: %s QPS)", n, step, joinInts(ladderFrom(cfg.main.QPS))), time.Duration(n) * step})
+		out = append(out, planPhase{fmt.Sprintf("preflight (up to %d loads of %v: %s QPS)", n, step, joinInts(ladderFrom(cfg.main.QPS, sc.Ladder))), time.Duration(n) * step})
 	}
 	for i := range cfg.rounds {
 		out = append(out, planPhase{fmt.Sprintf("round %d/%d baseline, %d QPS x %v", i+1, cfg.rounds, cfg.main.QPS, cfg.main.Duration), cfg.main.Duration})

@@ -62,10 +62,14 @@ func preflightFromEnv() (bool, error) {
 	return Val(env.Preflight) == "ladder", err
 }
 
-// ladderFrom is the ladder from qps down: qps itself, then every rung of QPSLadder below it.
-func ladderFrom(qps int) []int {
+// ladderFrom is the ladder from qps down: qps itself, then every rung of rungs below it
+// (QPSLadder when rungs is nil: Scenario.Ladder).
+func ladderFrom(qps int, rungs []int) []int {
+	if rungs == nil {
+		rungs = QPSLadder
+	}
 	out := []int{qps}
-	for _, q := range QPSLadder {
+	for _, q := range rungs {
 		if q < qps {
 			out = append(out, q)
 		}
@@ -148,22 +152,37 @@ func applyPreflight(ctx context.Context, t *testing.T, dep Deployment, sc Scenar
 	if err != nil {
 		return nil, err
 	}
-	pf := &Preflight{RequestedQPS: cfg.main.QPS, Ladder: ladderFrom(cfg.main.QPS)}
-	step := preflightStep(len(pf.Ladder), cfg.main.Duration)
+	pf := &Preflight{RequestedQPS: cfg.main.QPS, Ladder: ladderFrom(cfg.main.QPS, sc.Ladder)}
+	routes := []Route{sc.Main}
+	if sc.PreflightBaseline {
+		routes = append(routes, sc.Baseline)
+	}
+	step := preflightStep(len(pf.Ladder)*len(routes), cfg.main.Duration)
 	for _, q := range pf.Ladder {
-		p := cfg.main
-		p.QPS, p.Duration = q, step
-		p, err := routed(dep, sc, sc.Main, p)
-		if err != nil {
-			return nil, err
+		// The step of a rung is its worst route: the lowest QPS, the most behind, every error.
+		var s PreflightStep
+		for i, route := range routes {
+			p := cfg.main
+			p.QPS, p.Duration = q, step
+			p, err := routed(dep, sc, route, p)
+			if err != nil {
+				return nil, err
+			}
+			done := prog.phase(fmt.Sprintf("preflight %d QPS", q), step)
+			r, err := RunLoad(ctx, tester, p)
+			done()
+			if err != nil {
+				return nil, fmt.Errorf("preflight at %d QPS: %w", q, err)
+			}
+			if i == 0 {
+				s = PreflightStep{QPS: q, Seconds: step.Seconds(), ActualQPS: r.ActualQPS, Behind: r.Schedule.BehindFraction(), Errors: r.Errors(), Kept: stepKept(r)}
+				continue
+			}
+			s.ActualQPS = min(s.ActualQPS, r.ActualQPS)
+			s.Behind = max(s.Behind, r.Schedule.BehindFraction())
+			s.Errors += r.Errors()
+			s.Kept = s.Kept && stepKept(r)
 		}
-		done := prog.phase(fmt.Sprintf("preflight %d QPS", q), step)
-		r, err := RunLoad(ctx, tester, p)
-		done()
-		if err != nil {
-			return nil, fmt.Errorf("preflight at %d QPS: %w", q, err)
-		}
-		s := PreflightStep{QPS: q, Seconds: step.Seconds(), ActualQPS: r.ActualQPS, Behind: r.Schedule.BehindFraction(), Errors: r.Errors(), Kept: stepKept(r)}
 		pf.Steps = append(pf.Steps, s)
 		verdict := "kept"
 		if !s.Kept {

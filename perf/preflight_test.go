@@ -11,9 +11,13 @@ import (
 
 func TestLadderFrom(t *testing.T) {
 	for qps, want := range map[int]string{1000: "[1000 500 250 100]", 500: "[500 250 100]", 700: "[700 500 250 100]", 100: "[100]", 50: "[50]"} {
-		if got := fmt.Sprint(ladderFrom(qps)); got != want {
+		if got := fmt.Sprint(ladderFrom(qps, nil)); got != want {
 			t.Errorf("ladderFrom(%d) = %s, want %s", qps, got, want)
 		}
+	}
+	// A scenario's own ladder (Scenario.Ladder) replaces QPSLadder.
+	if got := fmt.Sprint(ladderFrom(200, []int{200, 100, 50, 20, 10})); got != "[200 100 50 20 10]" {
+		t.Errorf("ladderFrom(200, bulk ladder) = %s", got)
 	}
 	if got := preflightStep(4, time.Minute); got != 6*time.Second {
 		t.Errorf("4 steps before a 1 min phase: %v, want 6 s", got)

@@ -130,6 +130,32 @@ func TestPreflightStepsDownTheLadder(t *testing.T) {
 	assert.Equal(t, pf.Note, back.Preflight.Note)
 }
 
+// With PreflightBaseline and its own Ladder, a scenario whose baseline route is the slow one
+// (2 connections to a 10 ms app: at most 200 QPS) steps down its own ladder until the
+// baseline keeps the load too, though the main route (a fast app) keeps every rung.
+func TestPreflightProbesTheBaselineRoute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("up to six 2 s preflight loads and a round")
+	}
+	t.Setenv(perf.EnvPreflight, "ladder")
+	sc := ladderScenario()
+	sc.Baseline, sc.Main = perf.Route{To: "slow"}, perf.Route{To: "fast"}
+	sc.MainOptions = []perf.Option{perf.WithQPS(400), perf.WithConnections(2), perf.WithDuration(2 * time.Second)}
+	sc.Ladder = []int{400, 100}
+	sc.PreflightBaseline = true
+	rep := perf.Run(t, sc, perf.WithPlatform(&fakePlatform{}), perf.WithReportDir(t.TempDir()))
+
+	pf := rep.Preflight
+	require.NotNil(t, pf, "the preflight ran")
+	assert.Equal(t, []int{400, 100}, pf.Ladder)
+	require.Len(t, pf.Steps, 2, "%+v", pf.Steps)
+	assert.False(t, pf.Steps[0].Kept, "400 QPS: the baseline's 200 QPS app cannot keep it: %+v", pf.Steps[0])
+	assert.Less(t, pf.Steps[0].ActualQPS, 0.99*400, "a rung's QPS is its worst route's")
+	assert.True(t, pf.Steps[1].Kept, "%+v", pf.Steps[1])
+	assert.Equal(t, 100, rep.Params.QPS)
+	assert.Contains(t, pf.Note, "ran at 100 QPS")
+}
+
 func TestPreflightKeepsARequestedLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a round of 2 s loads")

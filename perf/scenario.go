@@ -20,6 +20,14 @@ type Scenario struct {
 	MainOptions, WarmupOptions []Option
 	// Thresholds are the default bounds; env variables may override them (ThresholdsFromEnv).
 	Thresholds []Threshold
+	// Ladder are the loads the preflight may step down to, highest first, when DAPR_PERF_QPS
+	// is not set (preflight.go); nil is QPSLadder. A scenario whose load differs from Dapr's
+	// 1000 QPS by much states its own (the bulk-publish scenarios: 200 requests/s down to 10).
+	Ladder []int
+	// PreflightBaseline makes each preflight step also load the Baseline route, and keep a
+	// rung only when both routes kept it: for a scenario whose baseline is the heavier load
+	// (100 single publishes per request against one bulk of 100).
+	PreflightBaseline bool
 	// Setup are loads the overhead plan sends once through the tester, in order, after the
 	// deployment is up and before the first phase (setup.go): a state.save that seeds the key
 	// a state.get reads, say. Their results are not figures of the run.
