@@ -84,8 +84,8 @@ func validity(phases []namedResult) Validity {
 	v := Validity{Valid: true}
 	for _, ph := range phases {
 		res := ph.res
-		if q := res.QPSRatio(); q < minValidQPSRatio && !res.closedLoop() { // a closed loop has no target rate
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio %.4f < %.2f)", ph.name, res.ActualQPS, res.RequestedQPS, q, minValidQPSRatio))
+		if q := res.PlannedQPSRatio(); q < minValidQPSRatio && !res.closedLoop() { // a closed loop has no target rate
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio to the planned %d requests %.4f < %.2f)", ph.name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, minValidQPSRatio))
 		}
 		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: generator fell behind on %.2f %% of %d scheduled requests (%d skipped, %d late; limit %.0f %%)",

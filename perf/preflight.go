@@ -93,7 +93,7 @@ func preflightWanted(cfg runConfig) bool {
 
 // stepKept reports whether a preflight load kept its schedule.
 func stepKept(r Result) bool {
-	return r.QPSRatio() >= minValidQPSRatio && r.Schedule.BehindFraction() <= preflightMaxBehind && r.Errors() == 0
+	return r.PlannedQPSRatio() >= minValidQPSRatio && r.Schedule.BehindFraction() <= preflightMaxBehind && r.Errors() == 0
 }
 
 // preflightNote is the sentence every report prints about the preflight.

@@ -1,0 +1,30 @@
+package perf
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// fortio plans whole calls per connection: 20 QPS over 16 connections for 10 s is 12 calls
+// each, 192 of 200. A load that sent all 192 on schedule is valid though its QPS ratio to the
+// request is below 0.99; one that fell behind its plan is not.
+func TestPlannedQPSRatio(t *testing.T) {
+	kept := Result{Params: Params{QPS: 20, Connections: 16, Duration: 10 * time.Second},
+		RequestedQPS: 20, ActualQPS: 19.57, Requests: 192, Schedule: Schedule{Scheduled: 192}}
+	assert.Less(t, kept.QPSRatio(), minValidQPSRatio)
+	assert.InDelta(t, 19.57/19.2, kept.PlannedQPSRatio(), 1e-9)
+	assert.True(t, validity([]namedResult{{"round 1 baseline", &kept}}).Valid)
+
+	slow := kept
+	slow.ActualQPS = 15
+	assert.InDelta(t, 15/19.2, slow.PlannedQPSRatio(), 1e-9)
+	v := validity([]namedResult{{"round 1 baseline", &slow}})
+	assert.False(t, v.Valid)
+	assert.Contains(t, v.Reasons[0], "achieved 15.0 of 20 QPS (ratio to the planned 192 requests 0.7812 < 0.99)")
+
+	// Without a schedule (an old result file) it is the plain ratio.
+	old := Result{RequestedQPS: 100, ActualQPS: 98}
+	assert.InDelta(t, 0.98, old.PlannedQPSRatio(), 1e-9)
+}
