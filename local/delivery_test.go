@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,6 +59,9 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 	}
 	cases = append(cases, scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
 	for _, sc := range cases {
+		// Not the 2 s load's qps.ratio: its last publish's own time is a few % of 2 s (MQTT's
+		// p90 through daprd is 44 ms), and this test is about delivery, not the rate.
+		sc.Thresholds = slices.DeleteFunc(slices.Clone(sc.Thresholds), func(th perf.Threshold) bool { return th.Figure == "qps.ratio" })
 		t.Run(sc.Test, func(t *testing.T) {
 			isolated(t, func(t *testing.T, p *local.Platform) {
 				skipWithoutBroker(t, sc.Plan.(*perf.DeliveryPlan).Broker)

@@ -94,6 +94,12 @@ func (r *recorder) Start(ctx context.Context, id periodic.ThreadID, iter int64, 
 	i := float64(iter)
 	offset := (i + i/float64(r.callsPerThrd-1)) / r.perThreadQPS
 	t.due = t.first.Add(time.Duration(offset * float64(time.Second)))
+	// fortio times its slots from its own start, a little before this connection's first
+	// send (our slot 0), so an on-time send can come before the slot computed here: a slot is
+	// never after its send, or the response time would be shorter than the service time.
+	if t.due.After(at) {
+		t.due = at
+	}
 	late := at.Sub(t.due)
 	if late > r.period {
 		t.late++
