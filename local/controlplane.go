@@ -131,16 +131,9 @@ func placementKind(proc string, a build) *backendKind {
 		ports: placementPorts,
 		launch: func(ctx context.Context, d *Deployment, b *backendServer) error {
 			itoa := strconv.Itoa
-			args := []string{
-				"--port", itoa(b.ports[0]),
-				"--listen-address", "127.0.0.1",
-				"--healthz-port", itoa(b.ports[1]),
-				"--healthz-listen-address", "127.0.0.1", // ignored by 1.17.5: it binds every interface
-				"--metrics-port", itoa(b.ports[2]),
-				"--metrics-listen-address", "127.0.0.1",
-				"--initial-cluster", "dapr-placement-0=127.0.0.1:" + itoa(b.ports[3]),
+			args := append(loopbackArgs(b), "--initial-cluster", "dapr-placement-0=127.0.0.1:"+itoa(b.ports[3]),
 				"--tls-enabled=false",
-			}
+			)
 			p, err := d.startBackendProc(ctx, b, proc, b.bins["placement"], args, daprdEnv(), procSpec{grace: stopGrace})
 			b.main = p
 			return err
@@ -160,20 +153,13 @@ func schedulerKind(a build) *backendKind {
 		ports: schedulerPorts,
 		launch: func(ctx context.Context, d *Deployment, b *backendServer) error {
 			itoa := strconv.Itoa
-			args := []string{
-				"--port", itoa(b.ports[0]),
-				"--listen-address", "127.0.0.1",
-				"--healthz-port", itoa(b.ports[1]),
-				"--healthz-listen-address", "127.0.0.1", // ignored by 1.17.5, as placement's
-				"--metrics-port", itoa(b.ports[2]),
-				"--metrics-listen-address", "127.0.0.1",
-				"--etcd-data-dir", filepath.Join(b.dir, "etcd"),
+			args := append(loopbackArgs(b), "--etcd-data-dir", filepath.Join(b.dir, "etcd"),
 				"--etcd-client-port", itoa(b.ports[3]),
 				"--etcd-client-listen-address", "127.0.0.1",
-				"--etcd-initial-cluster", "dapr-scheduler-server-0=http://127.0.0.1:" + itoa(b.ports[4]),
+				"--etcd-initial-cluster", "dapr-scheduler-server-0=http://127.0.0.1:"+itoa(b.ports[4]),
 				"--identity-directory-write", filepath.Join(b.dir, "tls"),
 				"--tls-enabled=false",
-			}
+			)
 			p, err := d.startBackendProc(ctx, b, proc, b.bins["scheduler"], args, daprdEnv(), procSpec{grace: backendStopGrace})
 			b.main = p
 			return err
@@ -197,4 +183,19 @@ func (d *Deployment) appEnv(da *deployedApp) []string {
 		env = append(env, "DAPR_HTTP_PORT="+strconv.Itoa(da.sidecar.HTTP))
 	}
 	return env
+}
+
+// loopbackArgs are the flags placement and scheduler share: the API on b.ports[0], health on
+// b.ports[1] and metrics on b.ports[2], each on 127.0.0.1. 1.17.5 ignores
+// --healthz-listen-address and binds the health endpoint on every interface (README).
+func loopbackArgs(b *backendServer) []string {
+	itoa := strconv.Itoa
+	return []string{
+		"--port", itoa(b.ports[0]),
+		"--listen-address", "127.0.0.1",
+		"--healthz-port", itoa(b.ports[1]),
+		"--healthz-listen-address", "127.0.0.1",
+		"--metrics-port", itoa(b.ports[2]),
+		"--metrics-listen-address", "127.0.0.1",
+	}
 }
