@@ -116,6 +116,23 @@ type ActorStats struct {
 	// Errors counts the host's failed lock and timer-registration calls; LastError is the last.
 	Errors    int64  `json:"errors"`
 	LastError string `json:"lastError,omitempty"`
+	// Faults is the host's last fault window (apps/actorapp POST /faults; FaultPlan), nil when
+	// none was opened.
+	Faults *FaultStats `json:"faults,omitempty"`
+}
+
+// FaultStats are one fault window of an actor host: from From to Until every actor method
+// call waited Delay, and FailFraction of them (deterministically: 1 of every 10 at 0.1) were
+// answered 500 by the host without running. Calls counts the calls the window saw, Failed the
+// 500s it injected: the count a gate subtracts from the client's errors.
+type FaultStats struct {
+	Delay        time.Duration `json:"delay"`
+	FailFraction float64       `json:"failFraction"`
+	Window       time.Duration `json:"window"`
+	From         time.Time     `json:"from"`
+	Until        time.Time     `json:"until"`
+	Calls        int64         `json:"calls"`
+	Failed       int64         `json:"failed"`
 }
 
 // actorFigures adds the gate figures of the actor hosts' counters: "actors.activations",

@@ -67,6 +67,8 @@ type Report struct {
 	Delivery *DeliveryReport `json:"delivery,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
+	// Faults is set by the fault plan (FaultPlan): where and what it injected.
+	Faults *FaultReport `json:"faults,omitempty"`
 
 	// The fields below are the run's record (runfile.go, ab.go).
 

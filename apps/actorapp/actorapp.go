@@ -16,6 +16,7 @@
 //	POST   /v1.0/actors/{type}/{id}/method/{method}       the same method, called straight (the baseline:
 //	                                                      the tester's actor path, no daprd, no activation)
 //	GET    /stats                                         Stats, as JSON
+//	POST   /faults                                        open a fault window on the method calls (faults.go)
 //
 // Every activation takes a lock on the actor id in a Lock shared by every host (RedisLock: Redis
 // SET NX, the way Dapr's own double-activation test app does it), held until the deactivation.
@@ -94,6 +95,7 @@ type Handler struct {
 	registered  map[actorKey]time.Time // when the timer of an active actor was registered
 	lags        []time.Duration
 	st          Stats
+	fault       *faultWindow // the open or last fault window (faults.go); nil before the first
 }
 
 // NewHandler returns the actor host's HTTP handler.
@@ -127,6 +129,7 @@ func NewHandler(o Options) *Handler {
 	h.mux.HandleFunc("DELETE /actors/{type}/{id}", h.deactivate)
 	h.mux.HandleFunc("POST /v1.0/actors/{type}/{id}/method/{method}", h.direct)
 	h.mux.HandleFunc("GET /stats", h.stats)
+	h.mux.HandleFunc("POST /faults", h.armFaults)
 	return h
 }
 
@@ -154,7 +157,7 @@ func (h *Handler) known(w http.ResponseWriter, typ string) bool {
 // method is a call through daprd: it activates the actor on its first call.
 func (h *Handler) method(w http.ResponseWriter, r *http.Request) {
 	k := actorKey{r.PathValue("type"), r.PathValue("id")}
-	if !h.known(w, k.typ) {
+	if !h.known(w, k.typ) || h.faulted(w, r) {
 		return
 	}
 	h.mu.Lock()
@@ -299,6 +302,10 @@ func (h *Handler) Stats() Stats {
 		st.MaxActivationsPerID = max(st.MaxActivationsPerID, n)
 	}
 	st.DoubleActivated = slices.Clone(h.st.DoubleActivated)
+	if h.st.Faults != nil {
+		f := *h.st.Faults
+		st.Faults = &f
+	}
 	if len(h.lags) > 0 {
 		l := slices.Clone(h.lags)
 		slices.Sort(l)

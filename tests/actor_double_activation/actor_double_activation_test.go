@@ -1,0 +1,15 @@
+//go:build perf
+
+package actordoubleactivation_test
+
+import (
+	"testing"
+
+	"github.com/daprperf/daprperf/tests/scenarios"
+)
+
+// TestActorDoubleActivationPerformance: three actor host replicas, one actor id under ramped
+// VUs, then 50 ms delay and 10 % 500s on its host for 15 s (scenarios.ActorDoubleActivation).
+func TestActorDoubleActivationPerformance(t *testing.T) {
+	scenarios.Run(t, scenarios.ActorDoubleActivation())
+}

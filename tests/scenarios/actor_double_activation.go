@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// Settings of ActorDoubleActivation, with where each comes from.
+const (
+	// DoubleActivationReplicas is the number of actor host replicas on the one placement
+	// (Dapr's issue text: 3; its test file had 2 at one point).
+	DoubleActivationReplicas = 3
+	// DoubleActivationID is the one actor id every request calls (Dapr's "SINGLE_ID").
+	DoubleActivationID = "SINGLE_ID"
+	// DoubleActivationBasePeakVUs is the base phase's peak: Dapr ramps 1000 -> 3000 -> 5000
+	// VUs (and runs two k6 runners); on 2 cores shared by the tester, four daprd and three
+	// hosts, daprperf ramps a tenth of that, 100 -> 300 -> 500 (README, "Actor double
+	// activation", has the measured figures).
+	DoubleActivationBasePeakVUs = 500
+	// DoubleActivationFaultPeakVUs is the faults phase's peak, 12 -> 36 -> 60. The faulted
+	// host's calls on the one id are serialized by daprd's per-actor lock, so each waits for
+	// every call queued before it: n VUs wait about n x 50 ms, and the tester gives up on a
+	// call after 5 s. 60 VUs keep a call near 3 s, inside that with margin.
+	DoubleActivationFaultPeakVUs = 60
+	// The fault, Dapr's: averageDelay 50 ms, errorRate 0.1 with code 500, for 15 s.
+	doubleActivationDelay  = 50 * time.Millisecond
+	doubleActivationFail   = 0.1
+	doubleActivationWindow = 15 * time.Second
+)
+
+// DoubleActivationHosts are the actor host replicas' app names: actorapp-0, actorapp-1, ...
+func DoubleActivationHosts() []string {
+	var out []string
+	for i := range DoubleActivationReplicas {
+		out = append(out, fmt.Sprintf("%s-%d", ActorHostApp, i))
+	}
+	return out
+}
+
+// rampTo is Dapr's three 5 s stages to peak/5, 3 peak/5 and peak VUs.
+func rampTo(peak int) driver.Executor {
+	return driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{
+		{Duration: 5 * time.Second, Target: peak / 5}, {Duration: 5 * time.Second, Target: 3 * peak / 5}, {Duration: 5 * time.Second, Target: peak},
+	}, GracefulRampDown: 10 * time.Second, GracefulStop: 10 * time.Second}
+}
+
+// ActorDoubleActivation is Dapr's actor_double_activation perf test (perf.FaultPlan): three
+// actor host replicas (apps/actorapp, each with its daprd, one placement, one Redis for the
+// activation lock), and the tester's daprd calling POST /v1.0/actors/PerfTestActor/SINGLE_ID/
+// method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 100 -> 300 -> 500
+// over 15 s, then a faults phase ramped 0 -> 12 -> 36 -> 60 over 15 s while the replica that
+// hosts the actor delays every method call by 50 ms and answers 1 of every 10 with 500 (the
+// host injects and counts them). Warmup: 20 QPS, 2 connections, 5 s (it activates the actor).
+//
+// Bounds: Dapr's ("no response >= 400" and "no double activation"), with the injected 500s
+// excused: errors.other = 0 (every non-2xx answer and socket error that is not an injected
+// 500), actors.doubleActivations = 0 (the Redis lock of every host); and daprperf's: the fault
+// was injected (errors.injected >= 1), no failed lock call in a host, no restarts. There is no
+// latency bound (Dapr has none): the p95 of each phase is reported.
+func ActorDoubleActivation() perf.Scenario {
+	hosts := DoubleActivationHosts()
+	apps := []perf.App{{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{actorStore()}}}}
+	for _, h := range hosts {
+		apps = append(apps, perf.App{Name: h, Kind: perf.ActorApp, Args: []string{"-name", h}, Backends: []perf.Backend{perf.BackendRedis},
+			Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{actorStore()}}})
+	}
+	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: DoubleActivationID, Method: "lock", Baseline: perf.BaselineApp}
+	const source = "Dapr v1.17 perf suite (tests/perf/actor_double_activation)"
+	return perf.Scenario{
+		Test:      "actor_double_activation",
+		Transport: perf.HTTP,
+		Apps:      apps,
+		Tester:    TesterApp,
+		Main:      perf.Route{To: hosts[0], ThroughSidecar: true, Operation: op},
+		WarmupOptions: []perf.Option{
+			perf.WithQPS(20), perf.WithConnections(2), perf.WithDuration(5 * time.Second),
+		},
+		Plan: &perf.FaultPlan{
+			Hosts:  hosts,
+			Base:   rampTo(DoubleActivationBasePeakVUs),
+			Faults: rampTo(DoubleActivationFaultPeakVUs),
+			Delay:  doubleActivationDelay, FailFraction: doubleActivationFail, Window: doubleActivationWindow,
+		},
+		Thresholds: []perf.Threshold{
+			{Figure: "errors.other", Op: perf.AtMost, Limit: 0, Source: source + ": no response >= 400, the injected 500s excused"},
+			doubleActivationGate,
+			{Figure: "errors.injected", Op: perf.AtLeast, Limit: 1, Source: "daprperf: the fault window injected 500s"},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: source},
+			actorErrorsGate,
+		},
+	}
+}
