@@ -40,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/daprperf/daprperf/apps/internal/faults"
 	"github.com/daprperf/daprperf/perf"
 )
 
@@ -63,6 +64,11 @@ type Options struct {
 	// Lock is shared by every host of the actor types; nil is an in-process lock, which sees
 	// no other host and so no double activation.
 	Lock Lock
+	// FailFraction, in [0, 1], is the fraction of actor method calls this host answers 500 on
+	// its own, all the time (1 of every 10 at 0.1, package faults): a host that fails outside
+	// any fault window, uncounted as injected, as a test of the fault plan's gate needs. 0 is
+	// none; NewHandler panics outside [0, 1].
+	FailFraction float64
 }
 
 // DefaultType is the actor type of Dapr's actor perf tests' app.
@@ -95,7 +101,8 @@ type Handler struct {
 	registered  map[actorKey]time.Time // when the timer of an active actor was registered
 	lags        []time.Duration
 	st          Stats
-	fault       *faultWindow // the open or last fault window (faults.go); nil before the first
+	fault       *faultWindow     // the open or last fault window (faults.go); nil before the first
+	own         *faults.Injector // Options.FailFraction's failures; nil for none
 }
 
 // NewHandler returns the actor host's HTTP handler.
@@ -120,6 +127,9 @@ func NewHandler(o Options) *Handler {
 		activations: map[actorKey]int64{},
 		registered:  map[actorKey]time.Time{},
 		st:          Stats{Host: o.Host, Lock: lockName},
+	}
+	if o.FailFraction > 0 {
+		h.own = faults.New(faults.Options{FailFraction: o.FailFraction})
 	}
 	h.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	h.mux.HandleFunc("GET /dapr/config", h.config)
@@ -158,6 +168,10 @@ func (h *Handler) known(w http.ResponseWriter, typ string) bool {
 func (h *Handler) method(w http.ResponseWriter, r *http.Request) {
 	k := actorKey{r.PathValue("type"), r.PathValue("id")}
 	if !h.known(w, k.typ) || h.faulted(w, r) {
+		return
+	}
+	if h.own != nil && h.own.Next().Fail {
+		http.Error(w, "daprperf: the host's own failure (-fail-fraction), not an injected fault", http.StatusInternalServerError)
 		return
 	}
 	h.mu.Lock()

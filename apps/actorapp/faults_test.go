@@ -82,3 +82,16 @@ func TestFaultRequestIsValidated(t *testing.T) {
 	}
 	assert.NoError(t, actorapp.FaultRequest{Delay: 50 * time.Millisecond, FailFraction: 0.1, Window: 15 * time.Second}.Validate())
 }
+
+// A host's own failures (Options.FailFraction) are not a fault window's: answered 500, never
+// counted as injected.
+func TestOwnFailuresAreNotInjected(t *testing.T) {
+	h := actorapp.NewHandler(actorapp.Options{FailFraction: 0.5})
+	codes := map[int]int{}
+	for range 10 {
+		codes[call(t, h, http.MethodPut, "/actors/PerfTestActor/x/method/lock").Code]++
+	}
+	assert.Equal(t, map[int]int{200: 5, 500: 5}, codes)
+	assert.Nil(t, h.Stats().Faults)
+	assert.EqualValues(t, 5, h.Stats().Calls)
+}

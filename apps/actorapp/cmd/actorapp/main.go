@@ -1,7 +1,7 @@
 // Command actorapp is the actor host (package actorapp) on 127.0.0.1.
 //
 //	actorapp [-port 0] [-host 127.0.0.1] [-types PerfTestActor] [-idle-timeout 1h]
-//	         [-timer-due 0s] [-redis host:port] [-name actorapp]
+//	         [-timer-due 0s] [-redis host:port] [-name actorapp] [-fail-fraction 0]
 //
 // -redis (default $DAPR_PERF_REDIS_ADDR, which the local platform sets for an app with
 // Backends [redis]) is the Redis that holds the activation locks every host shares; without it
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/apps/actorapp"
+	"github.com/daprperf/daprperf/apps/internal/faults"
 	"github.com/daprperf/daprperf/apps/internal/serve"
 	"github.com/daprperf/daprperf/perf"
 )
@@ -38,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timerDue := fs.Duration("timer-due", 0, "register a one-shot timer due after this `duration` at every activation (0: none)")
 	redisAddr := fs.String("redis", os.Getenv(perf.EnvBackendAddr(perf.BackendRedis)), "`host:port` of the Redis holding the activation locks; empty: in-process lock")
 	name := fs.String("name", "actorapp", "this host's `name` in the lock (the PID is added)")
+	fail := fs.Float64("fail-fraction", 0, "`fraction` in [0, 1] of actor method calls answered 500 by the host on its own, outside any fault window (a test's failing host)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return serve.ExitOK
@@ -57,8 +59,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usage("-idle-timeout %v: must be > 0", *idle)
 	case *timerDue < 0:
 		return usage("-timer-due %v: must be >= 0", *timerDue)
+	case faults.CheckFailFraction(*fail) != nil:
+		return usage("-fail-fraction %v: %v", *fail, faults.CheckFailFraction(*fail))
 	}
-	o := actorapp.Options{IdleTimeout: *idle, TimerDue: *timerDue, Host: *name + "-" + strconv.Itoa(os.Getpid())}
+	o := actorapp.Options{IdleTimeout: *idle, TimerDue: *timerDue, Host: *name + "-" + strconv.Itoa(os.Getpid()), FailFraction: *fail}
 	for t := range strings.SplitSeq(*types, ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			o.Types = append(o.Types, t)

@@ -35,6 +35,7 @@ func TestCommand(t *testing.T) {
 			{[]string{"-idle-timeout", "0s"}, "", "-idle-timeout"},
 			{[]string{"-timer-due", "-1s"}, "", "-timer-due"},
 			{[]string{"-types", ","}, "", "-types"},
+			{[]string{"-fail-fraction", "2"}, "", "-fail-fraction"},
 			{[]string{"-timer-due", "10s"}, "", "DAPR_HTTP_PORT"},
 			{[]string{"extra"}, "", "unexpected argument"},
 		} {
