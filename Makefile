@@ -3,6 +3,7 @@
 #                 (= make test-perf-all; results in reports/runs/<run id>/; exit codes in scripts/perf.sh)
 #   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
 #   make perf-state  the state scenarios (get and save; in-memory, Redis, PostgreSQL)
+#   make perf-actors the actor scenarios (tests/actor_*)
 #   make publish  RUN=<run id>: make that run the reference of its daprd version (reports/v<version>/)
 #   make test     unit and integration tests (real daprd, real Pushgateway)
 #   make test-kube  the kube platform end to end on a real one-node cluster here (root)
@@ -179,6 +180,13 @@ perf-state: daprd $(DAPRD_B)
 ## publish and bulk-publish packages over gRPC and HTTP (README, "Pub/sub publish").
 .PHONY: perf-pubsub
 perf-pubsub: $(filter test-perf-pubsub_%,$(PERF_TARGETS))
+
+## perf-actors: every actor scenario package, tests/actor_* (README, "Actors"), under one run id:
+## activation, timer, double activation and the others as they come.
+ACTOR_PERF_PACKAGES := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
+.PHONY: perf-actors
+perf-actors: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(ACTOR_PERF_PACKAGES)
 
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an

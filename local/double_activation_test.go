@@ -68,6 +68,10 @@ func TestDoubleActivationGateFailsOnErrorsOutsideTheInjection(t *testing.T) {
 		require.Len(t, files, 1, "the result file is written:\n%s", out)
 		rep, rerr := perf.ReadReport(files[0])
 		require.NoError(t, rerr)
+		require.NotNil(t, rep.Figures, "%s", out)
+		g := rep.Figures.Gates
+		t.Logf("host -fail-fraction %q: errors %.0f, client 500s %.0f, injected %.0f, other %.0f, double activations %.0f, pass %v",
+			hostFail, g["errors"], g["errors.500"], g["errors.injected"], g["errors.other"], g["actors.doubleActivations"], rep.Pass)
 		return rep, out, err
 	}
 	t.Run("HostFailingOnItsOwn", func(t *testing.T) {
