@@ -192,6 +192,7 @@ func (fp *FaultPlan) run(s *session) error {
 	}
 	rep.Faults = &FaultReport{Target: target, Delay: fp.Delay, FailFraction: fp.FailFraction, Window: fp.window,
 		Note: fmt.Sprintf("opened on %s (the host of the actor after the warmup) as the faults phase started, closed by the host after %v", target, fp.window)}
+	roles := fp.roles(sc, target)
 	fp.series = nil
 	for _, ph := range []struct {
 		name string
@@ -207,7 +208,7 @@ func (fp *FaultPlan) run(s *session) error {
 			}
 		}
 		done := s.prog.phase(fmt.Sprintf("%s: %s up to %d VUs over %v to %s", ph.name, lp.Executor.Kind, lp.Executor.PeakVUs(), lp.Executor.ScheduleDuration(), lp.Target), lp.RunDuration())
-		rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+		rec := Record(ctx, dep, sc.sampleInterval(), roles)
 		res, err := RunLoad(ctx, tester, lp)
 		series, sampleErrs := rec.Stop()
 		done()
@@ -222,6 +223,19 @@ func (fp *FaultPlan) run(s *session) error {
 		s.checkpoint(ph.name)
 	}
 	return nil
+}
+
+// roles are sc's process roles with the actor's host as the app and its daprd as the callee
+// sidecar, whichever of Hosts it is (Main.To names only one of them); the other hosts have none.
+func (fp *FaultPlan) roles(sc Scenario, target string) map[string]string {
+	roles := sc.Roles()
+	for _, h := range fp.Hosts {
+		delete(roles, h)
+		delete(roles, SidecarName(h))
+	}
+	roles[target] = RoleApp
+	roles[SidecarName(target)] = RoleCalleeSidecar
+	return roles
 }
 
 // actorHost is the host in fp.Hosts with an active actor: the one the warmup's calls placed it

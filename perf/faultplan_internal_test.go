@@ -123,3 +123,14 @@ func TestCapSchedule(t *testing.T) {
 	c := capSchedule(driver.Executor{Kind: driver.ConstantVUs, VUs: 5, Duration: time.Minute}, 10*time.Second)
 	assert.Equal(t, 10*time.Second, c.Duration)
 }
+
+// TestFaultPlanRoles: the actor's host is the app, whichever replica it is.
+func TestFaultPlanRoles(t *testing.T) {
+	fp := &FaultPlan{Hosts: []string{"h0", "h1"}}
+	roles := fp.roles(faultScenario(fp), "h1")
+	assert.Equal(t, RoleApp, roles["h1"])
+	assert.Equal(t, RoleCalleeSidecar, roles[SidecarName("h1")])
+	assert.NotContains(t, roles, "h0", "Main.To is not the host")
+	assert.NotContains(t, roles, SidecarName("h0"))
+	assert.Equal(t, RoleTester, roles["tester"])
+}

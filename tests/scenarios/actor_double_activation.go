@@ -16,10 +16,12 @@ const (
 	// DoubleActivationID is the one actor id every request calls (Dapr's "SINGLE_ID").
 	DoubleActivationID = "SINGLE_ID"
 	// DoubleActivationBasePeakVUs is the base phase's peak: Dapr ramps 1000 -> 3000 -> 5000
-	// VUs (and runs two k6 runners); on 2 cores shared by the tester, four daprd and three
-	// hosts, daprperf ramps a tenth of that, 100 -> 300 -> 500 (README, "Actor double
-	// activation", has the measured figures).
-	DoubleActivationBasePeakVUs = 500
+	// VUs (and runs two k6 runners); daprperf ramps 300 -> 900 -> 1500. Every VU waits behind
+	// the others on the one actor, so a call takes about VUs / throughput: measured here (2
+	// cores shared by the tester, four daprd and three hosts; README, "Actor double
+	// activation") 1500 VUs gave 1,679 QPS and a 1.3 s slowest call, 5000 VUs 1,523 QPS and
+	// 418 calls past the tester's 5 s timeout.
+	DoubleActivationBasePeakVUs = 1500
 	// DoubleActivationFaultPeakVUs is the faults phase's peak, 12 -> 36 -> 60. The faulted
 	// host's calls on the one id are serialized by daprd's per-actor lock, so each waits for
 	// every call queued before it: n VUs wait about n x 50 ms, and the tester gives up on a
@@ -50,7 +52,7 @@ func rampTo(peak int) driver.Executor {
 // ActorDoubleActivation is Dapr's actor_double_activation perf test (perf.FaultPlan): three
 // actor host replicas (apps/actorapp, each with its daprd, one placement, one Redis for the
 // activation lock), and the tester's daprd calling POST /v1.0/actors/PerfTestActor/SINGLE_ID/
-// method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 100 -> 300 -> 500
+// method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 300 -> 900 -> 1500
 // over 15 s, then a faults phase ramped 0 -> 12 -> 36 -> 60 over 15 s while the replica that
 // hosts the actor delays every method call by 50 ms and answers 1 of every 10 with 500 (the
 // host injects and counts them). Warmup: 20 QPS, 2 connections, 5 s (it activates the actor).
