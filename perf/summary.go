@@ -25,6 +25,9 @@ func Summary(r *Report) string {
 	} else if r.Plan == StagePlanKind {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), stage plan: %d stage(s) at fixed rates, each its own load and bound\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
+	} else if r.Plan == IterationsPlanKind {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), iterations plan: %d run(s) of shared iterations, each iteration timed whole\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
 	} else {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
@@ -46,6 +49,8 @@ func Summary(r *Report) string {
 		deliveryTable(&b, r)
 	case r.Plan == StagePlanKind:
 		stageTable(&b, r, figures)
+	case r.Plan == IterationsPlanKind:
+		iterationsTable(&b, r)
 	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
 	default:
