@@ -51,8 +51,8 @@ type IterationRun struct {
 // Env overrides: with DAPR_TEST_DURATION = d set (a smoke run), each run does
 // ceil(Iterations x d / MaxDuration) iterations (at least 1; VUs capped at that): the share of
 // Dapr's own bound on the run that the override asks to spend; MaxDuration itself is kept.
-// DAPR_PERF_QPS and DAPR_PERF_CONNECTIONS are not applied (the executor sets its own pace and
-// VUs; the result's warnings say so), DAPR_PAYLOAD_SIZE is refused (the request body is the
+// DAPR_PERF_QPS, DAPR_PERF_CONNECTIONS and the warmup's variables are not applied (the executor
+// sets its own pace and VUs, the warmup is counted in iterations; the result's warnings say so), DAPR_PAYLOAD_SIZE is refused (the request body is the
 // scenario's, MainOptions' WithPayload).
 type IterationsPlan struct {
 	// Runs run in order; at least one, names distinct.
@@ -113,6 +113,9 @@ func (ip *IterationsPlan) configure(sc Scenario, cfg *runConfig) error {
 	ip.notes = ip.notes[:0]
 	if env.QPS != nil {
 		ip.notes = append(ip.notes, fmt.Sprintf("%s=%d not applied: shared iterations are a closed loop with no target rate", EnvQPS, *env.QPS))
+	}
+	if env.WarmupQPS != nil || env.WarmupDuration != nil {
+		ip.notes = append(ip.notes, fmt.Sprintf("%s and %s not applied: the warmup is %d shared iterations", EnvWarmupQPS, EnvWarmupDuration, cfg.warmup.Executor.Iterations))
 	}
 	if env.Connections != nil {
 		ip.notes = append(ip.notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", EnvConnections, *env.Connections))
