@@ -187,6 +187,20 @@ ACTOR_PERF_PACKAGES := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 .PHONY: perf-actors
 perf-actors: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(ACTOR_PERF_PACKAGES)
+## perf-workflows: Dapr's six workflow tests (tests/workflows) once per backend in
+## WORKFLOW_BACKENDS (default in-memory redis postgresql; DAPR_PERF_WORKFLOW_BACKEND each time),
+## under one run id; -run picks tests, e.g. make perf-workflows WORKFLOW_BACKENDS=redis
+## PERF_RUN=TestParallelWorkflowWithMaxVUs.
+WORKFLOW_BACKENDS ?= in-memory redis postgresql
+PERF_RUN ?=
+.PHONY: perf-workflows
+perf-workflows: daprd
+	@id=$${DAPR_PERF_RUN_ID:-$$(date -u +%Y%m%dT%H%M%SZ)-$$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')}; rc=0; \
+	for b in $(WORKFLOW_BACKENDS); do \
+		echo "perf-workflows: backend $$b"; \
+		$(PERF_ENV) DAPR_PERF_RUN_ID=$$id DAPR_PERF_WORKFLOW_BACKEND=$$b DAPR_PERF_COMMAND="make $@ ($$b)" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) \
+			./scripts/perf.sh $(if $(PERF_RUN),-run '$(PERF_RUN)') ./tests/workflows || rc=$$?; \
+	done; exit $$rc
 
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an

@@ -171,7 +171,8 @@ func schedulerKind(a build) *backendKind {
 
 // appEnv is the environment an app gets beyond the test's: the host:port of each backend it
 // asked for (perf.EnvBackendAddr), and for an app with a sidecar DAPR_HTTP_PORT, its daprd's
-// HTTP port (the variable Dapr's SDKs read), so the actor app can register timers.
+// HTTP port (the variable Dapr's SDKs read), so the actor app can register timers,
+// and DAPR_GRPC_PORT, its gRPC port (the workflow app's worker).
 func (d *Deployment) appEnv(da *deployedApp) []string {
 	var env []string
 	for _, be := range da.app.Backends {
@@ -181,6 +182,8 @@ func (d *Deployment) appEnv(da *deployedApp) []string {
 	}
 	if da.sidecar != nil {
 		env = append(env, "DAPR_HTTP_PORT="+strconv.Itoa(da.sidecar.HTTP))
+		// and its gRPC port, which the workflow worker (durabletask-go) connects to
+		env = append(env, "DAPR_GRPC_PORT="+strconv.Itoa(da.sidecar.GRPC))
 	}
 	return env
 }

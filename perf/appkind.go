@@ -23,6 +23,9 @@ var kinds = map[AppKind]struct {
 	ActorApp: {HTTP, "/healthz"}, // also the path daprd's actor runtime probes
 	// GET /healthz: not a subscription route, so a health check is never counted.
 	Subscriber: {HTTP, "/healthz"},
+	// GET /healthz answers at once: the platform checks it before daprd starts, and the
+	// worker connects to daprd afterwards (the app's GET /readyz says when).
+	WorkflowApp: {HTTP, "/healthz"},
 }
 
 // AppKinds lists every kind, sorted, for error messages ("want one of ...").

@@ -53,6 +53,9 @@ type Env struct {
 	GrowthIdle      *time.Duration `envconfig:"DAPR_PERF_GROWTH_IDLE" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 30s" unset:"30s" desc:"memory-growth idle window"`
 	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
 
+	// The workflow scenarios (tests/workflows).
+	WorkflowBackend *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"in-memory" desc:"the workflows' actor state store (Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME)"`
+
 	// The run's record and its push.
 	RunID        *string `envconfig:"DAPR_PERF_RUN_ID" accepts:"letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters" unset:"UTC time and 4 hex digits (one per make perf, or per test binary)" desc:"the run's id and folder"`
 	ReportDir    *string `envconfig:"DAPR_PERF_REPORT_DIR" accepts:"a directory path" unset:"<repo>/reports" desc:"report root: runs write to <root>/runs/<run id>/, references live in <root>/v<version>/"`

@@ -139,6 +139,9 @@ func DeriveFigures(r *Report) Figures {
 	if r.Plan == FaultPlanKind {
 		deriveFaultFigures(r, &f)
 	}
+	if r.Plan == IterationsPlanKind {
+		deriveIterationsFigures(r, &f)
+	}
 	if r.Growth != nil {
 		f.NoOverhead = "the growth plan runs no baseline phase: it measures sidecar memory across rounds of load, so it has no sidecar overhead"
 		var errs int64

@@ -16,7 +16,8 @@ import (
 //
 // Three plans exist: OverheadPlan (interleaved baseline and main rounds with one warmup, the
 // default), GrowthPlan (rounds of distinct-path load and an idle window, per variant) and
-// StagePlan (fixed-rate stages, each its own load and bound, as Dapr's k6 stage tests). The
+// StagePlan (fixed-rate stages, each its own load and bound, as Dapr's k6 stage tests), besides
+// IterationsPlan (k6 shared-iterations runs, as Dapr's workflow tests; iterationsplan.go). The
 // scenarios still to come take the same seam: a throughput plan (actor reminders: register,
 // then measure the triggers), a delivery plan (pub/sub subscribe: publish at a fixed rate,
 // measure delivery latency and losses) and a ramping plan (k6-style stages of virtual

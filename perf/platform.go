@@ -21,6 +21,9 @@ const (
 	// ActorApp hosts actors over Dapr's actor HTTP protocol (apps/actorapp); local platform
 	// only for now (no image yet).
 	ActorApp AppKind = "actorapp"
+	// WorkflowApp is the workflow worker (apps/workflowapp): Dapr's perf workflow shapes on
+	// durabletask-go, connected to its daprd over gRPC; local platform only for now.
+	WorkflowApp AppKind = "workflowapp"
 )
 
 // App describes one app of a scenario and, optionally, its daprd sidecar. It is data: a

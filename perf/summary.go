@@ -28,6 +28,9 @@ func Summary(r *Report) string {
 	} else if r.Plan == FaultPlanKind {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), fault plan: %d closed-loop phase(s), base then faults on one replica\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
+	} else if r.Plan == IterationsPlanKind {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), iterations plan: %d run(s) of shared iterations, each iteration timed whole\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
 	} else {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
@@ -51,6 +54,8 @@ func Summary(r *Report) string {
 		stageTable(&b, r, figures)
 	case r.Plan == FaultPlanKind:
 		faultTable(&b, r, figures)
+	case r.Plan == IterationsPlanKind:
+		iterationsTable(&b, r)
 	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
 	default:

@@ -239,7 +239,8 @@ type fetchCaller struct {
 }
 
 func newFetchCaller(req httpRequest) (caller, error) {
-	o := fhttp.HTTPOptions{Payload: bytes.Clone(req.Body), ContentType: req.ContentType, MethodOverride: req.Method}
+	o := fhttp.HTTPOptions{Payload: bytes.Clone(req.Body), ContentType: req.ContentType, MethodOverride: req.Method,
+		HTTPReqTimeOut: req.Timeout}
 	o.Init(req.URL)
 	c, err := fhttp.NewClient(&o)
 	if err != nil {

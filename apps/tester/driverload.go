@@ -3,6 +3,7 @@ package tester
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
@@ -11,12 +12,13 @@ import (
 // runDriver sends p's load with the closed-loop driver (perf/driver) instead of fortio: one
 // caller per VU, made exactly as fortio's path makes one per connection (HTTP: fortio's fast
 // client, its standard client for unique paths; gRPC: the typed operations of callers.go),
-// each iteration bounded by callTimeout. The result has the shape of fortio's: service time
+// each iteration bounded by iterationTimeout. The result has the shape of fortio's: service time
 // (and, for an arrival rate, response time from each slot) in HDR histograms, every code
 // counted, the sockets the callers opened, plus the driver's own figures (Result.Executor).
 // Result.Params.Connections is the executor's VU count (one connection each).
 func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller func() (caller, error), started func(*liveRun)) (perf.Result, error) {
 	n := p.Executor.PeakVUs()
+	timeout := iterationTimeout(p)
 	callers := make([]caller, 0, n)
 	defer func() {
 		for _, c := range callers {
@@ -31,7 +33,7 @@ func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller fu
 		}
 		callers = append(callers, c)
 		vus = append(vus, driver.CallerFunc(func(ctx context.Context) (string, bool) {
-			ctx, cancel := context.WithTimeout(ctx, callTimeout)
+			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			return c.call(ctx)
 		}))
@@ -58,6 +60,17 @@ func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller fu
 		out.Sockets += c.sockets()
 	}
 	return out, nil
+}
+
+// iterationTimeout bounds one iteration of p's driver load: callTimeout (5 s), but for shared
+// iterations the whole run's bound (maxDuration plus the graceful stop), as k6's iterations
+// there are bounded by the run, not by the request: one of Dapr's workflow iterations is a whole
+// workflow, 6 s at the median of its 350-VU run (Dapr v1.17 report).
+func iterationTimeout(p perf.Params) time.Duration {
+	if p.Executor.Kind == driver.SharedIterations {
+		return max(callTimeout, p.Executor.MaxRunDuration())
+	}
+	return callTimeout
 }
 
 // convertDriver turns the driver's result into a perf.Result. A closed loop has no target

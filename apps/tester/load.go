@@ -121,6 +121,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 	switch {
 	case p.Protocol == perf.HTTP && !p.UniquePath:
+		req.Timeout = iterationTimeout(p)
 		return func() (caller, error) { return newFetchCaller(req) }
 	case p.Protocol == perf.HTTP:
 		return func() (caller, error) { return newUniqueHTTPCaller(req) }

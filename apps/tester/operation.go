@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -28,6 +29,9 @@ type httpRequest struct {
 	// ValueBytes is the size of the payload the request carries (the state value, the event),
 	// which the result stores as Params.PayloadBytes: 0 for an operation without one.
 	ValueBytes int
+	// Timeout bounds one request of the driver's fetch caller (fortio's HTTPReqTimeOut); 0 is
+	// fortio's default, 3 s (iterationTimeout sets it).
+	Timeout time.Duration
 }
 
 // Daprd's HTTP API paths (Dapr v1.17 docs, "API reference"). Bulk publish stays under

@@ -1,0 +1,382 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/growth"
+)
+
+// IterationRun is one load of an IterationsPlan: k6's shared-iterations executor, VUs virtual
+// users sharing Iterations iterations, for at most MaxDuration (k6's maxDuration). It mirrors
+// one scenario of Dapr's workflow k6 script (t_30_300: 30 VUs, 300 iterations, 200 s).
+type IterationRun struct {
+	// Name names the run in the result, the summary and as a subtest when it starts a
+	// deployment (Fresh): lowercase letters, digits, '-' and '_', such as "t_30_300-1".
+	Name string `json:"name"`
+	// VUs are the virtual users, 1 to driver.MaxVUsLimit.
+	VUs int `json:"vus"`
+	// Iterations are the iterations the VUs share, 1 to driver.MaxIterations.
+	Iterations int64 `json:"iterations"`
+	// MaxDuration bounds the run (k6's maxDuration); iterations not started by then are
+	// dropped (and gated on). Above 0 and at most 12 h.
+	MaxDuration time.Duration `json:"maxDuration"`
+	// Fresh starts this run on a deployment of its own, the previous one stopped first: Dapr's
+	// app restart between subtests (restart = true in dapr/dapr tests/perf/workflows), here a
+	// restart of every process, the store and the control plane included. The first run always
+	// has a fresh deployment.
+	Fresh bool `json:"fresh,omitempty"`
+}
+
+// IterationsPlan runs a scenario's Main route as a sequence of closed-loop loads on the
+// driver's shared-iterations executor (package perf/driver), one per IterationRun, each
+// recorded like any phase (HDR service time, every code, resources) and stored in Report.Loads
+// under the run's name. Each deployment (the first run's, and each Fresh run's) gets one
+// warmup first (Scenario.WarmupOptions, which must set a driver executor), its result
+// discarded. There is no baseline and so no overhead: it is the shape of Dapr's k6 workflow
+// tests, whose one bound is that every request succeeded.
+//
+// Figures (deriveIterationsFigures): per run its rate (completed iterations over the run's
+// elapsed time: workflows/s when one iteration is one workflow) and its service time (one
+// iteration's whole duration) at p50/p90/p95/p99; the gates "errors" (every non-2xx over all
+// runs) and "iterations.unfinished" (planned but not completed: dropped at MaxDuration or
+// interrupted at the graceful stop, over all runs).
+//
+// Env overrides: with DAPR_TEST_DURATION = d set (a smoke run), each run does
+// ceil(Iterations x d / MaxDuration) iterations (at least 1; VUs capped at that): the share of
+// Dapr's own bound on the run that the override asks to spend; MaxDuration itself is kept.
+// DAPR_PERF_QPS, DAPR_PERF_CONNECTIONS and the warmup's variables are not applied (the executor
+// sets its own pace and VUs, the warmup is counted in iterations; the result's warnings say so), DAPR_PAYLOAD_SIZE is refused (the request body is the
+// scenario's, MainOptions' WithPayload).
+type IterationsPlan struct {
+	// Runs run in order; at least one, names distinct.
+	Runs []IterationRun
+
+	loads  []Params   // each run's load, set by configure
+	notes  []string   // the overrides applied or not, for the warnings
+	series [][]Series // each completed run's resource series
+}
+
+// IterationsPlanKind is the Report.Plan of an iterations plan.
+const IterationsPlanKind = "iterations"
+
+// IterationsUnfinishedFigure is the gate figure of the iterations planned but not completed,
+// over all runs of an iterations plan.
+const IterationsUnfinishedFigure = "iterations.unfinished"
+
+// maxIterationsRun bounds IterationRun.MaxDuration.
+const maxIterationsRun = 12 * time.Hour
+
+// Kind is "iterations".
+func (*IterationsPlan) Kind() string { return IterationsPlanKind }
+
+// ScaledIterations is how many iterations a run of iterations with bound maxDuration does under
+// a DAPR_TEST_DURATION override d: ceil(iterations x d / maxDuration), at least 1, at most
+// iterations.
+func ScaledIterations(iterations int64, maxDuration, d time.Duration) int64 {
+	if d <= 0 || maxDuration <= 0 || d >= maxDuration {
+		return iterations
+	}
+	n := int64(math.Ceil(float64(iterations) * d.Seconds() / maxDuration.Seconds()))
+	return min(max(n, 1), iterations)
+}
+
+func (ip *IterationsPlan) configure(sc Scenario, cfg *runConfig) error {
+	var errs problems
+	add := errs.add
+	env, err := LoadEnv()
+	if err != nil {
+		return err
+	}
+	if env.PayloadSize != nil {
+		add(fmt.Errorf("iterations plan: %s is not applied: the request body is the scenario's (unset it)", EnvPayloadSize))
+	}
+	cfg.main, err = NewParams(sc.MainOptions...)
+	add(err)
+	cfg.warmup, err = NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+	if err == nil && !cfg.warmup.HasExecutor() {
+		add(errors.New("iterations plan: WarmupOptions must set a driver executor (perf.WithExecutor), such as a few shared iterations"))
+	}
+	if sc.Tester == "" || sc.Main.To == "" {
+		add(fmt.Errorf("iterations plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
+	}
+	if len(ip.Runs) == 0 {
+		add(errors.New("iterations plan: Runs is empty: list at least one run"))
+	}
+	ip.notes = ip.notes[:0]
+	if env.QPS != nil {
+		ip.notes = append(ip.notes, fmt.Sprintf("%s=%d not applied: shared iterations are a closed loop with no target rate", EnvQPS, *env.QPS))
+	}
+	if env.WarmupQPS != nil || env.WarmupDuration != nil {
+		ip.notes = append(ip.notes, fmt.Sprintf("%s and %s not applied: the warmup is %d shared iterations", EnvWarmupQPS, EnvWarmupDuration, cfg.warmup.Executor.Iterations))
+	}
+	if env.Connections != nil {
+		ip.notes = append(ip.notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", EnvConnections, *env.Connections))
+	}
+	seen := map[string]bool{}
+	ip.loads = ip.loads[:0]
+	for i, r := range ip.Runs {
+		bad := func(field string, v any, accepts string) {
+			add(fmt.Errorf("iterations plan: Runs[%d] (%q).%s = %v: must be %s", i, r.Name, field, v, accepts))
+		}
+		if !stageName.MatchString(r.Name) {
+			bad("Name", fmt.Sprintf("%q", r.Name), "lowercase letters, digits, '-' and '_', at most 63, matching "+stageName.String())
+		} else if seen[r.Name] {
+			bad("Name", fmt.Sprintf("%q", r.Name), "distinct: used twice")
+		}
+		seen[r.Name] = true
+		if r.VUs < 1 || r.VUs > driver.MaxVUsLimit {
+			bad("VUs", r.VUs, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit))
+			continue
+		}
+		if r.Iterations < 1 || r.Iterations > driver.MaxIterations {
+			bad("Iterations", r.Iterations, fmt.Sprintf("from 1 to %d", driver.MaxIterations))
+			continue
+		}
+		if r.MaxDuration <= 0 || r.MaxDuration > maxIterationsRun {
+			bad("MaxDuration", r.MaxDuration, fmt.Sprintf("above 0 and at most %v", maxIterationsRun))
+			continue
+		}
+		n := r.Iterations
+		if env.Duration != nil {
+			n = ScaledIterations(n, r.MaxDuration, *env.Duration)
+		}
+		p := cfg.main
+		p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: min(r.VUs, int(n)), Iterations: n, Duration: r.MaxDuration}
+		p.Duration = r.MaxDuration // the estimate the progress lines and the tester's limits use
+		if err := p.Validate(); err != nil {
+			add(fmt.Errorf("iterations plan: Runs[%d] (%q): %w", i, r.Name, err))
+			continue
+		}
+		ip.loads = append(ip.loads, p)
+	}
+	if env.Duration != nil && len(ip.loads) == len(ip.Runs) {
+		var parts []string
+		for i, p := range ip.loads {
+			parts = append(parts, fmt.Sprintf("%s %d of %d", ip.Runs[i].Name, p.Executor.Iterations, ip.Runs[i].Iterations))
+		}
+		ip.notes = append(ip.notes, fmt.Sprintf("%s=%v: iterations scaled by %v / maxDuration (%s): a smoke, not Dapr's load",
+			EnvDuration, *env.Duration, *env.Duration, strings.Join(parts, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// steps: per run, its warmup when it starts a deployment, then the run at its longest.
+func (ip *IterationsPlan) steps(_ Scenario, cfg runConfig) []planPhase {
+	var out []planPhase
+	for i, p := range ip.loads {
+		if i == 0 || ip.Runs[i].Fresh {
+			out = append(out, planPhase{fmt.Sprintf("warmup: %d VUs, %d iterations", cfg.warmup.Executor.VUs, cfg.warmup.Executor.Iterations), 0})
+		}
+		out = append(out, planPhase{fmt.Sprintf("run %s: %d VUs share %d iterations (at most %v)", ip.Runs[i].Name, p.Executor.VUs, p.Executor.Iterations, p.Executor.Duration), p.Executor.Duration})
+	}
+	return out
+}
+
+// groups splits the runs into deployments: a new one at the first run and at each Fresh run.
+func (ip *IterationsPlan) groups() [][]int {
+	var out [][]int
+	for i := range ip.loads {
+		if i == 0 || ip.Runs[i].Fresh {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], i)
+	}
+	return out
+}
+
+func (ip *IterationsPlan) run(s *session) error {
+	ip.series = nil
+	groups := ip.groups()
+	var runErr error
+	for _, g := range groups {
+		name := ip.Runs[g[0]].Name
+		runOne := func(t *testing.T) {
+			label := "" // a scenario's only deployment is not labelled in exits
+			if len(groups) > 1 {
+				label = name
+			}
+			dep := s.deploy(t, label, s.sc.Apps, append([]Params{s.cfg.warmup}, ip.loads...)...)
+			if err := ip.runGroup(t, s, dep, g); err != nil {
+				runErr = err
+				t.Errorf("%v", err)
+			}
+		}
+		if len(groups) == 1 {
+			runOne(s.t)
+		} else {
+			s.t.Run(name, runOne) // the subtest's cleanup stops this deployment before the next starts
+		}
+		if runErr != nil {
+			break
+		}
+	}
+	return runErr
+}
+
+// runGroup runs the warmup and then the runs idx on dep.
+func (ip *IterationsPlan) runGroup(t *testing.T, s *session, dep Deployment, idx []int) error {
+	sc, rep := s.sc, s.rep
+	tester, err := NewTesterClient(dep, sc.Tester)
+	if err != nil {
+		return err
+	}
+	s.prog.watchTester(tester)
+	ctx := t.Context()
+	warm, err := routed(dep, sc, sc.Main, s.cfg.warmup)
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	done := s.prog.phase(fmt.Sprintf("warmup (discarded): %d VUs, %d iterations to %s", warm.Executor.VUs, warm.Executor.Iterations, warm.Target), 0)
+	wres, err := RunLoad(ctx, tester, warm)
+	done()
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	if wres.Errors() > 0 {
+		t.Logf("warmup: %d of %d requests failed (codes %v)", wres.Errors(), wres.Requests, wres.RetCodes)
+	}
+	for _, i := range idx {
+		name := ip.Runs[i].Name
+		lp, err := routed(dep, sc, sc.Main, ip.loads[i])
+		if err != nil {
+			return fmt.Errorf("run %s: %w", name, err)
+		}
+		ex := lp.Executor
+		done := s.prog.phase(fmt.Sprintf("run %s: %d VUs share %d iterations to %s", name, ex.VUs, ex.Iterations, lp.Target), ex.Duration)
+		rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+		res, err := RunLoad(ctx, tester, lp)
+		series, sampleErrs := rec.Stop()
+		done()
+		if len(sampleErrs) > 0 {
+			t.Logf("run %s: %d resource readings failed, first: %v", name, len(sampleErrs), sampleErrs[0])
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: %w", name, err)
+		}
+		rep.Loads = append(rep.Loads, NamedLoad{Name: name, Result: res})
+		ip.series = append(ip.series, series)
+		t.Logf("run %s: %d of %d iterations in %v: %.2f/s, p50 %v, p95 %v, p99 %v, %d failed",
+			name, res.Requests, ex.Iterations, res.ActualDuration.Round(time.Millisecond), res.ActualQPS,
+			pct(&res, 50), pct(&res, 95), pct(&res, 99), res.Errors())
+		s.checkpoint("run " + name)
+	}
+	return nil
+}
+
+// pct is p's service-time percentile of res, rounded for a log line.
+func pct(res *Result, p float64) time.Duration {
+	v, _ := res.Percentile(p)
+	return v.Round(100 * time.Microsecond)
+}
+
+// finish takes the validity of every run (a closed loop has no rate to keep; iterations dropped
+// at MaxDuration make it invalid), the resources over all runs, the notes and how complete the
+// run is.
+func (ip *IterationsPlan) finish(s *session, runErr error) {
+	r := s.rep
+	var phases []namedResult
+	var rounds []Round
+	for i := range r.Loads {
+		phases = append(phases, namedResult{"run " + r.Loads[i].Name, &r.Loads[i].Result})
+		rd := Round{Main: r.Loads[i].Result}
+		if i < len(ip.series) {
+			rd.Resources = ip.series[i]
+		}
+		rounds = append(rounds, rd)
+	}
+	r.Validity = validity(phases)
+	if len(phases) == 0 {
+		r.Validity = Validity{Reasons: []string{"no run completed"}}
+	}
+	r.Warnings = append(r.Warnings, ip.notes...)
+	if len(rounds) > 0 {
+		r.Resources = summariseResources(rounds, nil)
+		// The runs are closed loops of whole workflows, a few hundred each: too few requests
+		// for an RSS slope per 1,000 of them to classify.
+		for i := range r.Resources {
+			r.Resources[i].Growth = growth.Classification{}
+		}
+		r.Warnings = append(r.Warnings, "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)")
+	}
+	if runErr != nil {
+		r.InfraErrors = append(r.InfraErrors, "load: "+runErr.Error())
+	}
+	if len(r.Loads) < len(ip.loads) {
+		r.Incomplete = true
+		r.IncompleteReason = fmt.Sprintf("%d of %d runs completed", len(r.Loads), len(ip.loads))
+		if runErr != nil {
+			r.IncompleteReason += ": " + runErr.Error()
+		}
+	}
+}
+
+// IterationsPercentiles are the service-time percentiles the iterations plan reports per run
+// (Dapr's workflow report gives p50, p90 and p95; p99 is ours).
+var IterationsPercentiles = []float64{50, 90, 95, 99}
+
+// RunFigureRate and RunFigurePercentile name a run's figures in Figures.Gates: its rate,
+// iterations/s ("run.t_30_300-1.rate"), and a service-time percentile in seconds
+// ("run.t_30_300-1.p95").
+func RunFigureRate(name string) string { return "run." + name + ".rate" }
+
+// RunFigurePercentile: see RunFigureRate.
+func RunFigurePercentile(name string, p float64) string {
+	return fmt.Sprintf("run.%s.p%s", name, strings.ReplaceAll(fmt.Sprintf("%g", p), ".", "_"))
+}
+
+// deriveIterationsFigures fills in f for an iterations plan's report: one phase per run, its
+// rate and percentiles as figures, "errors" and IterationsUnfinishedFigure over every run.
+func deriveIterationsFigures(r *Report, f *Figures) {
+	f.NoOverhead = "the iterations plan runs no baseline phase (Dapr's k6 workflow tests have none): each iteration's whole duration is the figure"
+	var errs, unfinished int64
+	for i := range r.Loads {
+		l := &r.Loads[i]
+		f.Phases = append(f.Phases, phaseFigures(l.Name, []Round{{Main: l.Result}}, func(rd *Round) *Result { return &rd.Main }))
+		f.Gates[RunFigureRate(l.Name)] = l.ActualQPS
+		for _, p := range IterationsPercentiles {
+			if v, err := l.Percentile(p); err == nil {
+				f.Gates[RunFigurePercentile(l.Name, p)] = v.Seconds()
+			}
+		}
+		errs += l.Errors()
+		if l.Executor != nil {
+			unfinished += max(l.Executor.Scheduled-l.Requests, 0)
+		}
+	}
+	f.Gates["errors"] = float64(errs)
+	f.Gates[IterationsUnfinishedFigure] = float64(unfinished)
+}
+
+// iterationsTable writes one line per run: VUs, iterations done of planned, failed, elapsed,
+// rate, and p50/p90/p95/p99 of one iteration's duration in ms.
+func iterationsTable(b *strings.Builder, r *Report) {
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "run\tVUs\titerations\tplanned\tfailed\telapsed (s)\trate (/s)\tp50 (ms)\tp90 (ms)\tp95 (ms)\tp99 (ms)\t")
+	for i := range r.Loads {
+		l := &r.Loads[i]
+		var vus int
+		var planned int64
+		if l.Executor != nil {
+			vus, planned = l.Executor.MaxVUs, l.Executor.Scheduled
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t", l.Name, vus, l.Requests, planned, l.Errors(), l.ActualDuration.Seconds(), l.ActualQPS)
+		for _, p := range IterationsPercentiles {
+			v, err := l.Percentile(p)
+			if err != nil {
+				fmt.Fprint(w, "-\t")
+				continue
+			}
+			fmt.Fprintf(w, "%.1f\t", 1e3*v.Seconds())
+		}
+		fmt.Fprintln(w)
+	}
+	_ = w.Flush()
+}

@@ -1,0 +1,168 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// Names of the workflow scenarios' app and components: Dapr's workflow perf app keeps its
+// workflows in "statestore-actorstore" and state_wf's value in "statestore"
+// (dapr/dapr tests/apps/perf/workflowsapp).
+const (
+	WorkflowHostApp     = "workflowapp"
+	WorkflowActorStore  = "statestore-actorstore"
+	WorkflowStateStore  = "statestore"
+	workflowDaprSource  = "Dapr v1.17 perf suite (tests/perf/workflows): every k6 check 2xx (rate==1)"
+	workflowSeriesInput = "100" // Dapr's input of sum_series_wf and sum_parallel_wf
+)
+
+// Workflow names (apps/workflowapp registers Dapr's).
+const (
+	wfSeries   = "sum_series_wf"
+	wfParallel = "sum_parallel_wf"
+	wfState    = "state_wf"
+	wfDelay    = "delay_wf"
+)
+
+// WorkflowBackends are the actor state stores the workflow scenarios run on
+// (DAPR_PERF_WORKFLOW_BACKEND), each with the component type it uses for both of its stores.
+var WorkflowBackends = map[string]perf.ComponentType{
+	"in-memory":  perf.StateInMemory,
+	"redis":      perf.StateRedis,
+	"postgresql": perf.StatePostgreSQL, // v2, as Dapr's CI uses for workflows
+}
+
+// EnvWorkflowBackend picks the workflow scenarios' backend: in-memory (default), redis or
+// postgresql. Dapr's suite reads DAPR_PERF_WORKFLOW_BACKEND_NAME the same way (one backend
+// per run of the package).
+const EnvWorkflowBackend = "DAPR_PERF_WORKFLOW_BACKEND"
+
+// WorkflowBackendFromEnv returns DAPR_PERF_WORKFLOW_BACKEND, "in-memory" when unset, or an
+// error naming the variable and what it accepts.
+func WorkflowBackendFromEnv() (string, error) {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return "", err
+	}
+	b := perf.Val(env.WorkflowBackend)
+	if b == "" {
+		return "in-memory", nil
+	}
+	if _, ok := WorkflowBackends[b]; !ok {
+		return "", fmt.Errorf("%s=%q: must be in-memory, redis or postgresql", EnvWorkflowBackend, b)
+	}
+	return b, nil
+}
+
+// workflowApps are the tester (no sidecar: Dapr's k6 calls the app directly) and the workflow
+// app with its daprd: placement (the actor store gives it one), the scheduler (workflow timers
+// and reminders in 1.17), the actor store and state_wf's store, both of backend's type.
+func workflowApps(backend string, appArgs ...string) []perf.App {
+	ct := WorkflowBackends[backend]
+	return []perf.App{
+		{Name: TesterApp, Kind: perf.Tester},
+		{Name: WorkflowHostApp, Kind: perf.WorkflowApp, Args: appArgs, Sidecar: &perf.Sidecar{
+			AppProtocol: perf.HTTP, Scheduler: true,
+			Components: []perf.Component{
+				{Name: WorkflowActorStore, Type: ct, Metadata: map[string]string{"actorStateStore": "true"}},
+				{Name: WorkflowStateStore, Type: ct},
+			},
+		}},
+	}
+}
+
+// WorkflowRun is one of Dapr's k6 shared-iterations scenarios (tests/perf/workflows/test.js):
+// t_<VUs>_<iterations> with its maxDuration.
+func WorkflowRun(vus int, iterations int64, maxDuration time.Duration) perf.IterationRun {
+	return perf.IterationRun{Name: fmt.Sprintf("t_%d_%d", vus, iterations), VUs: vus, Iterations: iterations, MaxDuration: maxDuration}
+}
+
+// Dapr's k6 scenarios, with their maxDuration.
+var (
+	t30x300   = WorkflowRun(30, 300, 200*time.Second)
+	t60x300   = WorkflowRun(60, 300, 380*time.Second)
+	t90x300   = WorkflowRun(90, 300, 380*time.Second)
+	t350x1400 = WorkflowRun(350, 1400, 1000*time.Second)
+	t110x440  = WorkflowRun(110, 440, 450*time.Second)
+	t500x1e4  = WorkflowRun(500, 10000, 3600*time.Second)
+)
+
+// named returns r under another name (a repeated scenario needs distinct names).
+func named(r perf.IterationRun, name string, fresh bool) perf.IterationRun {
+	r.Name, r.Fresh = name, fresh
+	return r
+}
+
+// workflowScenario is one of Dapr's workflow tests on backend: the tester POSTs input to the
+// workflow app's /<workflow>, which starts one instance through its daprd and answers when it
+// completed, so one iteration is one whole workflow. Each deployment gets a warmup of 5 VUs
+// sharing 10 iterations (5 for the delay workflow), discarded. Bounds: every request 2xx
+// (Dapr's only check), every planned iteration completed, no restart.
+func workflowScenario(test, backend, workflow, input string, runs ...perf.IterationRun) perf.Scenario {
+	warm := int64(10)
+	if workflow == wfDelay {
+		warm = 5
+	}
+	tag := map[string]string{"in-memory": "inmemory", "redis": "redis", "postgresql": "postgresql"}[backend]
+	return perf.Scenario{
+		Test:          test + "_" + tag,
+		Transport:     perf.HTTP,
+		Apps:          workflowApps(backend),
+		Tester:        TesterApp,
+		Main:          perf.Route{To: WorkflowHostApp, Method: workflow},
+		MainOptions:   []perf.Option{perf.WithPayload(input), perf.WithPercentiles(50, 75, 90, 95, 99, 99.9)},
+		WarmupOptions: []perf.Option{perf.WithPayload(input), perf.WithExecutor(driver.Executor{Kind: driver.SharedIterations, VUs: 5, Iterations: warm, Duration: 2 * time.Minute})},
+		Plan:          &perf.IterationsPlan{Runs: runs},
+		Thresholds: []perf.Threshold{
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: workflowDaprSource},
+			{Figure: perf.IterationsUnfinishedFigure, Op: perf.AtMost, Limit: 0, Source: "daprperf: every planned iteration ran (k6 counts the dropped apart; Dapr's check does not see them)"},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: "Dapr v1.17 perf suite (tests/perf/workflows): restarts reported"},
+		},
+	}
+}
+
+// WorkflowWithConstantVUs is Dapr's TestWorkflowWithConstantVUs: sum_series_wf (five chained
+// activities, input 100) at t_30_300 three times on one deployment, not restarted between.
+func WorkflowWithConstantVUs(backend string) perf.Scenario {
+	return workflowScenario("workflow_constant_vus", backend, wfSeries, workflowSeriesInput,
+		named(t30x300, "t_30_300-1", false), named(t30x300, "t_30_300-2", false), named(t30x300, "t_30_300-3", false))
+}
+
+// WorkflowWithConstantIterations is Dapr's TestWorkflowWithConstantIterations: sum_series_wf at
+// t_30_300, t_60_300 and t_90_300, each on a fresh deployment (Dapr restarts the app).
+func WorkflowWithConstantIterations(backend string) perf.Scenario {
+	return workflowScenario("workflow_constant_iterations", backend, wfSeries, workflowSeriesInput,
+		named(t30x300, t30x300.Name, true), named(t60x300, t60x300.Name, true), named(t90x300, t90x300.Name, true))
+}
+
+// SeriesWorkflowWithMaxVUs is Dapr's TestSeriesWorkflowWithMaxVUs: sum_series_wf at t_350_1400.
+func SeriesWorkflowWithMaxVUs(backend string) perf.Scenario {
+	return workflowScenario("workflow_series_max_vus", backend, wfSeries, workflowSeriesInput, t350x1400)
+}
+
+// ParallelWorkflowWithMaxVUs is Dapr's TestParallelWorkflowWithMaxVUs: sum_parallel_wf (five
+// activities fanned out, then fanned in) at t_110_440.
+func ParallelWorkflowWithMaxVUs(backend string) perf.Scenario {
+	return workflowScenario("workflow_parallel_max_vus", backend, wfParallel, workflowSeriesInput, t110x440)
+}
+
+// WorkflowPayloadSizes are Dapr's state_wf inputs, bytes.
+var WorkflowPayloadSizes = []int{10_000, 50_000, 100_000}
+
+// WorkflowWithPayload is one variant of Dapr's TestWorkflowWithDifferentPayloads: state_wf
+// (save a value of bytes bytes, read it back and compare, delete it; one activity each) at
+// t_30_300. Each size is its own scenario and result: Dapr's report averages the three under one
+// name.
+func WorkflowWithPayload(backend string, bytes int) perf.Scenario {
+	return workflowScenario("workflow_payload_"+strconv.Itoa(bytes), backend, wfState, strconv.Itoa(bytes), t30x300)
+}
+
+// DelayWorkflowsAtScale is Dapr's TestDelayWorkflowsAtScale: delay_wf (one activity sleeping
+// 5000 ms) at t_500_10000.
+func DelayWorkflowsAtScale(backend string) perf.Scenario {
+	return workflowScenario("workflow_delay_at_scale", backend, wfDelay, "5000", t500x1e4)
+}

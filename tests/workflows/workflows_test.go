@@ -1,0 +1,55 @@
+//go:build perf
+
+// Package workflows mirrors Dapr's tests/perf/workflows: its six tests, with their names, on
+// the backend DAPR_PERF_WORKFLOW_BACKEND names (in-memory, redis or postgresql; Dapr's
+// DAPR_PERF_WORKFLOW_BACKEND_NAME). `make perf-workflows` runs the package once per backend.
+package workflows_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/tests/scenarios"
+)
+
+func backend(t *testing.T) string {
+	t.Helper()
+	b, err := scenarios.WorkflowBackendFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// run runs sc as a subtest named after its backend, so -run can pick one.
+func run(t *testing.T, sc func(string) perf.Scenario) {
+	b := backend(t)
+	t.Run(b, func(t *testing.T) { scenarios.Run(t, sc(b)) })
+}
+
+// TestWorkflowWithConstantVUs: sum_series_wf, 30 VUs x 300 iterations, three times on one app.
+func TestWorkflowWithConstantVUs(t *testing.T) { run(t, scenarios.WorkflowWithConstantVUs) }
+
+// TestWorkflowWithConstantIterations: sum_series_wf, 30, 60 and 90 VUs x 300, each fresh.
+func TestWorkflowWithConstantIterations(t *testing.T) {
+	run(t, scenarios.WorkflowWithConstantIterations)
+}
+
+// TestSeriesWorkflowWithMaxVUs: sum_series_wf, 350 VUs x 1400.
+func TestSeriesWorkflowWithMaxVUs(t *testing.T) { run(t, scenarios.SeriesWorkflowWithMaxVUs) }
+
+// TestParallelWorkflowWithMaxVUs: sum_parallel_wf (fan-out/fan-in), 110 VUs x 440.
+func TestParallelWorkflowWithMaxVUs(t *testing.T) { run(t, scenarios.ParallelWorkflowWithMaxVUs) }
+
+// TestWorkflowWithDifferentPayloads: state_wf with 10, 50 and 100 KB, 30 VUs x 300, each its
+// own result.
+func TestWorkflowWithDifferentPayloads(t *testing.T) {
+	b := backend(t)
+	for _, n := range scenarios.WorkflowPayloadSizes {
+		t.Run(b+"/"+strconv.Itoa(n), func(t *testing.T) { scenarios.Run(t, scenarios.WorkflowWithPayload(b, n)) })
+	}
+}
+
+// TestDelayWorkflowsAtScale: delay_wf (5 s), 500 VUs x 10,000.
+func TestDelayWorkflowsAtScale(t *testing.T) { run(t, scenarios.DelayWorkflowsAtScale) }
