@@ -85,14 +85,15 @@ func requireBinaries(t testing.TB, dir string) {
 }
 
 // startCluster starts a cluster for t, stopped in t.Cleanup, with a Ready FakeNode and
-// Dapr's Configuration CRD (a schemaless stand-in for the one Dapr's helm chart installs).
+// Dapr's Configuration and Component CRDs (schemaless stand-ins for the ones Dapr's helm chart
+// installs).
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
 	dir := assetsDir(t)
 	requireBinaries(t, dir)
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: dir,
-		CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{daprConfigurationCRD()}},
+		CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{daprConfigurationCRD(), daprComponentCRD()}},
 	}
 	env.ControlPlane.GetAPIServer().Configure().
 		Set("endpoint-reconciler-type", "none"). // no master Endpoints on loopback
@@ -205,4 +206,13 @@ func daprConfigurationCRD() *apiextensionsv1.CustomResourceDefinition {
 			}},
 		},
 	}
+}
+
+// daprComponentCRD is a minimal Component CRD: dapr.io/v1alpha1, namespaced, any content (a
+// Component has auth and scopes beside spec).
+func daprComponentCRD() *apiextensionsv1.CustomResourceDefinition {
+	crd := daprConfigurationCRD()
+	crd.Name = "components.dapr.io"
+	crd.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Plural: "components", Singular: "component", Kind: "Component", ListKind: "ComponentList"}
+	return crd
 }

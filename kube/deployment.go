@@ -22,6 +22,7 @@ type Deployment struct {
 	tokens   map[string]string   // tester app -> its per-run token, as in its Secret
 	cpu      cpuIntegrator
 	closed   bool
+	backends []perf.BackendInfo // from the environment, for the report (no credential)
 }
 
 var _ perf.Deployment = (*Deployment)(nil)
@@ -81,8 +82,8 @@ func (d *Deployment) TesterToken(app string) (string, error) {
 	return "", fmt.Errorf("tester token of %s: no tester of that name with a token Secret in namespace %s", app, d.ns)
 }
 
-// close stops every port-forward, deletes the testers' token Secrets (a token must not outlive
-// its run, even in a namespace stuck terminating), then deletes the namespace and waits until
+// close stops every port-forward, deletes the testers' token Secrets and BackendSecret (a token
+// or a password must not outlive its run, even in a namespace stuck terminating), then deletes the namespace and waits until
 // it is gone (bounded by the platform's delete timeout). It runs once; later calls return nil.
 func (d *Deployment) close() error {
 	d.mu.Lock()
@@ -100,6 +101,19 @@ func (d *Deployment) close() error {
 	var errs []error
 	// The test's context has ended when cleanups run; teardown has bounds of its own.
 	errs = append(errs, deleteTokenSecrets(context.Background(), d.p.cs, d.ns, d.apps, d.p.deleteTimeout))
+	if len(d.backends) > 0 { // the backends' credentials go with the tokens
+		ctx, cancel := context.WithTimeout(context.Background(), d.p.deleteTimeout)
+		errs = append(errs, deleteBackendSecret(ctx, d.p.cs, d.ns))
+		cancel()
+	}
 	errs = append(errs, deleteNamespace(context.Background(), d.p.cs, d.ns, d.p.deleteTimeout))
 	return errors.Join(errs...)
 }
+
+// Backends lists the backends the deployment's components use, as the environment gave them:
+// each address and the variable it came from (BackendInfo.From), never a credential. The
+// platform does not reach them itself, so Version is "". perf.Run records them in the report's
+// environment.
+func (d *Deployment) Backends() []perf.BackendInfo { return d.backends }
+
+var _ perf.BackendLister = (*Deployment)(nil)

@@ -135,7 +135,10 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 	return d
 }
 
-// StartE deploys apps into a new namespace, daprperf-<random>: for each app a Dapr
+// StartE deploys apps into a new namespace, daprperf-<random>: a Dapr Component per component
+// the sidecars name, pointed at the backend whose address (and credentials) the environment
+// gives (backends.go; a missing or malformed variable is an error naming it, before anything is
+// created), with the credentials in the Secret BackendSecret; for each app a Dapr
 // Configuration (when its sidecar has a Config), for each tester a Secret with its per-run
 // token, a Deployment and a Service. It returns once
 // every Deployment is rolled out: its pods Ready, which means the app's readiness probe and
@@ -152,15 +155,23 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	for i := range descs {
 		descs[i].NodeSelector = p.nodeSelector
 	}
+	comps, err := planComponents(ns, apps) // the backends' addresses from the environment (backends.go)
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
 	if err := createNamespace(ctx, p.cs, ns); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	d := newDeployment(p, ns, descs)
+	d.backends = comps.backends()
 	t.Cleanup(func() {
 		if err := d.close(); err != nil {
 			t.Errorf("kube: teardown: %v", err)
 		}
 	})
+	if err := createComponents(ctx, p.cs, p.dyn, ns, comps); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
 	for _, desc := range descs {
 		if err := p.create(ctx, ns, desc, d); err != nil {
 			return nil, fmt.Errorf("start: %w", err)

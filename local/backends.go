@@ -129,7 +129,8 @@ func validateComponents(apps []perf.App) error {
 			defs[c.Name], owner[c.Name] = c, a.Name
 			if b := c.Backend(); b != perf.NoBackend {
 				if _, ok := backendKinds[b]; !ok {
-					return fmt.Errorf("app %s: component %s: the local platform cannot start a %s backend", a.Name, c.Name, b)
+					return fmt.Errorf("app %s: component %s: the local platform cannot start a %s backend (%s and %s are for %s=kubernetes only: no registry here serves a real broker)",
+						a.Name, c.Name, b, perf.BackendKafka, perf.BackendPulsar, "DAPR_PERF_PLATFORM")
 				}
 			}
 		}

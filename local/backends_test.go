@@ -131,10 +131,19 @@ func TestBadComponentSettings(t *testing.T) {
 	t.Run("unknown type", func(t *testing.T) {
 		isolated(t, func(t *testing.T, p *local.Platform) {
 			app := storeApp()
-			app.Sidecar.Components = append(app.Sidecar.Components, perf.Component{Name: "queue", Type: "pubsub.kafka"})
+			app.Sidecar.Components = append(app.Sidecar.Components, perf.Component{Name: "queue", Type: "pubsub.jetstream"})
 			_, err := p.StartE(startCtx(t), t, app)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), `app app: component queue: unknown Type "pubsub.kafka" (want one of pubsub.in-memory,`)
+			assert.Contains(t, err.Error(), `app app: component queue: unknown Type "pubsub.jetstream" (want one of pubsub.in-memory,`)
+		})
+	})
+	t.Run("kafka is kubernetes only", func(t *testing.T) {
+		isolated(t, func(t *testing.T, p *local.Platform) {
+			app := storeApp()
+			app.Sidecar.Components = append(app.Sidecar.Components, perf.Component{Name: "queue", Type: perf.PubSubKafka})
+			_, err := p.StartE(startCtx(t), t, app)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `app app: component queue: the local platform cannot start a kafka backend (kafka and pulsar are for DAPR_PERF_PLATFORM=kubernetes only`)
 		})
 	})
 	t.Run("port in use", func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +59,9 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 		cases = append(cases, scenarios.PubSubSubscribe(b, perf.SubscribeNormal))
 	}
 	cases = append(cases, scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
+	// Delivery over gRPC (Dapr's AppCallback), normal and bulk, on Redis.
+	cases = append(cases, scenarios.PubSubSubscribeGRPC(scenarios.SubscribeBrokers[0], perf.SubscribeNormal),
+		scenarios.PubSubSubscribeGRPC(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
 	for _, sc := range cases {
 		// Not the 2 s load's qps.ratio: its last publish's own time is a few % of 2 s (MQTT's
 		// p90 through daprd is 44 ms), and this test is about delivery, not the rate.
@@ -83,6 +87,11 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 				if d.Mode == perf.SubscribeBulk {
 					assert.Less(t, d.HandlerCalls, int64(100), "bulk: several messages per delivery call")
 				}
+				wantDelivery := perf.HTTP
+				if strings.Contains(sc.Test, "_grpc_") {
+					wantDelivery = perf.GRPC
+				}
+				assert.Equal(t, wantDelivery, d.Delivery)
 				assert.Equal(t, 0.0, rep.Figures.Gates["delivery.lost"])
 				assert.Contains(t, rep.Figures.Gates, "delivery.p95")
 			})

@@ -24,6 +24,11 @@ const (
 	PubSubRedis     ComponentType = "pubsub.redis"
 	PubSubRabbitMQ  ComponentType = "pubsub.rabbitmq"
 	PubSubMQTT3     ComponentType = "pubsub.mqtt3"
+	// PubSubKafka and PubSubPulsar are for the kubernetes platform only: no registry here
+	// serves a real Kafka or Pulsar broker, so the local platform starts neither (and a
+	// protocol fake is never reported as one).
+	PubSubKafka  ComponentType = "pubsub.kafka"
+	PubSubPulsar ComponentType = "pubsub.pulsar"
 )
 
 // Backend names the store or broker a component needs. The platform provides one of each kind
@@ -38,6 +43,8 @@ const (
 	BackendPostgreSQL Backend = "postgresql" // PostgreSQL 15 (Debian package postgresql)
 	BackendRabbitMQ   Backend = "rabbitmq"   // RabbitMQ 3.10 (Debian package rabbitmq-server)
 	BackendMQTT       Backend = "mqtt"       // an MQTT 3.1.1 broker: Mosquitto 2.0 (Debian package mosquitto)
+	BackendKafka      Backend = "kafka"      // Apache Kafka (kubernetes only)
+	BackendPulsar     Backend = "pulsar"     // Apache Pulsar (kubernetes only)
 )
 
 // componentType is what the framework knows of one ComponentType.
@@ -61,6 +68,9 @@ var componentTypes = map[ComponentType]componentType{
 	PubSubRabbitMQ: {backend: BackendRabbitMQ, versions: []string{"v1"},
 		connection: []string{"connectionString", "host", "hostname", "username", "password", "port", "protocol"}},
 	PubSubMQTT3: {backend: BackendMQTT, versions: []string{"v1"}, connection: []string{"url"}},
+	PubSubKafka: {backend: BackendKafka, versions: []string{"v1"},
+		connection: []string{"brokers", "authType", "saslUsername", "saslPassword", "disableTls"}},
+	PubSubPulsar: {backend: BackendPulsar, versions: []string{"v1"}, connection: []string{"host", "token", "enableTLS"}},
 }
 
 var redisConnection = []string{"redisHost", "redisUsername", "redisPassword"}
@@ -190,6 +200,10 @@ type BackendInfo struct {
 	// ReadySeconds is the time from its start to its first successful protocol ping, in
 	// seconds; 0 when the platform did not start it.
 	ReadySeconds float64 `json:"readySeconds,omitempty"`
+	// From is the environment variable Address came from, when the platform took it from the
+	// environment (kubernetes: "DAPR_PERF_REDIS_ADDR"); "" when the platform started the
+	// backend. Credentials are never recorded.
+	From string `json:"from,omitempty"`
 }
 
 // BackendLister is a Deployment that can say which backends it provided (local.Deployment).

@@ -18,8 +18,11 @@ func TestComponentValidate(t *testing.T) {
 		{"redis state", perf.Component{Name: "statestore", Type: perf.StateRedis}, nil},
 		{"postgres v1", perf.Component{Name: "pg", Type: perf.StatePostgreSQL, Version: "v1"}, nil},
 		{"mqtt with qos", perf.Component{Name: "pubsub", Type: perf.PubSubMQTT3, Metadata: map[string]string{"qos": "1"}}, nil},
-		{"unknown type", perf.Component{Name: "kafka", Type: "pubsub.kafka"},
-			[]string{"component kafka", `unknown Type "pubsub.kafka"`, "pubsub.in-memory", "state.postgresql", "pubsub.mqtt3"}},
+		{"unknown type", perf.Component{Name: "nats", Type: "pubsub.jetstream"},
+			[]string{"component nats", `unknown Type "pubsub.jetstream"`, "pubsub.in-memory", "state.postgresql", "pubsub.mqtt3", "pubsub.kafka"}},
+		{"kafka", perf.Component{Name: "kafka", Type: perf.PubSubKafka, Metadata: map[string]string{"consumerGroup": "g"}}, nil},
+		{"kafka platform key", perf.Component{Name: "kafka", Type: perf.PubSubKafka, Metadata: map[string]string{"brokers": "k:9092"}},
+			[]string{`Metadata key "brokers" is set by the platform`, "kafka"}},
 		{"bad name", perf.Component{Name: "State_Store", Type: perf.StateInMemory}, []string{`component "State_Store"`, "Name must be a DNS label"}},
 		{"empty name", perf.Component{Type: perf.StateInMemory}, []string{"Name must be a DNS label"}},
 		{"bad version", perf.Component{Name: "s", Type: perf.StateRedis, Version: "v2"}, []string{`Version "v2" of state.redis`, "want v1"}},
@@ -53,12 +56,14 @@ func TestComponentBackendAndVersion(t *testing.T) {
 		perf.PubSubRedis:     {perf.BackendRedis, "v1"},
 		perf.PubSubRabbitMQ:  {perf.BackendRabbitMQ, "v1"},
 		perf.PubSubMQTT3:     {perf.BackendMQTT, "v1"},
+		perf.PubSubKafka:     {perf.BackendKafka, "v1"},
+		perf.PubSubPulsar:    {perf.BackendPulsar, "v1"},
 	} {
 		c := perf.Component{Name: "c", Type: typ}
 		assert.Equal(t, want.backend, c.Backend(), typ)
 		assert.Equal(t, want.version, c.SpecVersion(), typ)
 	}
-	assert.Len(t, perf.ComponentTypes(), 7)
+	assert.Len(t, perf.ComponentTypes(), 9)
 	assert.Equal(t, "v1", perf.Component{Name: "c", Type: perf.StatePostgreSQL, Version: "v1"}.SpecVersion())
 }
 

@@ -124,10 +124,14 @@ func (d *DeliveryPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 // DeliveryReport is what a delivery run measured (Report.Delivery). Counts are messages;
 // latencies seconds.
 type DeliveryReport struct {
-	Mode   SubscribeMode `json:"mode"`
-	Broker Backend       `json:"broker"`
-	PubSub string        `json:"pubsub"`
-	Topic  string        `json:"topic"`
+	Mode SubscribeMode `json:"mode"`
+	// Delivery is how daprd delivers to the subscriber: http (POST to its routes) or grpc
+	// (Dapr's AppCallback OnTopicEvent / OnBulkTopicEvent), the subscriber sidecar's
+	// AppProtocol. The publishes are HTTP either way (Scenario.Transport).
+	Delivery Protocol `json:"delivery,omitempty"`
+	Broker   Backend  `json:"broker"`
+	PubSub   string   `json:"pubsub"`
+	Topic    string   `json:"topic"`
 	// Sequenced is how many messages the main load stamped (sequence numbers 0 .. Sequenced-1);
 	// Sent those daprd accepted (2xx), PublishErrors the others.
 	Sequenced     int64 `json:"sequenced"`
@@ -226,7 +230,7 @@ func (d *DeliveryPlan) run(s *session) error {
 		return err
 	}
 	op := sc.Main.Operation
-	dr := &DeliveryReport{Mode: d.Mode, Broker: d.Broker, PubSub: op.PubSub, Topic: op.Topic, DrainWindowSeconds: d.drain().Seconds()}
+	dr := &DeliveryReport{Mode: d.Mode, Delivery: d.delivery(sc), Broker: d.Broker, PubSub: op.PubSub, Topic: op.Topic, DrainWindowSeconds: d.drain().Seconds()}
 	rep.Delivery = dr
 	rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
 	restarted := make(chan struct{})
@@ -268,6 +272,17 @@ func (d *DeliveryPlan) run(s *session) error {
 	dr.fill(st, waited)
 	s.checkpoint("drain")
 	return nil
+}
+
+// delivery is the protocol the subscriber's daprd delivers with: its sidecar's AppProtocol,
+// else the subscriber kind's (HTTP).
+func (d *DeliveryPlan) delivery(sc Scenario) Protocol {
+	for _, a := range sc.Apps {
+		if a.Name == d.Subscriber && a.Sidecar != nil && a.Sidecar.AppProtocol != "" {
+			return a.Sidecar.AppProtocol
+		}
+	}
+	return Subscriber.Protocol()
 }
 
 // restart restarts the broker RestartBroker after now, recording it in dr.
@@ -355,8 +370,8 @@ func deliveryGates(r *Report, gates map[string]float64) {
 // deliveryTable is the summary's block of a delivery run.
 func deliveryTable(b *strings.Builder, r *Report) {
 	dr := r.Delivery
-	fmt.Fprintf(b, "delivery: %s subscribe, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
-		dr.Mode, dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
+		dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
 	fmt.Fprintf(b, "messages: sent %d (of %d stamped, %d publish errors), received %d, LOST %d, duplicated %d, stale %d, malformed %d; drain %.2f s of %.0f s (%s)\n",
 		dr.Sent, dr.Sequenced, dr.PublishErrors, dr.Received, dr.Lost, dr.Duplicated, dr.Stale, dr.Malformed, dr.DrainSeconds, dr.DrainWindowSeconds,
 		map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])
@@ -380,6 +395,13 @@ func deliveryTable(b *strings.Builder, r *Report) {
 	row("subscriber handler", dr.Handler)
 	_ = w.Flush()
 	fmt.Fprintf(b, "subscriber: %d delivery calls for %d messages\n", dr.HandlerCalls, dr.Received+dr.Duplicated)
+}
+
+func orHTTP(p Protocol) Protocol {
+	if p == "" {
+		return HTTP
+	}
+	return p
 }
 
 func orNone(s string) string {

@@ -69,6 +69,10 @@ func TestRoutedDirectStoreErrors(t *testing.T) {
 	other.Store = "other"
 	_, err = routed(backendDeployment{}, stateScenario(StateRedis), Route{To: "tester", Operation: other}, params)
 	assert.ErrorContains(t, err, `no sidecar of the scenario declares component "other"`)
+	fromEnv := backendDeployment{backends: []BackendInfo{{Backend: BackendRedis, Address: "redis-master.redis.svc.cluster.local:6379", From: "DAPR_PERF_REDIS_ADDR"}}}
+	_, err = routed(fromEnv, stateScenario(StateRedis), Route{To: "tester", Operation: op}, params)
+	assert.ErrorContains(t, err, "the redis backend of component statestore is the one DAPR_PERF_REDIS_ADDR names")
+	assert.ErrorContains(t, err, "direct-to-store baselines run on the local platform only")
 }
 
 // Operation.Direct accepts only a backend, and only for state and publish kinds.

@@ -76,6 +76,27 @@ type Env struct {
 	DaprTestTag      *string `envconfig:"DAPR_TEST_TAG" accepts:"as DAPR_PERF_IMAGE_TAG" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_TAG, used when that is unset"`
 	ServiceType      *string `envconfig:"DAPR_PERF_SERVICE_TYPE" oneof:"ClusterIP LoadBalancer" accepts:"ClusterIP or LoadBalancer" unset:"ClusterIP" desc:"type of the apps' Services (kubernetes)"`
 	KubeNodeKeep     *string `envconfig:"DAPR_PERF_KUBE_NODE_KEEP" accepts:"any text; set means keep" unset:"unset: removed" desc:"keep the one-node cluster's work directory after teardown, for debugging (make test-kube)"`
+
+	// The backends on kubernetes (kube/backends.go): where the components' stores and brokers
+	// are; the local platform starts its own and reads none of these. Only the backends a
+	// scenario's components need are read.
+	RedisAddr          *string `envconfig:"DAPR_PERF_REDIS_ADDR" accepts:"host:port, such as redis-master.redis.svc.cluster.local:6379" unset:"a Redis component fails the run, naming this variable" desc:"Redis of state.redis and pubsub.redis (kubernetes)"`
+	RedisPassword      *string `envconfig:"DAPR_PERF_REDIS_PASSWORD" accepts:"text" unset:"no password" desc:"Redis password (kubernetes; kept in a Secret)"`
+	PostgreSQLAddr     *string `envconfig:"DAPR_PERF_POSTGRESQL_ADDR" accepts:"host:port, such as postgresql.postgresql.svc.cluster.local:5432" unset:"a PostgreSQL component fails the run, naming this variable" desc:"PostgreSQL of state.postgresql (kubernetes)"`
+	PostgreSQLUsername *string `envconfig:"DAPR_PERF_POSTGRESQL_USERNAME" accepts:"text" unset:"postgres" desc:"PostgreSQL user (kubernetes)"`
+	PostgreSQLPassword *string `envconfig:"DAPR_PERF_POSTGRESQL_PASSWORD" accepts:"text" unset:"no password" desc:"PostgreSQL password (kubernetes; kept in a Secret)"`
+	PostgreSQLDatabase *string `envconfig:"DAPR_PERF_POSTGRESQL_DATABASE" accepts:"a database name" unset:"postgres" desc:"PostgreSQL database (kubernetes)"`
+	RabbitMQAddr       *string `envconfig:"DAPR_PERF_RABBITMQ_ADDR" accepts:"host:port, such as rabbitmq.rabbitmq.svc.cluster.local:5672" unset:"a RabbitMQ component fails the run, naming this variable" desc:"RabbitMQ (AMQP) of pubsub.rabbitmq (kubernetes)"`
+	RabbitMQUsername   *string `envconfig:"DAPR_PERF_RABBITMQ_USERNAME" accepts:"text" unset:"a RabbitMQ component fails the run (guest is let in from loopback only)" desc:"RabbitMQ user (kubernetes)"`
+	RabbitMQPassword   *string `envconfig:"DAPR_PERF_RABBITMQ_PASSWORD" accepts:"text" unset:"a RabbitMQ component fails the run" desc:"RabbitMQ password (kubernetes; kept in a Secret)"`
+	MQTTAddr           *string `envconfig:"DAPR_PERF_MQTT_ADDR" accepts:"host:port, such as mosquitto.mosquitto.svc.cluster.local:1883" unset:"an MQTT component fails the run, naming this variable" desc:"MQTT 3.1.1 broker of pubsub.mqtt3 (kubernetes)"`
+	MQTTUsername       *string `envconfig:"DAPR_PERF_MQTT_USERNAME" accepts:"text" unset:"anonymous" desc:"MQTT user, with the password (kubernetes)"`
+	MQTTPassword       *string `envconfig:"DAPR_PERF_MQTT_PASSWORD" accepts:"text" unset:"anonymous" desc:"MQTT password, with the user (kubernetes; kept in a Secret)"`
+	KafkaAddr          *string `envconfig:"DAPR_PERF_KAFKA_ADDR" accepts:"host:port, or a comma-separated list of them, such as kafka.kafka.svc.cluster.local:9092" unset:"a Kafka component fails the run, naming this variable" desc:"Kafka brokers of pubsub.kafka (kubernetes only)"`
+	KafkaUsername      *string `envconfig:"DAPR_PERF_KAFKA_USERNAME" accepts:"text" unset:"no SASL (authType none)" desc:"Kafka SASL user, with the password (kubernetes)"`
+	KafkaPassword      *string `envconfig:"DAPR_PERF_KAFKA_PASSWORD" accepts:"text" unset:"no SASL (authType none)" desc:"Kafka SASL password, with the user (kubernetes; kept in a Secret)"`
+	PulsarAddr         *string `envconfig:"DAPR_PERF_PULSAR_ADDR" accepts:"host:port, such as pulsar-broker.pulsar.svc.cluster.local:6650" unset:"a Pulsar component fails the run, naming this variable" desc:"Pulsar broker of pubsub.pulsar (kubernetes only)"`
+	PulsarToken        *string `envconfig:"DAPR_PERF_PULSAR_TOKEN" accepts:"a JWT" unset:"no token" desc:"Pulsar token (kubernetes; kept in a Secret)"`
 }
 
 // Val is *p, or "" when p is nil: a text variable that is unset or empty.

@@ -17,6 +17,7 @@
 package subscriber
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,18 +152,18 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, derr := decodeData(ev.Data)
 	h.c.take(start, []delivered{{msg: msg, err: errors.Join(err, derr)}}, false)
-	h.wait(r)
+	h.wait(r.Context())
 	writeJSON(w, map[string]string{"status": "SUCCESS"})
 	h.c.handled(time.Since(start))
 }
 
-// wait holds the answer for the slow-consumer Delay, or until the request is abandoned.
-func (h *Handler) wait(r *http.Request) {
+// wait holds the answer for the slow-consumer Delay, or until the request (ctx) is abandoned.
+func (h *Handler) wait(ctx context.Context) {
 	if h.delay <= 0 {
 		return
 	}
 	select {
-	case <-r.Context().Done():
+	case <-ctx.Done():
 	case <-time.After(h.delay):
 	}
 }
@@ -204,7 +205,7 @@ func (h *Handler) deliverBulk(w http.ResponseWriter, r *http.Request) {
 		statuses[i] = bulkStatus{EntryID: e.EntryID, Status: "SUCCESS"}
 	}
 	h.c.take(start, ds, true)
-	h.wait(r)
+	h.wait(r.Context())
 	writeJSON(w, map[string]any{"statuses": statuses})
 	h.c.handled(time.Since(start))
 }

@@ -1,6 +1,10 @@
 // Command subscriber is the pub/sub subscriber app (package subscriber) on 127.0.0.1.
 //
-//	subscriber -pubsub NAME -topic TOPIC [-bulk [-bulk-max-messages 100] [-bulk-max-await 1s]] [-delay 0s] [-port 0] [-host 127.0.0.1]
+//	subscriber -pubsub NAME -topic TOPIC [-bulk [-bulk-max-messages 100] [-bulk-max-await 1s]] [-grpc] [-delay 0s] [-port 0] [-host 127.0.0.1]
+//
+// With -grpc daprd delivers over gRPC (Dapr's AppCallback; run daprd with --app-protocol grpc):
+// the port then serves gRPC to connections that open with HTTP/2's preface, and the HTTP
+// routes (health, stats, reset) to the others (serve.Split), each through its own native server.
 //
 // Once it listens it prints one line, "listening on 127.0.0.1:<port>", to stdout. SIGTERM or
 // SIGINT shut it down gracefully (5 s at most) and it exits 0; bad flags exit 2 with a
@@ -13,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 
 	"github.com/daprperf/daprperf/apps/internal/serve"
@@ -36,6 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.Bulk, "bulk", false, "subscribe with Dapr's bulk subscribe")
 	fs.IntVar(&o.BulkMaxMessages, "bulk-max-messages", 0, "bulk subscribe's maxMessagesCount (0: 100)")
 	fs.DurationVar(&o.BulkMaxAwait, "bulk-max-await", 0, "bulk subscribe's maxAwaitDurationMs, a Go `duration` (0: 1s)")
+	grpcDelivery := fs.Bool("grpc", false, "take deliveries over gRPC (Dapr's AppCallback, daprd --app-protocol grpc) on the same port as the HTTP stats")
 	fs.DurationVar(&o.Delay, "delay", 0, "wait this Go `duration` in every delivery call before answering: a slow consumer (reliability tests only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -68,9 +74,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "subscriber: announce: %v\n", err)
 		return serve.ExitError
 	}
+	if *grpcDelivery {
+		return serveBoth(ctx, ln, h, stderr)
+	}
 	if err := serve.HTTP(ctx, ln, h); err != nil {
 		_, _ = fmt.Fprintf(stderr, "subscriber: %v\n", err)
 		return serve.ExitError
 	}
 	return serve.ExitOK
+}
+
+// serveBoth serves h's gRPC callback and its HTTP routes on ln until ctx is done or one of
+// them fails, then stops both and closes ln.
+func serveBoth(ctx context.Context, ln net.Listener, h *subscriber.Handler, stderr io.Writer) int {
+	defer func() { _ = ln.Close() }()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	gln, hln := serve.Split(ln)
+	errs := make(chan error, 2)
+	go func() { errs <- serve.GRPC(ctx, gln, h.GRPCServer()) }()
+	go func() { errs <- serve.HTTP(ctx, hln, h) }()
+	code := serve.ExitOK
+	for range 2 {
+		if err := <-errs; err != nil {
+			_, _ = fmt.Fprintf(stderr, "subscriber: %v\n", err)
+			code = serve.ExitError
+		}
+		cancel() // the first to return stops the other
+	}
+	return code
 }

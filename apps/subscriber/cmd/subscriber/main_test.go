@@ -26,6 +26,14 @@ func TestCommand(t *testing.T) {
 		assert.JSONEq(t, `[{"pubsubname":"ps","topic":"orders","route":"/deliver-bulk","bulkSubscribe":{"enabled":true,"maxMessagesCount":10,"maxAwaitDurationMs":20}}]`, string(body))
 		assert.Equal(t, 0, p.Stop(t, 5*time.Second), "stderr: %s", p.Stderr())
 	})
+	t.Run("GRPCModeServesHealthOverHTTPAndStopsOnSIGTERM", func(t *testing.T) {
+		p := apptest.Start(t, bin, "-pubsub", "ps", "-topic", "orders", "-grpc")
+		resp, err := http.Get("http://" + p.Addr + "/healthz")
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, 0, p.Stop(t, 5*time.Second), "stderr: %s", p.Stderr())
+	})
 	t.Run("RejectsBadFlags", func(t *testing.T) {
 		for _, tc := range []struct {
 			args []string
