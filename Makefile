@@ -164,10 +164,12 @@ test-perf-all: daprd $(DAPRD_B)
 $(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/$*
 
-## perf-pubsub-subscribe: the pub/sub subscribe scenarios (= test-perf-pubsub_subscribe_http):
-## delivery latency, lost and duplicated messages on Redis, RabbitMQ and MQTT, normal and bulk.
+## perf-pubsub-subscribe: the pub/sub subscribe scenarios, the subscriber over HTTP and over gRPC
+## (tests/pubsub_subscribe_{http,grpc}): delivery latency, lost and duplicated messages on Redis,
+## RabbitMQ and MQTT, normal and bulk, under one run id.
 .PHONY: perf-pubsub-subscribe
-perf-pubsub-subscribe: test-perf-pubsub_subscribe_http
+perf-pubsub-subscribe: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
 ## perf-state: the state scenarios, tests/state_{get,save}_{http,grpc}, each on in-memory (Dapr's
 ## no-op baseline), Redis and PostgreSQL (direct-to-store baseline), under one run id.
