@@ -23,7 +23,12 @@ var kinds = map[AppKind]struct {
 	ActorApp: {HTTP, "/healthz"}, // also the path daprd's actor runtime probes
 	// GET /healthz: not a subscription route, so a health check is never counted.
 	Subscriber: {HTTP, "/healthz"},
+	JobApp:     {HTTP, "/healthz"}, // not a job route: a health check is never counted
 }
+
+// JobApp schedules jobs through its daprd and counts their triggers (apps/jobapp); local
+// platform only for now (the jobs plan reads its port).
+const JobApp AppKind = "jobapp"
 
 // AppKinds lists every kind, sorted, for error messages ("want one of ...").
 func AppKinds() []AppKind { return slices.Sorted(maps.Keys(kinds)) }
