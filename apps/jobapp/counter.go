@@ -31,6 +31,7 @@ type Counter struct {
 	lastError  string
 	firstFire  time.Time
 	lastFire   time.Time
+	lastFirst  time.Time // the latest first trigger of a job
 }
 
 // NewCounter returns an empty Counter.
@@ -72,6 +73,9 @@ func (c *Counter) Fired(name string, at time.Time) {
 	}
 	if c.fires[name] == 1 {
 		c.lags = append(c.lags, at.Sub(due))
+		if at.After(c.lastFirst) {
+			c.lastFirst = at
+		}
 	}
 }
 
@@ -81,7 +85,7 @@ func (c *Counter) Reset() {
 	defer c.mu.Unlock()
 	c.due, c.fires, c.lags = map[string]time.Time{}, map[string]int{}, nil
 	c.unexpected, c.errors, c.lastError = 0, 0, ""
-	c.firstFire, c.lastFire = time.Time{}, time.Time{}
+	c.firstFire, c.lastFire, c.lastFirst = time.Time{}, time.Time{}, time.Time{}
 }
 
 // Stats are the counts of the jobs scheduled since the last reset. Counts are jobs; seconds
@@ -105,9 +109,11 @@ type Stats struct {
 	// jobs that fired, by order statistics (nearest rank) of every lag: "p50", "p90", "p99",
 	// "min", "max"; empty when none fired.
 	LagSeconds map[string]float64 `json:"lagSeconds,omitempty"`
-	// FirstFireUnixNano and LastFireUnixNano bound the triggers received.
-	FirstFireUnixNano int64 `json:"firstFireUnixNano,omitempty"`
-	LastFireUnixNano  int64 `json:"lastFireUnixNano,omitempty"`
+	// FirstFireUnixNano and LastFireUnixNano bound the triggers received;
+	// LastFirstFireUnixNano is the latest first trigger of a job (a second one may come later).
+	FirstFireUnixNano     int64 `json:"firstFireUnixNano,omitempty"`
+	LastFireUnixNano      int64 `json:"lastFireUnixNano,omitempty"`
+	LastFirstFireUnixNano int64 `json:"lastFirstFireUnixNano,omitempty"`
 	// FirstDueUnixNano and LastDueUnixNano bound the due times of the jobs scheduled.
 	FirstDueUnixNano int64 `json:"firstDueUnixNano,omitempty"`
 	LastDueUnixNano  int64 `json:"lastDueUnixNano,omitempty"`
@@ -135,6 +141,7 @@ func (c *Counter) Stats() Stats {
 	st.NeverFired = st.Scheduled - st.Fired
 	if !c.firstFire.IsZero() {
 		st.FirstFireUnixNano, st.LastFireUnixNano = c.firstFire.UnixNano(), c.lastFire.UnixNano()
+		st.LastFirstFireUnixNano = c.lastFirst.UnixNano()
 	}
 	if len(c.lags) > 0 {
 		lags := slices.Clone(c.lags)

@@ -89,6 +89,12 @@ func NewHandler(o Options) http.Handler {
 		c.Fired(r.PathValue("name"), at)
 		w.WriteHeader(http.StatusOK)
 	})
+	// The scheduling scenario's baseline: the same schedule request sent straight to the app,
+	// which reads the body and answers 204 as daprd does, with no daprd and no scheduler.
+	mux.HandleFunc("POST /v1.0-alpha1/jobs/{name}", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(c.Stats())

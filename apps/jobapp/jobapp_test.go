@@ -52,6 +52,7 @@ func TestCounterCountsNeverFiredAndTwice(t *testing.T) {
 	assert.InDelta(t, 0.001, st.LagSeconds["min"], 1e-9)
 	assert.Equal(t, due.Add(time.Hour).UnixNano(), st.LastFireUnixNano)
 	assert.Equal(t, due.Add(time.Millisecond).UnixNano(), st.FirstFireUnixNano)
+	assert.Equal(t, due.Add(95*time.Millisecond).UnixNano(), st.LastFirstFireUnixNano)
 
 	c.Reset()
 	st = c.Stats()
