@@ -171,6 +171,11 @@ $(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
 perf-pubsub-subscribe: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
+## perf-jobs: the jobs scenarios (= test-perf-jobs): scheduling at 1000 QPS (jobs due in 24 h),
+## then 20,000 jobs due in 1 s, every trigger counted per job name (README, "Jobs").
+.PHONY: perf-jobs
+perf-jobs: test-perf-jobs
+
 ## perf-state: the state scenarios, tests/state_{get,save}_{http,grpc}, each on in-memory (Dapr's
 ## no-op baseline), Redis and PostgreSQL (direct-to-store baseline), under one run id.
 STATE_PERF_PACKAGES := $(addprefix ./tests/,$(filter state_%,$(PERF_TESTS)))

@@ -166,7 +166,7 @@ func validateApp(a perf.App) error {
 	if !a.Kind.Known() {
 		return fmt.Errorf("app %s: unknown Kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
 	}
-	if a.Kind == perf.ActorApp || a.Kind == perf.WorkflowApp {
+	if a.Kind == perf.ActorApp || a.Kind == perf.WorkflowApp || a.Kind == perf.JobApp {
 		return fmt.Errorf("app %s: Kind %s runs on the local platform only for now (no image: IMAGE_APPS in the Makefile, and Dapr's control plane for actors, are not set up on kubernetes yet)", a.Name, a.Kind)
 	}
 	if len(a.Backends) > 0 {

@@ -161,6 +161,10 @@ func DeriveFigures(r *Report) Figures {
 		f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
 		deliveryGates(r, f.Gates)
 	}
+	if r.Jobs != nil {
+		f.NoOverhead = "the jobs trigger plan runs no baseline phase: it counts every job's triggers and measures the trigger lag (receipt minus due time)"
+		jobsGates(r, f.Gates)
+	}
 	return f
 }
 

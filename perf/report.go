@@ -65,6 +65,9 @@ type Report struct {
 	// Delivery is set by the delivery plan (DeliveryPlan): messages sent, received, lost and
 	// duplicated, and the delivery latency.
 	Delivery *DeliveryReport `json:"delivery,omitempty"`
+	// Jobs is set by the jobs trigger plan (JobTriggerPlan): jobs scheduled, fired, never
+	// fired and fired twice, and the trigger lag.
+	Jobs *JobsReport `json:"jobs,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
 	// Faults is set by the fault plan (FaultPlan): where and what it injected.

@@ -50,6 +50,8 @@ func Summary(r *Report) string {
 		b.WriteString(growth.Table(r.Growth) + "\n" + growth.FamilyTable(r.Growth) + "\n" + growth.Findings(r.Growth))
 	case r.Delivery != nil:
 		deliveryTable(&b, r)
+	case r.Jobs != nil:
+		jobsTable(&b, r)
 	case r.Plan == StagePlanKind:
 		stageTable(&b, r, figures)
 	case r.Plan == FaultPlanKind:
