@@ -26,7 +26,7 @@ var kinds = map[AppKind]struct {
 	// GET /healthz answers at once: the platform checks it before daprd starts, and the
 	// worker connects to daprd afterwards (the app's GET /readyz says when).
 	WorkflowApp: {HTTP, "/healthz"},
-	JobApp:     {HTTP, "/healthz"}, // not a job route: a health check is never counted
+	JobApp:      {HTTP, "/healthz"}, // not a job route: a health check is never counted
 }
 
 // JobApp schedules jobs through its daprd and counts their triggers (apps/jobapp); local
