@@ -180,6 +180,15 @@ perf-state: daprd $(DAPRD_B)
 .PHONY: perf-pubsub
 perf-pubsub: $(filter test-perf-pubsub_%,$(PERF_TARGETS))
 
+## perf-configuration: the configuration scenario packages, tests/configuration_* (Dapr's
+## tests/perf/configuration): get over HTTP and gRPC against a direct go-redis GET, subscribe
+## over HTTP and gRPC (update-to-notification latency, lost updates), and the k6 ramp to 500
+## users on get, under one run id.
+CONFIGURATION_PERF_PACKAGES := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
+.PHONY: perf-configuration
+perf-configuration: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(CONFIGURATION_PERF_PACKAGES)
+
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an
 ## incomplete, invalid or failed run; FORCE=1 publishes one anyway.

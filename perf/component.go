@@ -24,6 +24,11 @@ const (
 	PubSubRedis     ComponentType = "pubsub.redis"
 	PubSubRabbitMQ  ComponentType = "pubsub.rabbitmq"
 	PubSubMQTT3     ComponentType = "pubsub.mqtt3"
+	// ConfigurationRedis is Dapr's Redis configuration store: each configuration item is one
+	// Redis string key holding "<value>" or "<value>||<version>"; a subscription listens to
+	// Redis keyspace notifications, which the component turns on itself (CONFIG SET
+	// notify-keyspace-events KA; components-contrib v1.17 configuration/redis).
+	ConfigurationRedis ComponentType = "configuration.redis"
 )
 
 // Backend names the store or broker a component needs. The platform provides one of each kind
@@ -61,6 +66,9 @@ var componentTypes = map[ComponentType]componentType{
 	PubSubRabbitMQ: {backend: BackendRabbitMQ, versions: []string{"v1"},
 		connection: []string{"connectionString", "host", "hostname", "username", "password", "port", "protocol"}},
 	PubSubMQTT3: {backend: BackendMQTT, versions: []string{"v1"}, connection: []string{"url"}},
+	// configuration/redis metadata.yaml: redisHost and redisPassword (no redisUsername in v1.17,
+	// still refused so a scenario cannot point it elsewhere).
+	ConfigurationRedis: {backend: BackendRedis, versions: []string{"v1"}, connection: redisConnection},
 }
 
 var redisConnection = []string{"redisHost", "redisUsername", "redisPassword"}

@@ -58,7 +58,7 @@ func TestComponentBackendAndVersion(t *testing.T) {
 		assert.Equal(t, want.backend, c.Backend(), typ)
 		assert.Equal(t, want.version, c.SpecVersion(), typ)
 	}
-	assert.Len(t, perf.ComponentTypes(), 7)
+	assert.Len(t, perf.ComponentTypes(), 8)
 	assert.Equal(t, "v1", perf.Component{Name: "c", Type: perf.StatePostgreSQL, Version: "v1"}.SpecVersion())
 }
 

@@ -1,6 +1,7 @@
 // Command subscriber is the pub/sub subscriber app (package subscriber) on 127.0.0.1.
 //
 //	subscriber -pubsub NAME -topic TOPIC [-bulk [-bulk-max-messages 100] [-bulk-max-await 1s]] [-delay 0s] [-port 0] [-host 127.0.0.1]
+//	subscriber -configuration-store NAME [-port 0] [-host 127.0.0.1]
 //
 // Once it listens it prints one line, "listening on 127.0.0.1:<port>", to stdout. SIGTERM or
 // SIGINT shut it down gracefully (5 s at most) and it exits 0; bad flags exit 2 with a
@@ -36,6 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.Bulk, "bulk", false, "subscribe with Dapr's bulk subscribe")
 	fs.IntVar(&o.BulkMaxMessages, "bulk-max-messages", 0, "bulk subscribe's maxMessagesCount (0: 100)")
 	fs.DurationVar(&o.BulkMaxAwait, "bulk-max-await", 0, "bulk subscribe's maxAwaitDurationMs, a Go `duration` (0: 1s)")
+	fs.StringVar(&o.ConfigurationStore, "configuration-store", "", "subscribe to every key of this configuration store `name` instead of a topic (the configuration mode)")
 	fs.DurationVar(&o.Delay, "delay", 0, "wait this Go `duration` in every delivery call before answering: a slow consumer (reliability tests only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -56,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintln(stderr, err)
 		return serve.ExitUsage
 	}
+	defer h.Close()
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()
 	ln, err := serve.ListenOn(host, int(port))
