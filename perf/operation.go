@@ -109,11 +109,16 @@ func (b BaselineKind) String() string {
 
 // DefaultBaseline is the baseline of kind when an Operation states none: BaselineApp for
 // invoke (the request itself, without the sidecars); BaselineNoOp for every other kind, which
-// is what Dapr's own suite compares state, pub/sub, actors, jobs and configuration with. A
-// scenario with a direct-to-store phase sets Operation.Baseline = BaselineStore.
+// is what Dapr's own suite compares state, pub/sub, actors, jobs and configuration with;
+// BaselineStore for configuration.set, which only ever goes straight to the store (and must
+// still state it: Validate). A scenario with a direct-to-store phase sets Operation.Baseline =
+// BaselineStore.
 func DefaultBaseline(kind OperationKind) BaselineKind {
-	if kind == OpInvoke || kind == "" {
+	switch kind {
+	case OpInvoke, "":
 		return BaselineApp
+	case OpConfigurationSet: // only ever straight to the store
+		return BaselineStore
 	}
 	return BaselineNoOp
 }
