@@ -1,11 +1,14 @@
 package perf
 
 import (
+	"os"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // configSubscribeScenario is a configuration subscribe delivery scenario over transport.
@@ -93,4 +96,15 @@ func TestRoutedConfiguration(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, p.Operation.Direct)
 	assert.Equal(t, "127.0.0.1:50001", p.Target, "the tester's daprd gRPC API")
+}
+
+// The preflight ladder steps a fixed rate down; a closed loop of the driver (the configuration
+// get ramp) has none, so it runs no preflight.
+func TestNoPreflightForAnExecutorLoad(t *testing.T) {
+	t.Setenv(EnvQPS, "")
+	os.Unsetenv(EnvQPS)
+	cfg := runConfig{preflight: true, main: Params{QPS: 1000}}
+	assert.True(t, preflightWanted(cfg))
+	cfg.main.Executor = driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: time.Second, Target: 5}}}
+	assert.False(t, preflightWanted(cfg))
 }
