@@ -153,7 +153,10 @@ func cpuCount(n int) string {
 func applyPreflight(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg *runConfig, prog *progress) (*Preflight, error) {
 	t.Helper()
 	if !preflightWanted(*cfg) {
-		if cfg.preflight {
+		switch {
+		case cfg.preflight && cfg.main.HasExecutor():
+			t.Logf("preflight: skipped, the driver's %s executor has no rate to step down", cfg.main.Executor.Kind)
+		case cfg.preflight:
 			t.Logf("preflight: skipped, %s=%d is kept strictly", EnvQPS, cfg.main.QPS)
 		}
 		return nil, nil
