@@ -208,6 +208,14 @@ perf-workflows: daprd
 		$(PERF_ENV) DAPR_PERF_RUN_ID=$$id DAPR_PERF_WORKFLOW_BACKEND=$$b DAPR_PERF_COMMAND="make $@ ($$b)" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) \
 			./scripts/perf.sh $(if $(PERF_RUN),-run '$(PERF_RUN)') ./tests/workflows || rc=$$?; \
 	done; exit $$rc
+## perf-configuration: the configuration scenario packages, tests/configuration_* (Dapr's
+## tests/perf/configuration): get over HTTP and gRPC against a direct go-redis GET, subscribe
+## over HTTP and gRPC (update-to-notification latency, lost updates), and the k6 ramp to 500
+## users on get, under one run id.
+CONFIGURATION_PERF_PACKAGES := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
+.PHONY: perf-configuration
+perf-configuration: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(CONFIGURATION_PERF_PACKAGES)
 
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
 ## into reports/v<version>/ and redraw that version's charts and READMEs. It refuses an

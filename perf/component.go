@@ -29,6 +29,11 @@ const (
 	// protocol fake is never reported as one).
 	PubSubKafka  ComponentType = "pubsub.kafka"
 	PubSubPulsar ComponentType = "pubsub.pulsar"
+	// ConfigurationRedis is Dapr's Redis configuration store: each configuration item is one
+	// Redis string key holding "<value>" or "<value>||<version>"; a subscription listens to
+	// Redis keyspace notifications, which the component turns on itself (CONFIG SET
+	// notify-keyspace-events KA; components-contrib v1.17 configuration/redis).
+	ConfigurationRedis ComponentType = "configuration.redis"
 )
 
 // Backend names the store or broker a component needs. The platform provides one of each kind
@@ -71,6 +76,9 @@ var componentTypes = map[ComponentType]componentType{
 	PubSubKafka: {backend: BackendKafka, versions: []string{"v1"},
 		connection: []string{"brokers", "authType", "saslUsername", "saslPassword", "disableTls"}},
 	PubSubPulsar: {backend: BackendPulsar, versions: []string{"v1"}, connection: []string{"host", "token", "enableTLS"}},
+	// configuration/redis metadata.yaml: redisHost and redisPassword (no redisUsername in v1.17,
+	// still refused so a scenario cannot point it elsewhere).
+	ConfigurationRedis: {backend: BackendRedis, versions: []string{"v1"}, connection: redisConnection},
 }
 
 var redisConnection = []string{"redisHost", "redisUsername", "redisPassword"}

@@ -63,7 +63,7 @@ func TestComponentBackendAndVersion(t *testing.T) {
 		assert.Equal(t, want.backend, c.Backend(), typ)
 		assert.Equal(t, want.version, c.SpecVersion(), typ)
 	}
-	assert.Len(t, perf.ComponentTypes(), 9)
+	assert.Len(t, perf.ComponentTypes(), 10)
 	assert.Equal(t, "v1", perf.Component{Name: "c", Type: perf.StatePostgreSQL, Version: "v1"}.SpecVersion())
 }
 

@@ -38,6 +38,12 @@ import (
 // Local platform only: the plan reads the subscriber's own port, which the kubernetes platform
 // does not forward. HTTP only: the tester stamps messages over HTTP (gRPC publishes send one
 // fixed body).
+//
+// Mode SubscribeConfiguration (configuration.go) measures a configuration subscription the
+// same way: Main is then a configuration.set straight to the store (the tester stamps each
+// update in its Redis client, so both transports work), the subscriber subscribes through its
+// daprd over the scenario's transport before the warmup, and latency runs from the store
+// update to the app's notification. Its gate "delivery.mean" (seconds) is Dapr's.
 type DeliveryPlan struct {
 	// Subscriber is the subscriber app's name; Scenario.Main.To must name it too.
 	Subscriber string
@@ -75,7 +81,7 @@ func (d *DeliveryPlan) configure(sc Scenario, cfg *runConfig) error {
 	if cfg.platform != nil && cfg.platform.Name() == "kubernetes" {
 		add(errors.New("delivery plan: local platform only: it reads the subscriber's own port (GET /stats), which the kubernetes platform does not forward"))
 	}
-	if sc.Transport != HTTP {
+	if sc.Transport != HTTP && d.Mode != SubscribeConfiguration {
 		add(fmt.Errorf("delivery plan: Transport %q: only %q (the tester stamps each message's sequence number and send time over HTTP)", sc.Transport, HTTP))
 	}
 	if d.Subscriber == "" || sc.Main.To != d.Subscriber {
@@ -93,13 +99,17 @@ func (d *DeliveryPlan) configure(sc Scenario, cfg *runConfig) error {
 	if !found {
 		add(fmt.Errorf("delivery plan: no app named %q (Subscriber)", d.Subscriber))
 	}
-	if op := sc.Main.Operation; op.Kind != OpPublish || !sc.Main.ThroughSidecar {
+	if op := sc.Main.Operation; d.Mode == SubscribeConfiguration {
+		if op.Kind != OpConfigurationSet || sc.Main.ThroughSidecar {
+			add(fmt.Errorf("delivery plan: mode %s: Main must write configuration straight to the store (Operation.Kind %q, ThroughSidecar false); got %q, %v", d.Mode, OpConfigurationSet, op.Kind, sc.Main.ThroughSidecar))
+		}
+	} else if op.Kind != OpPublish || !sc.Main.ThroughSidecar {
 		add(fmt.Errorf("delivery plan: Main must publish through the tester's sidecar (Operation.Kind %q, ThroughSidecar true); got %q, %v", OpPublish, op.Kind, sc.Main.ThroughSidecar))
 	}
 	switch d.Mode {
-	case SubscribeNormal, SubscribeBulk:
+	case SubscribeNormal, SubscribeBulk, SubscribeConfiguration:
 	default:
-		add(fmt.Errorf("delivery plan: Mode %q: want %q or %q", d.Mode, SubscribeNormal, SubscribeBulk))
+		add(fmt.Errorf("delivery plan: Mode %q: want %q, %q or %q", d.Mode, SubscribeNormal, SubscribeBulk, SubscribeConfiguration))
 	}
 	if d.Drain < 0 || d.RestartBroker < 0 {
 		add(fmt.Errorf("delivery plan: Drain %v and RestartBroker %v must be >= 0", d.Drain, d.RestartBroker))
@@ -116,7 +126,7 @@ func (d *DeliveryPlan) configure(sc Scenario, cfg *runConfig) error {
 func (d *DeliveryPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 	return []planPhase{
 		{fmt.Sprintf("warmup, %d msg/s x %v, then up to %v for its messages", cfg.warmup.QPS, cfg.warmup.Duration, warmupDrain), cfg.warmup.Duration + 2*time.Second},
-		{fmt.Sprintf("main: publish %d msg/s x %v, %s subscribe", cfg.main.QPS, cfg.main.Duration, d.Mode), cfg.main.Duration},
+		{fmt.Sprintf("main: %s %d msg/s x %v, %s subscribe", d.sends(), cfg.main.QPS, cfg.main.Duration, d.Mode), cfg.main.Duration},
 		{fmt.Sprintf("drain: up to %v for the last messages", d.drain()), time.Second},
 	}
 }
@@ -205,6 +215,11 @@ func (d *DeliveryPlan) run(s *session) error {
 		return fmt.Errorf("main: %w", err)
 	}
 	ctx := t.Context()
+	if d.Mode == SubscribeConfiguration {
+		if err := d.subscribeConfiguration(ctx, dep, sc, sub); err != nil {
+			return err
+		}
+	}
 
 	// 1. warmup under its own nonce
 	wn := rep.RunID + "-warmup"
@@ -231,6 +246,9 @@ func (d *DeliveryPlan) run(s *session) error {
 	}
 	op := sc.Main.Operation
 	dr := &DeliveryReport{Mode: d.Mode, Delivery: d.delivery(sc), Broker: d.Broker, PubSub: op.PubSub, Topic: op.Topic, DrainWindowSeconds: d.drain().Seconds()}
+	if d.Mode == SubscribeConfiguration {
+		dr.PubSub = op.Store // the configuration store's component
+	}
 	rep.Delivery = dr
 	rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
 	restarted := make(chan struct{})
@@ -242,7 +260,7 @@ func (d *DeliveryPlan) run(s *session) error {
 	} else {
 		close(restarted)
 	}
-	done = s.prog.phase(fmt.Sprintf("main: publish %d msg/s to %s, %s subscribe", main.QPS, main.Target, d.Mode), main.Duration)
+	done = s.prog.phase(fmt.Sprintf("main: %s %d msg/s to %s, %s subscribe", d.sends(), main.QPS, main.Target, d.Mode), main.Duration)
 	res, err := RunLoad(ctx, tester, main)
 	done()
 	<-restarted
@@ -283,6 +301,28 @@ func (d *DeliveryPlan) delivery(sc Scenario) Protocol {
 		}
 	}
 	return Subscriber.Protocol()
+}
+
+// sends is what the main load does, for the progress lines.
+func (d *DeliveryPlan) sends() string {
+	if d.Mode == SubscribeConfiguration {
+		return "write configuration updates to the store,"
+	}
+	return "publish"
+}
+
+// subscribeConfiguration has the subscriber subscribe through its own daprd, over the
+// scenario's transport (mode SubscribeConfiguration).
+func (d *DeliveryPlan) subscribeConfiguration(ctx context.Context, dep Deployment, sc Scenario, sub subscriberClient) error {
+	e := SidecarHTTP
+	if sc.Transport == GRPC {
+		e = SidecarGRPC
+	}
+	addr, err := dep.Endpoint(d.Subscriber, e)
+	if err != nil {
+		return err
+	}
+	return sub.subscribeConfiguration(ctx, sc.Transport, addr)
 }
 
 // restart restarts the broker RestartBroker after now, recording it in dr.
@@ -362,6 +402,9 @@ func deliveryGates(r *Report, gates map[string]float64) {
 	}
 	gates["delivery.lost"] = float64(dr.Lost)
 	gates["delivery.duplicated"] = float64(dr.Duplicated)
+	if dr.Received > 0 {
+		gates["delivery.mean"] = dr.Latency.AvgSeconds
+	}
 	for _, p := range dr.Latency.Percentiles {
 		gates["delivery."+PercentileName(p.P)] = p.Seconds
 	}
@@ -370,8 +413,13 @@ func deliveryGates(r *Report, gates map[string]float64) {
 // deliveryTable is the summary's block of a delivery run.
 func deliveryTable(b *strings.Builder, r *Report) {
 	dr := r.Delivery
-	fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
-		dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	if dr.Mode == SubscribeConfiguration {
+		fmt.Fprintf(b, "delivery: configuration subscribe over %s, store %s (%s), updates written straight to the store at %d/s x %v, %d-byte values\n",
+			r.Transport, dr.PubSub, orNone(string(dr.Broker)), r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	} else {
+		fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
+			dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	}
 	fmt.Fprintf(b, "messages: sent %d (of %d stamped, %d publish errors), received %d, LOST %d, duplicated %d, stale %d, malformed %d; drain %.2f s of %.0f s (%s)\n",
 		dr.Sent, dr.Sequenced, dr.PublishErrors, dr.Received, dr.Lost, dr.Duplicated, dr.Stale, dr.Malformed, dr.DrainSeconds, dr.DrainWindowSeconds,
 		map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])

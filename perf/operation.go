@@ -40,15 +40,22 @@ const (
 	// OpConfigurationGet reads keys of a configuration store: GET
 	// /v1.0/configuration/<store>?key=<k1>&key=<k2>...
 	OpConfigurationGet OperationKind = "configuration.get"
+	// OpConfigurationSet writes one configuration item straight into the store (Redis SET
+	// <key> <payload>): Dapr has no API that writes configuration, so this kind exists only
+	// direct to the store (Baseline BaselineStore, never ThroughSidecar). It seeds the items a
+	// configuration.get reads and makes the updates a configuration subscription is told of;
+	// its payload may carry the delivery stamps (SeqToken, SendTimeToken) and its Key
+	// UUIDToken.
+	OpConfigurationSet OperationKind = "configuration.set"
 )
 
 // OperationKinds lists every kind, in the order above.
 var OperationKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateDelete, OpPublish,
-	OpPublishBulk, OpActorInvoke, OpJobSchedule, OpConfigurationGet}
+	OpPublishBulk, OpActorInvoke, OpJobSchedule, OpConfigurationGet, OpConfigurationSet}
 
 // GRPCKinds are the kinds the tester implements over gRPC; every other kind is HTTP only for
 // now, and a gRPC load of one is refused by Validate (the tester answers 400 naming the kind).
-var GRPCKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateDelete, OpPublish, OpPublishBulk}
+var GRPCKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateDelete, OpPublish, OpPublishBulk, OpConfigurationGet}
 
 // UUIDToken in a key, an actor id, a job name (or the payload) is replaced by a new random
 // UUID in every request: fortio's own template ("{uuid}", fhttp), lower case.
@@ -102,11 +109,16 @@ func (b BaselineKind) String() string {
 
 // DefaultBaseline is the baseline of kind when an Operation states none: BaselineApp for
 // invoke (the request itself, without the sidecars); BaselineNoOp for every other kind, which
-// is what Dapr's own suite compares state, pub/sub, actors, jobs and configuration with. A
-// scenario with a direct-to-store phase sets Operation.Baseline = BaselineStore.
+// is what Dapr's own suite compares state, pub/sub, actors, jobs and configuration with;
+// BaselineStore for configuration.set, which only ever goes straight to the store (and must
+// still state it: Validate). A scenario with a direct-to-store phase sets Operation.Baseline =
+// BaselineStore.
 func DefaultBaseline(kind OperationKind) BaselineKind {
-	if kind == OpInvoke || kind == "" {
+	switch kind {
+	case OpInvoke, "":
 		return BaselineApp
+	case OpConfigurationSet: // only ever straight to the store
+		return BaselineStore
 	}
 	return BaselineNoOp
 }
@@ -130,10 +142,11 @@ type Operation struct {
 	// Method is the invoked method (invoke, actor.invoke); required for them.
 	Method string `json:"method,omitempty"`
 
-	// Store is the state store's (state.*) or the configuration store's (configuration.get)
+	// Store is the state store's (state.*) or the configuration store's (configuration.*)
 	// component name; required for them.
 	Store string `json:"store,omitempty"`
-	// Key is the state key (state.*); required for them.
+	// Key is the state key (state.*) or the configuration item written (configuration.set);
+	// required for them.
 	Key string `json:"key,omitempty"`
 	// Keys are the configuration keys (configuration.get); at least one.
 	Keys []string `json:"keys,omitempty"`
@@ -268,6 +281,13 @@ func (o Operation) problems(proto Protocol) []error {
 				bad("keys", fmt.Sprintf("%q", k), `each must be non-empty, without "&", "#", "%" or spaces`)
 			}
 		}
+	case OpConfigurationSet:
+		need("store", o.Store)
+		need("key", o.Key)
+		uses["store"], uses["key"] = true, true
+		if o.Baseline != BaselineStore {
+			bad("baseline", fmt.Sprintf("%q", string(o.Baseline)), fmt.Sprintf("must be %q for kind configuration.set: Dapr has no API that writes configuration, so it only goes straight to the store", string(BaselineStore)))
+		}
 	default:
 		bad("kind", fmt.Sprintf("%q", o.Kind), "must be one of "+joinKinds(OperationKinds))
 	}
@@ -286,7 +306,9 @@ func (o Operation) problems(proto Protocol) []error {
 		forbid("actorID", !uses["actorID"] && o.ActorID != "", fmt.Sprintf("%q", o.ActorID))
 		forbid("jobName", !uses["jobName"] && o.JobName != "", fmt.Sprintf("%q", o.JobName))
 		forbid("jobDueTime", !uses["jobDueTime"] && o.JobDueTime != 0, o.JobDueTime)
-		if proto == GRPC && !slices.Contains(GRPCKinds, o.Kind) {
+		// A direct-to-store phase speaks the store's protocol whatever the transport, and
+		// configuration.set is only ever one.
+		if proto == GRPC && !slices.Contains(GRPCKinds, o.Kind) && o.Direct == "" && o.Kind != OpConfigurationSet {
 			bad("kind", o.Kind, fmt.Sprintf("not implemented over protocol grpc yet (gRPC: %s; every kind over http)", joinKinds(GRPCKinds)))
 		}
 	}
@@ -335,7 +357,7 @@ func (p Params) operationProblems() []error {
 }
 
 // directKinds are the kinds a phase can send straight to a store or broker (Operation.Direct).
-var directKinds = []OperationKind{OpStateGet, OpStateSave, OpStateDelete, OpPublish, OpPublishBulk}
+var directKinds = []OperationKind{OpStateGet, OpStateSave, OpStateDelete, OpPublish, OpPublishBulk, OpConfigurationGet, OpConfigurationSet}
 
 // knownBackend says whether b is one of the backends a component can need.
 func knownBackend(b Backend) bool {

@@ -19,6 +19,7 @@ func validOps() map[OperationKind]Operation {
 		OpActorInvoke:      {Kind: OpActorInvoke, ActorType: "Counter", ActorID: "{uuid}", Method: "add"},
 		OpJobSchedule:      {Kind: OpJobSchedule, JobName: "job-{uuid}", JobDueTime: time.Hour},
 		OpConfigurationGet: {Kind: OpConfigurationGet, Store: "configstore", Keys: []string{"a", "b"}},
+		OpConfigurationSet: {Kind: OpConfigurationSet, Store: "configstore", Key: "update-{uuid}", Baseline: BaselineStore},
 	}
 }
 
@@ -103,8 +104,14 @@ func TestParamsValidateChecksTheOperation(t *testing.T) {
 func TestBaselineKinds(t *testing.T) {
 	for _, k := range OperationKinds {
 		want := BaselineNoOp
-		if k == OpInvoke {
+		switch k {
+		case OpInvoke:
 			want = BaselineApp
+		case OpConfigurationSet:
+			want = BaselineStore
+		}
+		if got := DefaultBaseline(k); got != want {
+			t.Errorf("DefaultBaseline(%s) = %q, want %q", k, got, want)
 		}
 		if got := validOps()[k].BaselineKind(); got != want {
 			t.Errorf("kind %s: default baseline %q, want %q", k, got, want)

@@ -84,11 +84,13 @@ func preflightStep(n int, main time.Duration) time.Duration {
 }
 
 // preflightWanted reports whether Run runs the preflight with cfg: EnvPreflight is ladder, the
-// main phase is fixed-rate, and DAPR_PERF_QPS does not name the load.
+// main phase is fixed-rate (no max rate, no executor of the driver), and DAPR_PERF_QPS does not
+// name the load.
 func preflightWanted(cfg runConfig) bool {
 	env, _ := LoadEnv() // a bad value failed the configuration already
 	set := env.QPS != nil
-	return cfg.preflight && !cfg.main.MaxRate && !set
+	// A closed loop of the driver has no rate to step down (its ladder would be "1 QPS").
+	return cfg.preflight && !cfg.main.MaxRate && !cfg.main.HasExecutor() && !set
 }
 
 // stepKept reports whether a preflight load kept its schedule: at most preflightMaxBehind of
@@ -151,7 +153,10 @@ func cpuCount(n int) string {
 func applyPreflight(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg *runConfig, prog *progress) (*Preflight, error) {
 	t.Helper()
 	if !preflightWanted(*cfg) {
-		if cfg.preflight {
+		switch {
+		case cfg.preflight && cfg.main.HasExecutor():
+			t.Logf("preflight: skipped, the driver's %s executor has no rate to step down", cfg.main.Executor.Kind)
+		case cfg.preflight:
 			t.Logf("preflight: skipped, %s=%d is kept strictly", EnvQPS, cfg.main.QPS)
 		}
 		return nil, nil

@@ -10,6 +10,10 @@
 //	h, _ := subscriber.NewHandler(subscriber.Options{PubSub: "pubsub", Topic: "orders"})
 //	srv := httptest.NewServer(h)
 //
+// With -configuration-store it is instead the subscriber of the configuration scenarios
+// (configuration.go): it subscribes through daprd to a configuration store, over HTTP or gRPC,
+// and counts and times each store update it is told of in the same way.
+//
 // It is a separate app rather than a mode of httpapp: httpapp is the service-invocation callee
 // (any path answers 200, with injected faults), while this one owns Dapr's subscription routes
 // and per-load state; keeping them apart leaves httpapp's stated cost unchanged. The command
@@ -57,11 +61,19 @@ type Options struct {
 	// so that a backlog builds up in the broker (the broker-restart test). Never in a
 	// latency measurement.
 	Delay time.Duration
+	// ConfigurationStore, when set, is the configuration mode (configuration.go): the app
+	// subscribes to every key of this configuration store instead of a topic; PubSub, Topic
+	// and the bulk and delay options must then stay empty.
+	ConfigurationStore string
 }
 
 // Validate names the first bad field.
 func (o Options) Validate() error {
 	switch {
+	case o.ConfigurationStore != "" && (o.PubSub != "" || o.Topic != "" || o.Bulk || o.BulkMaxMessages != 0 || o.BulkMaxAwait != 0 || o.Delay != 0):
+		return errors.New("subscriber: ConfigurationStore (-configuration-store) is the configuration mode: leave -pubsub, -topic, -bulk*, -delay unset")
+	case o.ConfigurationStore != "":
+		return nil
 	case o.PubSub == "":
 		return errors.New("subscriber: PubSub (-pubsub) must name the pub/sub component")
 	case o.Topic == "":
@@ -97,6 +109,7 @@ type Handler struct {
 	delay time.Duration
 	mux   *http.ServeMux
 	c     counter
+	cfg   *configState // the configuration mode; nil for pub/sub
 }
 
 // NewHandler returns the app for o, or o's validation error.
@@ -125,6 +138,10 @@ func NewHandler(o Options) (*Handler, error) {
 	m.HandleFunc("GET "+RouteStats, h.stats)
 	m.HandleFunc("GET "+RouteHealth, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	m.HandleFunc("GET /dapr/config", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]any{}) })
+	if o.ConfigurationStore != "" {
+		h.cfg = &configState{store: o.ConfigurationStore}
+		h.routeConfiguration(m)
+	}
 	h.mux = m
 	return h, nil
 }
@@ -132,6 +149,10 @@ func NewHandler(o Options) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 func (h *Handler) subscribe(w http.ResponseWriter, _ *http.Request) {
+	if h.cfg != nil { // the configuration mode has no topic subscription
+		writeJSON(w, []subscription{})
+		return
+	}
 	writeJSON(w, []subscription{h.sub})
 }
 

@@ -48,8 +48,10 @@ func checkDirect(p perf.Params) error {
 			return nil
 		}
 		return unsupportedDirect("operation.direct", string(op.Direct), "the tester's direct publishers are redis (go-redis v9), rabbitmq (amqp091-go) and mqtt (paho)")
+	case perf.OpConfigurationGet, perf.OpConfigurationSet:
+		return checkDirectConfiguration(op) // configuration.go
 	}
-	return unsupportedDirect("operation.kind", string(op.Kind), "the tester's direct clients do state.get, state.save, state.delete, publish and publish.bulk")
+	return unsupportedDirect("operation.kind", string(op.Kind), "the tester's direct clients do state.get, state.save, state.delete, publish, publish.bulk, configuration.get and configuration.set")
 }
 
 // directConnectTimeout bounds the connection and first ping of one direct caller.

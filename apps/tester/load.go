@@ -78,6 +78,8 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	switch {
 	case p.Operation.Direct != "" && (p.Operation.Kind == perf.OpPublish || p.Operation.Kind == perf.OpPublishBulk):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectPublishCaller(p) })
+	case direct && slices.Contains(configurationKinds, p.Operation.Kind): // configuration.go
+		res, codes, sockets, err = runCustom(ro, p.Connections, directCallers(p))
 	case direct:
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newDirectCaller(p) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && perf.HasStamps(req.Body): // stamp.go
@@ -120,6 +122,8 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 // for p (run's switch), with fortio's fast client in place of its HTTP runner.
 func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 	switch {
+	case p.Operation.Direct != "": // the store's own client (configuration.go)
+		return directCallers(p)
 	case p.Protocol == perf.HTTP && !p.UniquePath:
 		req.Timeout = iterationTimeout(p)
 		return func() (caller, error) { return newFetchCaller(req) }

@@ -171,11 +171,10 @@ func TestFailedOperationsAreCounted(t *testing.T) {
 // TestUnimplementedGRPCKindIs400 posts gRPC loads of the kinds not implemented over gRPC: the
 // tester refuses each with 400 naming the kind, before any connection.
 func TestUnimplementedGRPCKindIs400(t *testing.T) {
-	for _, kind := range []perf.OperationKind{perf.OpActorInvoke, perf.OpJobSchedule, perf.OpConfigurationGet} {
+	for _, kind := range []perf.OperationKind{perf.OpActorInvoke, perf.OpJobSchedule} { // configuration.get: configuration_test.go
 		body := `{"protocol":"grpc","target":"127.0.0.1:1","qps":5,"operation":` + map[perf.OperationKind]string{
-			perf.OpActorInvoke:      `{"kind":"actor.invoke","actorType":"A","actorID":"{uuid}","method":"m"}`,
-			perf.OpJobSchedule:      `{"kind":"job.schedule","jobName":"j","jobDueTime":3600000000000}`,
-			perf.OpConfigurationGet: `{"kind":"configuration.get","store":"c","keys":["a"]}`,
+			perf.OpActorInvoke: `{"kind":"actor.invoke","actorType":"A","actorID":"{uuid}","method":"m"}`,
+			perf.OpJobSchedule: `{"kind":"job.schedule","jobName":"j","jobDueTime":3600000000000}`,
 		}[kind] + `}`
 		code, reply := post(t, openHandler(t, "127.0.0.1:1"), body)
 		assert.Equal(t, http.StatusBadRequest, code, kind)

@@ -1,6 +1,7 @@
 // Command subscriber is the pub/sub subscriber app (package subscriber) on 127.0.0.1.
 //
 //	subscriber -pubsub NAME -topic TOPIC [-bulk [-bulk-max-messages 100] [-bulk-max-await 1s]] [-grpc] [-delay 0s] [-port 0] [-host 127.0.0.1]
+//	subscriber -configuration-store NAME [-port 0] [-host 127.0.0.1]
 //
 // With -grpc daprd delivers over gRPC (Dapr's AppCallback; run daprd with --app-protocol grpc):
 // the port then serves gRPC to connections that open with HTTP/2's preface, and the HTTP
@@ -42,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.BulkMaxMessages, "bulk-max-messages", 0, "bulk subscribe's maxMessagesCount (0: 100)")
 	fs.DurationVar(&o.BulkMaxAwait, "bulk-max-await", 0, "bulk subscribe's maxAwaitDurationMs, a Go `duration` (0: 1s)")
 	grpcDelivery := fs.Bool("grpc", false, "take deliveries over gRPC (Dapr's AppCallback, daprd --app-protocol grpc) on the same port as the HTTP stats")
+	fs.StringVar(&o.ConfigurationStore, "configuration-store", "", "subscribe to every key of this configuration store `name` instead of a topic (the configuration mode)")
 	fs.DurationVar(&o.Delay, "delay", 0, "wait this Go `duration` in every delivery call before answering: a slow consumer (reliability tests only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintln(stderr, err)
 		return serve.ExitUsage
 	}
+	defer h.Close()
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()
 	ln, err := serve.ListenOn(host, int(port))

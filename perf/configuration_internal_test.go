@@ -1,0 +1,110 @@
+package perf
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// configSubscribeScenario is a configuration subscribe delivery scenario over transport.
+func configSubscribeScenario(transport Protocol) Scenario {
+	return Scenario{Test: "configuration_subscribe", Transport: transport, Tester: "tester",
+		Apps: []App{{Name: "tester", Kind: Tester}, {Name: "sub", Kind: Subscriber, Args: ConfigurationSubscriberArgs("configstore"),
+			Sidecar: &Sidecar{AppProtocol: HTTP, Components: []Component{{Name: "configstore", Type: ConfigurationRedis}}}}},
+		Main:        Route{To: "sub", Operation: Operation{Kind: OpConfigurationSet, Store: "configstore", Key: "u-" + UUIDToken, Baseline: BaselineStore}},
+		MainOptions: []Option{WithQPS(100), WithConnections(4), WithDuration(time.Minute)}, WarmupOptions: []Option{WithQPS(20), WithDuration(5 * time.Second)},
+		Plan: &DeliveryPlan{Subscriber: "sub", Mode: SubscribeConfiguration, Broker: BackendRedis}}
+}
+
+// The configuration mode takes both transports and only a direct configuration.set as Main;
+// the pub/sub modes keep their rules.
+func TestDeliveryPlanConfigurationMode(t *testing.T) {
+	for _, tr := range []Protocol{HTTP, GRPC} {
+		sc := configSubscribeScenario(tr)
+		var cfg runConfig
+		require.NoError(t, sc.Plan.configure(sc, &cfg), tr)
+		assert.Equal(t, 100, cfg.main.QPS)
+		assert.Equal(t, time.Minute, cfg.main.Duration)
+		assert.Contains(t, sc.Plan.steps(sc, cfg)[1].name, "write configuration updates to the store, 100 msg/s x 1m0s, configuration subscribe")
+	}
+	sc := configSubscribeScenario(GRPC)
+	sc.Main = Route{To: "sub", ThroughSidecar: true, Operation: Operation{Kind: OpPublish, PubSub: "p", Topic: "t"}}
+	assert.ErrorContains(t, sc.Plan.configure(sc, &runConfig{}), `mode configuration: Main must write configuration straight to the store (Operation.Kind "configuration.set", ThroughSidecar false); got "publish", true`)
+	sc = configSubscribeScenario(GRPC)
+	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: SubscribeNormal, Broker: BackendRedis}
+	err := sc.Plan.configure(sc, &runConfig{})
+	assert.ErrorContains(t, err, `Transport "grpc": only "http"`)
+	assert.ErrorContains(t, err, `Main must publish through the tester's sidecar`)
+}
+
+// The mean delivery latency is a gate once anything arrived.
+func TestDeliveryGatesMean(t *testing.T) {
+	r := &Report{Loads: []NamedLoad{{Name: "main", Result: Result{Requests: 10, RequestedQPS: 10, ActualQPS: 10}}},
+		Delivery: &DeliveryReport{DrainWindowSeconds: 15, Received: 10, Latency: Latency{AvgSeconds: 0.0042}}}
+	g := map[string]float64{}
+	deliveryGates(r, g)
+	assert.InDelta(t, 0.0042, g["delivery.mean"], 1e-12)
+	r.Delivery.Received = 0
+	g = map[string]float64{}
+	deliveryGates(r, g)
+	assert.NotContains(t, g, "delivery.mean", "nothing arrived: no mean to gate")
+}
+
+func TestConfigurationOperations(t *testing.T) {
+	set := Operation{Kind: OpConfigurationSet, Store: "configstore", Key: "key1", Baseline: BaselineStore}
+	for _, tr := range []Protocol{HTTP, GRPC} {
+		assert.NoError(t, set.Validate(tr), tr)
+	}
+	noBase := set
+	noBase.Baseline = ""
+	assert.EqualError(t, noBase.Validate(HTTP), `operation.baseline = "": must be "store" for kind configuration.set: Dapr has no API that writes configuration, so it only goes straight to the store`)
+	noKey := set
+	noKey.Key, noKey.Keys = "", []string{"a"}
+	err := noKey.Validate(HTTP)
+	assert.ErrorContains(t, err, `operation.key = "": must be set for kind configuration.set`)
+	assert.ErrorContains(t, err, `operation.keys = [a]: not used by kind configuration.set`)
+	get := Operation{Kind: OpConfigurationGet, Store: "configstore", Keys: []string{"key1"}}
+	assert.NoError(t, get.Validate(GRPC), "configuration.get is a gRPC kind")
+	get.Direct = BackendRedis
+	assert.NoError(t, get.Validate(GRPC))
+	get.Direct = BackendMQTT
+	assert.NoError(t, get.Validate(GRPC), "Validate knows backends, the tester refuses a direct client it has not")
+	assert.Equal(t, BackendRedis, Component{Name: "c", Type: ConfigurationRedis}.Backend())
+	assert.ErrorContains(t, Component{Name: "c", Type: ConfigurationRedis, Metadata: map[string]string{"redisHost": "x"}}.Validate(), `Metadata key "redisHost" is set by the platform`)
+}
+
+// routed sends both configuration kinds with the store baseline straight to Redis with the
+// key as it is (configuration.redis has no key prefix), and configuration.get through the
+// tester's daprd for the main route.
+func TestRoutedConfiguration(t *testing.T) {
+	dep := routeDep{backends: []BackendInfo{{Backend: BackendRedis, Address: "127.0.0.1:6379"}}}
+	sc := configSubscribeScenario(GRPC)
+	sc.Apps[0].Sidecar = &Sidecar{AppProtocol: HTTP, Components: []Component{{Name: "configstore", Type: ConfigurationRedis}}}
+	base := Params{QPS: 10, Connections: 1, Duration: time.Second, Percentiles: []float64{50}}
+	p, err := routed(dep, sc, sc.Main, base)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:6379", p.Target)
+	assert.Equal(t, BackendRedis, p.Operation.Direct)
+	assert.Equal(t, "u-"+UUIDToken, p.Operation.Key, "no app-id prefix")
+	get := Route{To: "sub", ThroughSidecar: true, Operation: Operation{Kind: OpConfigurationGet, Store: "configstore", Keys: []string{"key1"}, Baseline: BaselineStore}}
+	p, err = routed(dep, sc, get, base)
+	require.NoError(t, err)
+	assert.Empty(t, p.Operation.Direct)
+	assert.Equal(t, "127.0.0.1:50001", p.Target, "the tester's daprd gRPC API")
+}
+
+// The preflight ladder steps a fixed rate down; a closed loop of the driver (the configuration
+// get ramp) has none, so it runs no preflight.
+func TestNoPreflightForAnExecutorLoad(t *testing.T) {
+	t.Setenv(EnvQPS, "")
+	os.Unsetenv(EnvQPS)
+	cfg := runConfig{preflight: true, main: Params{QPS: 1000}}
+	assert.True(t, preflightWanted(cfg))
+	cfg.main.Executor = driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: time.Second, Target: 5}}}
+	assert.False(t, preflightWanted(cfg))
+}

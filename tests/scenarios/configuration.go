@@ -1,0 +1,182 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// Names and values of the configuration scenarios.
+const (
+	// ConfigStoreName is the configuration component's name (configuration.redis).
+	ConfigStoreName = "configstore"
+	// ConfigKey and ConfigValue are the item configuration get reads: Dapr's configuration
+	// test seeds key1 = val1 and reads key1 (dapr/dapr tests/perf/configuration).
+	ConfigKey   = "key1"
+	ConfigValue = "val1"
+	// ConfigUpdateKey is the key of each update of a subscribe scenario: a new key per update
+	// (perf.UUIDToken), so that no update can overwrite one daprd has not read yet (daprd's
+	// Redis component reads the key again when it is told of a change: two updates of one
+	// key between a notification and its read would show as one lost and one duplicated,
+	// a property of a last-value store, not a loss).
+	ConfigUpdateKey = "update-" + perf.UUIDToken
+	// ConfigUpdateBytes is the size of each update's value: Dapr's subscribe tests send
+	// 100-byte messages.
+	ConfigUpdateBytes = 100
+)
+
+// Dapr's configuration bounds (dapr/dapr tests/perf/configuration, k6 thresholds on
+// http_req_duration avg): get mean < 60 ms; subscribe mean < 450 ms over HTTP and < 350 ms
+// over gRPC (the figures; the v1.17 test file itself sets 350 ms for both).
+const (
+	configGetMeanLimit     = 0.060
+	configSubHTTPMeanLimit = 0.450
+	configSubGRPCMeanLimit = 0.350
+	configSource           = "Dapr tests/perf/configuration (k6 avg threshold)"
+	daprSuite              = "Dapr v1.17 perf suite"
+)
+
+// configComponent is the scenarios' configuration store.
+func configComponent() perf.Component {
+	return perf.Component{Name: ConfigStoreName, Type: perf.ConfigurationRedis}
+}
+
+// ConfigurationGet is configuration get over transport (perf.HTTP or perf.GRPC) through the
+// tester's own daprd, at state_get's load (1000 QPS, 16 connections, 1 minute; warmup 100 QPS
+// for 10 s): each request reads ConfigKey from component ConfigStoreName (configuration.redis
+// on the platform's Redis). HTTP: GET /v1.0/configuration/configstore?key=key1; gRPC:
+// Dapr.GetConfiguration.
+//
+// Baseline: direct to the store (perf.BaselineStore): the tester reads the key with go-redis
+// as daprd's component does (GET, value split at "||"), one Redis connection per load
+// connection. The item is seeded before the first phase by a setup load that SETs ConfigKey =
+// ConfigValue straight into Redis (kind configuration.set: Dapr has no API that writes
+// configuration).
+//
+// Bounds: 0 errors, 0 restarts, actual QPS >= 0.99 x target (Dapr's usual), and Dapr's
+// configuration bound on the main phase's mean service time: latency.mean <= 60 ms. Test name
+// "configuration_get".
+func ConfigurationGet(transport perf.Protocol) perf.Scenario {
+	op := perf.Operation{Kind: perf.OpConfigurationGet, Store: ConfigStoreName, Keys: []string{ConfigKey}, Baseline: perf.BaselineStore}
+	return perf.Scenario{
+		Test:      "configuration_get",
+		Transport: transport,
+		Apps: []perf.App{
+			{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP,
+				Components: []perf.Component{configComponent()}}},
+			// No sidecar and no load: the overhead plan names an app in each route, as the
+			// state scenarios do; both routes go to the tester's daprd or to Redis.
+			{Name: TargetApp, Kind: perf.HTTPApp},
+		},
+		Tester:   TesterApp,
+		Baseline: perf.Route{To: TargetApp, Operation: op},
+		Main:     perf.Route{To: TargetApp, ThroughSidecar: true, Operation: op},
+		Setup:    []perf.Setup{configSeed()},
+		MainOptions: []perf.Option{
+			perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute),
+		},
+		WarmupOptions: []perf.Option{
+			perf.WithQPS(100), perf.WithConnections(16), perf.WithDuration(10 * time.Second),
+		},
+		Thresholds: []perf.Threshold{
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: daprSuite + ": actual QPS > 0.99 x target"},
+			{Figure: "latency.mean", Op: perf.AtMost, Limit: configGetMeanLimit, Source: configSource},
+		},
+	}
+}
+
+// configSeed SETs ConfigKey = ConfigValue straight into Redis, twice in 2 s: at 1 request/s,
+// within the tester limits of every configuration scenario (a closed loop's loads bound the
+// tester at 2 requests/s of fortio load).
+func configSeed() perf.Setup {
+	return perf.Setup{
+		Name: "seed " + ConfigKey,
+		Route: perf.Route{To: TesterApp, Operation: perf.Operation{Kind: perf.OpConfigurationSet, Store: ConfigStoreName,
+			Key: ConfigKey, Baseline: perf.BaselineStore}},
+		Options: []perf.Option{perf.WithQPS(1), perf.WithConnections(1), perf.WithDuration(2 * time.Second), perf.WithPayload(ConfigValue)},
+	}
+}
+
+// ConfigurationGetRamp is Dapr's own configuration get load: k6's ramping-vus executor
+// (package perf/driver), 0 -> 100 VUs over 2 s, -> 300 over 3 s, -> 500 over 4 s, each user
+// looping requests back to back, gracefulRampDown 0 (dapr/dapr tests/perf/configuration
+// test.js); warmup 10 VUs for 3 s. Baseline the same ramp of direct go-redis GETs, as
+// ConfigurationGet. Bounds: 0 errors, 0 restarts, latency.mean <= 60 ms (Dapr's k6
+// threshold). A closed loop has no target rate, so no qps.ratio gate. Test name
+// "configuration_get_ramp".
+func ConfigurationGetRamp(transport perf.Protocol) perf.Scenario {
+	sc := ConfigurationGet(transport)
+	sc.Test = "configuration_get_ramp"
+	// Duration is not what the executor runs; the plan's progress lines estimate with it.
+	sc.MainOptions = []perf.Option{perf.WithDuration(9 * time.Second), perf.WithExecutor(driver.Executor{
+		Kind: driver.RampingVUs,
+		Stages: []driver.Stage{
+			{Duration: 2 * time.Second, Target: 100},
+			{Duration: 3 * time.Second, Target: 300},
+			{Duration: 4 * time.Second, Target: 500},
+		},
+		GracefulRampDown: time.Nanosecond, // k6's "0s"; 0 here is the 30 s default
+		GracefulStop:     5 * time.Second,
+	})}
+	sc.WarmupOptions = []perf.Option{perf.WithDuration(3 * time.Second), perf.WithExecutor(driver.Executor{
+		Kind: driver.ConstantVUs, VUs: 10, Duration: 3 * time.Second, GracefulStop: 5 * time.Second,
+	})}
+	sc.Thresholds = []perf.Threshold{
+		{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+		{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+		{Figure: "latency.mean", Op: perf.AtMost, Limit: configGetMeanLimit, Source: configSource},
+	}
+	return sc
+}
+
+// ConfigurationSubscribe is configuration subscribe over transport, as a delivery plan
+// (perf.DeliveryPlan, mode perf.SubscribeConfiguration): the subscriber app subscribes through
+// its own daprd to every key of ConfigStoreName (HTTP: daprd POSTs each update to the app's
+// /configuration/configstore/<key>; gRPC: Dapr.SubscribeConfiguration's stream); the tester
+// writes updates straight into Redis at a fixed rate, 100 updates/s over 4 connections for 1
+// minute (warmup 20/s for 5 s), each a SET of a new key (ConfigUpdateKey) whose
+// ConfigUpdateBytes value carries the load's nonce, a sequence number and the send time. The
+// latency is from the SET to the app's notification; after the load a drain window (15 s)
+// waits for the last updates, then sequence numbers never seen count as lost.
+//
+// Bounds: 0 lost and 0 duplicated (daprperf: delivery is counted), Dapr's bound on the mean
+// update-to-notification latency (delivery.mean <= 450 ms HTTP, 350 ms gRPC), 0 failed
+// updates, 0 restarts, actual rate >= 0.99 x target. Test name "configuration_subscribe".
+func ConfigurationSubscribe(transport perf.Protocol) perf.Scenario {
+	mean := configSubHTTPMeanLimit
+	if transport == perf.GRPC {
+		mean = configSubGRPCMeanLimit
+	}
+	comps := []perf.Component{configComponent()}
+	return perf.Scenario{
+		Test:      "configuration_subscribe",
+		Transport: transport,
+		Apps: []perf.App{
+			// The tester writes straight into Redis: it needs no sidecar.
+			{Name: TesterApp, Kind: perf.Tester},
+			{Name: SubscriberApp, Kind: perf.Subscriber, Args: perf.ConfigurationSubscriberArgs(ConfigStoreName),
+				Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: comps}},
+		},
+		Tester: TesterApp,
+		Main: perf.Route{To: SubscriberApp, Operation: perf.Operation{Kind: perf.OpConfigurationSet, Store: ConfigStoreName,
+			Key: ConfigUpdateKey, Baseline: perf.BaselineStore}},
+		MainOptions: []perf.Option{
+			perf.WithQPS(100), perf.WithConnections(4), perf.WithDuration(time.Minute), perf.WithPayloadSize(ConfigUpdateBytes),
+		},
+		WarmupOptions: []perf.Option{
+			perf.WithQPS(20), perf.WithConnections(2), perf.WithDuration(5 * time.Second), perf.WithPayloadSize(ConfigUpdateBytes),
+		},
+		Plan: &perf.DeliveryPlan{Subscriber: SubscriberApp, Mode: perf.SubscribeConfiguration, Broker: perf.BackendRedis},
+		Thresholds: []perf.Threshold{
+			{Figure: "delivery.lost", Op: perf.AtMost, Limit: 0, Source: "daprperf design point 12: every update told"},
+			{Figure: "delivery.duplicated", Op: perf.AtMost, Limit: 0, Source: "daprperf: every update told once (one new key per update)"},
+			{Figure: "delivery.mean", Op: perf.AtMost, Limit: mean, Source: configSource},
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: daprSuite + ": no failed request"},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: daprSuite + ": actual QPS > 0.99 x target"},
+		},
+	}
+}

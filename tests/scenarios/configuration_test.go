@@ -1,0 +1,92 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// gate returns sc's bound on figure, failing when it has none.
+func gate(t *testing.T, sc perf.Scenario, figure string) perf.Threshold {
+	t.Helper()
+	for _, th := range sc.Thresholds {
+		if th.Figure == figure {
+			return th
+		}
+	}
+	t.Fatalf("%s/%s: no bound on %s", sc.Test, sc.Transport, figure)
+	return perf.Threshold{}
+}
+
+// Every configuration scenario has its own result path, Dapr's bounds with their source, the
+// load of its kind, a direct-to-Redis baseline (get) and a seed the tester's limits admit.
+func TestConfigurationScenarios(t *testing.T) {
+	paths := map[string]bool{}
+	for _, tr := range []perf.Protocol{perf.HTTP, perf.GRPC} {
+		for _, sc := range []perf.Scenario{ConfigurationGet(tr), ConfigurationGetRamp(tr), ConfigurationSubscribe(tr)} {
+			path := sc.Test + "/" + string(sc.Transport)
+			assert.False(t, paths[path], "result path %s used twice", path)
+			paths[path] = true
+			main, err := perf.NewParams(sc.MainOptions...)
+			require.NoError(t, err, path)
+			warm, err := perf.NewWarmupParams(sc.WarmupOptions...)
+			require.NoError(t, err, path)
+			assert.Equal(t, 0.0, gate(t, sc, "errors").Limit, path)
+			assert.Equal(t, 0.0, gate(t, sc, "restarts").Limit, path)
+
+			switch sc.Test {
+			case "configuration_get", "configuration_get_ramp":
+				assert.Equal(t, 0.060, gate(t, sc, "latency.mean").Limit, "%s: Dapr's get mean < 60 ms", path)
+				assert.Contains(t, gate(t, sc, "latency.mean").Source, "tests/perf/configuration")
+				assert.Equal(t, perf.BaselineStore, sc.Baseline.Operation.BaselineKind(), path)
+				assert.False(t, sc.Baseline.ThroughSidecar, path)
+				assert.True(t, sc.Main.ThroughSidecar, path)
+				assert.Equal(t, []string{ConfigKey}, sc.Main.Operation.Keys, path)
+				require.Len(t, sc.Setup, 1, path)
+				seed := sc.Setup[0]
+				assert.Equal(t, perf.OpConfigurationSet, seed.Route.Operation.Kind, path)
+				assert.Equal(t, ConfigKey, seed.Route.Operation.Key, path)
+				sp, err := perf.NewParams(seed.Options...)
+				require.NoError(t, err)
+				assert.Equal(t, ConfigValue, sp.Payload)
+				lim := perf.TesterLimitsFor(main, warm)
+				assert.LessOrEqual(t, sp.QPS, lim.MaxQPS, "%s: the seed fits the tester's limits", path)
+				assert.LessOrEqual(t, sp.Connections, lim.MaxConnections, path)
+				assert.LessOrEqual(t, sp.Duration, lim.MaxDuration, path)
+				if sc.Test == "configuration_get" {
+					assert.Equal(t, [3]any{1000, 16, time.Minute}, [3]any{main.QPS, main.Connections, main.Duration}, path)
+					assert.Equal(t, 0.99, gate(t, sc, "qps.ratio").Limit, path)
+				} else {
+					assert.Equal(t, driver.RampingVUs, main.Executor.Kind, path)
+					assert.Equal(t, []driver.Stage{{Duration: 2 * time.Second, Target: 100}, {Duration: 3 * time.Second, Target: 300}, {Duration: 4 * time.Second, Target: 500}},
+						main.Executor.Stages, "%s: Dapr's test.js stages", path)
+					assert.Equal(t, 500, main.Executor.PeakVUs(), path)
+					assert.Equal(t, 1000, lim.MaxConnections, "%s: 2 x 500 VUs", path)
+				}
+			case "configuration_subscribe":
+				want := 0.450
+				if tr == perf.GRPC {
+					want = 0.350
+				}
+				assert.Equal(t, want, gate(t, sc, "delivery.mean").Limit, path)
+				assert.Equal(t, 0.0, gate(t, sc, "delivery.lost").Limit, path)
+				assert.Equal(t, 0.0, gate(t, sc, "delivery.duplicated").Limit, path)
+				assert.Equal(t, [3]any{100, 4, time.Minute}, [3]any{main.QPS, main.Connections, main.Duration}, path)
+				assert.Equal(t, ConfigUpdateBytes, main.PayloadBytes, path)
+				assert.Equal(t, perf.OpConfigurationSet, sc.Main.Operation.Kind, path)
+				assert.Contains(t, sc.Main.Operation.Key, perf.UUIDToken, "%s: one new key per update", path)
+				dp, ok := sc.Plan.(*perf.DeliveryPlan)
+				require.True(t, ok, path)
+				assert.Equal(t, perf.SubscribeConfiguration, dp.Mode, path)
+				assert.Equal(t, []string{"-configuration-store", ConfigStoreName}, sc.Apps[1].Args, path)
+				assert.Nil(t, sc.Apps[0].Sidecar, "%s: the tester writes straight to Redis", path)
+			}
+		}
+	}
+	assert.Len(t, paths, 6)
+}
