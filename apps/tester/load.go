@@ -120,6 +120,8 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 // for p (run's switch), with fortio's fast client in place of its HTTP runner.
 func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 	switch {
+	case p.Protocol == perf.HTTP && p.Operation.ActorTypes > 0: // actortypes.go
+		return actorTypesCaller(p)
 	case p.Protocol == perf.HTTP && !p.UniquePath:
 		return func() (caller, error) { return newFetchCaller(req) }
 	case p.Protocol == perf.HTTP:
