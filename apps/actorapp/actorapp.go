@@ -8,7 +8,7 @@
 //	GET    /healthz                                       200 (daprd's actor runtime probes it)
 //	PUT    /actors/{type}/{id}/method/{method}            a method call: activates the actor on its first call
 //	PUT    /actors/{type}/{id}/method/timer/{name}        a timer fired
-//	PUT    /actors/{type}/{id}/method/remind/{name}       a reminder fired
+//	PUT    /actors/{type}/{id}/method/remind/{name}       a reminder fired (its lag: reminder.go)
 //	DELETE /actors/{type}/{id}                            deactivation
 //
 // and for the scenarios:
@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -93,6 +94,7 @@ type Handler struct {
 	activations map[actorKey]int64
 	registered  map[actorKey]time.Time // when the timer of an active actor was registered
 	lags        []time.Duration
+	reminders   reminderLog // reminder.go
 	st          Stats
 }
 
@@ -241,12 +243,18 @@ func (h *Handler) timer(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// reminder records a reminder's fire and, when its body says when it was due, its lag
+// (reminder.go).
 func (h *Handler) reminder(w http.ResponseWriter, r *http.Request) {
-	if !h.known(w, r.PathValue("type")) {
+	k := actorKey{r.PathValue("type"), r.PathValue("id")}
+	if !h.known(w, k.typ) {
 		return
 	}
+	now := time.Now()
+	due, period, ok := reminderSchedule(r.Body)
 	h.mu.Lock()
 	h.st.ReminderFires++
+	h.reminders.fire(reminderKey{k, r.PathValue("name")}, now, due, period, ok)
 	h.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 }
@@ -284,8 +292,23 @@ func (h *Handler) direct(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (h *Handler) stats(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, h.Stats())
+// stats answers Stats; with ?reminderFires=N it also says when the N-th timed reminder fire
+// arrived (Stats.ReminderNthFire), for a trigger rate over N fires.
+func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
+	st := h.Stats()
+	if q := r.URL.Query().Get("reminderFires"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 {
+			http.Error(w, fmt.Sprintf("reminderFires=%q: must be a count >= 1", q), http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		if at, ok := h.reminders.nth(n); ok {
+			st.ReminderNthFire = &at
+		}
+		h.mu.Unlock()
+	}
+	writeJSON(w, st)
 }
 
 // Stats returns a copy of the counters.
@@ -305,6 +328,7 @@ func (h *Handler) Stats() Stats {
 		at := func(p float64) float64 { return l[min(len(l)-1, int(p/100*float64(len(l))))].Seconds() }
 		st.TimerLagSeconds = map[string]float64{"p50": at(50), "p90": at(90), "p99": at(99), "max": l[len(l)-1].Seconds()}
 	}
+	h.reminders.stats(&st)
 	return st
 }
 
