@@ -65,6 +65,9 @@ type Report struct {
 	// Delivery is set by the delivery plan (DeliveryPlan): messages sent, received, lost and
 	// duplicated, and the delivery latency.
 	Delivery *DeliveryReport `json:"delivery,omitempty"`
+	// Reminders is set by the reminder plan (ReminderPlan): the trigger phase's reminders,
+	// fires, trigger rate and fire lag.
+	Reminders *ReminderReport `json:"reminders,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
 
