@@ -175,6 +175,14 @@ STATE_PERF_PACKAGES := $(addprefix ./tests/,$(filter state_%,$(PERF_TESTS)))
 perf-state: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(STATE_PERF_PACKAGES)
 
+## perf-actors: every actor scenario package (tests/actor_*: activation, its Redis and
+## PostgreSQL store variants, timer, reminder, type scale, id scale, double activation), one
+## after another under one run id (README, "Actors").
+ACTOR_PERF_PACKAGES := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
+.PHONY: perf-actors
+perf-actors: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(ACTOR_PERF_PACKAGES)
+
 ## perf-pubsub: every pub/sub scenario package, one after another (test-perf-pubsub_*): the
 ## publish and bulk-publish packages over gRPC and HTTP (README, "Pub/sub publish").
 .PHONY: perf-pubsub
