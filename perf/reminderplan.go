@@ -189,9 +189,9 @@ func (rp *ReminderPlan) run(s *session) error {
 	if err != nil {
 		return err
 	}
-	// onHost routes p through a sidecar, then points it at the host's own daprd.
+	// onHost routes p to the host, then points it at the host's own daprd.
 	onHost := func(p Params, op Operation) (Params, error) {
-		p, err := routed(dep, sc, Route{To: rp.Host, ThroughSidecar: true, Operation: op}, p)
+		p, err := routed(dep, sc, Route{To: rp.Host, Operation: op}, p)
 		p.Target = hostDaprd
 		return p, err
 	}
