@@ -18,15 +18,17 @@ import (
 //
 //  1. a warmup of registrations (Scenario.WarmupOptions), its result discarded;
 //  2. registration (TestActorReminderRegistrationPerformance): Scenario.Main, an
-//     actor.reminder Operation sent to the host's daprd HTTP API (daprd 1.15 and later refuse
-//     a reminder of a type they do not host, 403 ERR_ACTOR_REMINDER_NON_HOSTED; Dapr's own test
-//     sends from inside the host's pod to its daprd, 127.0.0.1:3500) at Dapr's 3000 QPS over 24
+//     actor.reminder Operation sent to the host app's own port, which relays each registration
+//     to its daprd (apps/actorapp; daprd 1.15 and later refuse a reminder of a type they do not
+//     host, 403 ERR_ACTOR_REMINDER_NON_HOSTED, and the tester may load only its own daprd and
+//     the apps' ports; Dapr's own test sends from inside the host's pod to its daprd,
+//     127.0.0.1:3500), at Dapr's 3000 QPS over 24
 //     connections for 1 minute, each request a reminder on a new actor id due in 24 h (so none
 //     fires during the run). Its gate is the achieved rate ("qps"; Dapr's: at least 480,
 //     600 - 120); it is a throughput test, so a rate below the target does not make the run
 //     invalid. Resources are sampled meanwhile;
 //  3. trigger (TestActorReminderTriggerPerformance): Reminders reminders, each on its own new
-//     actor id, registered through the host's daprd by RegisterVUs closed-loop VUs (k6's
+//     actor id, registered through the host (and its daprd) by RegisterVUs closed-loop VUs (k6's
 //     shared-iterations; Dapr's test uses 50 goroutines), all due at one absolute time with
 //     period Period and ttl TTL (Dapr's 1 ms and 5 ms: FiresPerReminder = 5 fires each). The due
 //     time is set after the registration phase from its achieved rate: the expected
@@ -185,15 +187,9 @@ func (rp *ReminderPlan) run(s *session) error {
 	if err != nil {
 		return err
 	}
-	hostDaprd, err := dep.Endpoint(rp.Host, SidecarHTTP)
-	if err != nil {
-		return err
-	}
-	// onHost routes p to the host, then points it at the host's own daprd.
+	// onHost routes p to the host app's own port, which relays it to its daprd.
 	onHost := func(p Params, op Operation) (Params, error) {
-		p, err := routed(dep, sc, Route{To: rp.Host, Operation: op}, p)
-		p.Target = hostDaprd
-		return p, err
+		return routed(dep, sc, Route{To: rp.Host, Operation: op}, p)
 	}
 	warm, err := onHost(cfg.warmup, sc.Main.Operation)
 	if err != nil {

@@ -15,6 +15,7 @@
 //
 //	POST   /v1.0/actors/{type}/{id}/method/{method}       the same method, called straight (the baseline:
 //	                                                      the tester's actor path, no daprd, no activation)
+//	POST   /v1.0/actors/{type}/{id}/reminders/{name}      registered through this host's daprd (proxy.go)
 //	GET    /stats                                         Stats, as JSON
 //
 // Every activation takes a lock on the actor id in a Lock shared by every host (RedisLock: Redis
@@ -56,7 +57,7 @@ type Options struct {
 	// minus registration time minus TimerDue) is in Stats.
 	TimerDue time.Duration
 	// DaprHTTP is the base URL of this host's daprd HTTP API ("http://127.0.0.1:3500"); needed
-	// with TimerDue.
+	// with TimerDue and for reminder registrations (proxy.go).
 	DaprHTTP string
 	// Host names this host in the lock (unique per host: app id and PID).
 	Host string
@@ -87,6 +88,7 @@ type actorKey struct{ typ, id string }
 type Handler struct {
 	o      Options
 	client *http.Client
+	proxy  *http.Client // reminder registrations to daprd (proxy.go)
 	mux    *http.ServeMux
 
 	mu          sync.Mutex
@@ -115,6 +117,7 @@ func NewHandler(o Options) *Handler {
 	h := &Handler{
 		o:           o,
 		client:      &http.Client{Timeout: 10 * time.Second},
+		proxy:       newProxyClient(),
 		mux:         http.NewServeMux(),
 		active:      map[actorKey]bool{},
 		activations: map[actorKey]int64{},
@@ -129,6 +132,7 @@ func NewHandler(o Options) *Handler {
 	h.mux.HandleFunc("DELETE /actors/{type}/{id}", h.deactivate)
 	h.mux.HandleFunc("POST /v1.0/actors/{type}/{id}/method/{method}", h.direct)
 	h.mux.HandleFunc("GET /stats", h.stats)
+	h.mux.HandleFunc("POST /v1.0/actors/{type}/{id}/reminders/{name}", h.registerReminder)
 	return h
 }
 

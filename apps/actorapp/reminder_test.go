@@ -2,6 +2,7 @@ package actorapp_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -80,4 +81,37 @@ func TestStatsNthReminderFire(t *testing.T) {
 	assert.Nil(t, st.ReminderNthFire, "only 3 arrived")
 	code, _ = get("?reminderFires=0")
 	assert.Equal(t, http.StatusBadRequest, code)
+}
+
+func TestReminderRegistrationIsRelayedToDaprd(t *testing.T) {
+	var got string
+	daprd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := new(strings.Builder)
+		_, _ = io.Copy(b, r.Body)
+		got = r.Method + " " + r.URL.Path + " " + b.String()
+		if strings.Contains(r.URL.Path, "/bad/") {
+			http.Error(w, `{"errorCode":"ERR_ACTOR_REMINDER_NON_HOSTED"}`, http.StatusForbidden)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(daprd.Close)
+	h := actorapp.NewHandler(actorapp.Options{Host: "h", DaprHTTP: daprd.URL})
+	post := func(path string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"dueTime":"24h"}`)))
+		return rec
+	}
+	rec := post("/v1.0/actors/PerfTestActor/a1/reminders/myreminder")
+	assert.Equal(t, http.StatusNoContent, rec.Code)
+	assert.Equal(t, `POST /v1.0/actors/PerfTestActor/a1/reminders/myreminder {"dueTime":"24h"}`, got)
+	rec = post("/v1.0/actors/PerfTestActor/bad/reminders/myreminder")
+	assert.Equal(t, http.StatusForbidden, rec.Code, "daprd's status relayed")
+	assert.Contains(t, rec.Body.String(), "ERR_ACTOR_REMINDER_NON_HOSTED")
+	assert.EqualValues(t, 1, h.Stats().Errors)
+	assert.Equal(t, http.StatusNotFound, post("/v1.0/actors/Other/a1/reminders/r").Code)
+	noDaprd := actorapp.NewHandler(actorapp.Options{})
+	rec = httptest.NewRecorder()
+	noDaprd.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1.0/actors/PerfTestActor/a/reminders/r", nil))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 }

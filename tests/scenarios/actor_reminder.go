@@ -31,7 +31,8 @@ const (
 // period 1 ms and ttl 5 ms, 5 fires each, registered by 50 VUs; the actor host (apps/actorapp,
 // one replica as Dapr's) counts and times every fire. The host's sidecar uses the scheduler
 // (reminders live there since Dapr 1.15) and the in-memory actor state store; the tester has
-// no sidecar (daprd 1.17 refuses a reminder of a type it does not host: 403).
+// no sidecar (daprd 1.17 refuses a reminder of a type it does not host: 403; and the tester may
+// not load another app's daprd).
 //
 // Bounds: the registration's achieved rate at least 480 requests/s (Dapr's), scaled by
 // DAPR_PERF_QPS/3000 when that override is set; the trigger rate at least 6,860 fires/s (Dapr's),
