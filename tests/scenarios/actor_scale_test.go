@@ -80,6 +80,9 @@ func TestActorActivationOnStores(t *testing.T) {
 			assert.Equal(t, store, c.Type)
 			assert.Equal(t, "true", c.Metadata["actorStateStore"])
 		}
+		assert.True(t, threshold(t, sc, "latency.p99").WarnOnly)
+		assert.False(t, threshold(t, sc, "errors").WarnOnly)
 	}
 	assert.Equal(t, perf.StateInMemory, ActorActivation().Apps[1].Sidecar.Components[0].Type, "the default scenario is untouched")
+	assert.False(t, threshold(t, ActorActivation(), "latency.p99").WarnOnly)
 }
