@@ -122,6 +122,8 @@ func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 	switch {
 	case p.Protocol == perf.HTTP && p.Operation.ActorTypes > 0: // actortypes.go
 		return actorTypesCaller(p)
+	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind): // 204 answers
+		return func() (caller, error) { return newStdHTTPCaller(req) }
 	case p.Protocol == perf.HTTP && !p.UniquePath:
 		return func() (caller, error) { return newFetchCaller(req) }
 	case p.Protocol == perf.HTTP:
