@@ -183,17 +183,19 @@ STATE_PERF_PACKAGES := $(addprefix ./tests/,$(filter state_%,$(PERF_TESTS)))
 perf-state: daprd $(DAPRD_B)
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(STATE_PERF_PACKAGES)
 
+## perf-actors: every actor scenario package (tests/actor_*: activation, its Redis and
+## PostgreSQL store variants, timer, reminder, type scale, id scale, double activation), one
+## after another under one run id (README, "Actors").
+ACTOR_PERF_PACKAGES := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
+.PHONY: perf-actors
+perf-actors: daprd $(DAPRD_B)
+	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(ACTOR_PERF_PACKAGES)
+
 ## perf-pubsub: every pub/sub scenario package, one after another (test-perf-pubsub_*): the
 ## publish and bulk-publish packages over gRPC and HTTP (README, "Pub/sub publish").
 .PHONY: perf-pubsub
 perf-pubsub: $(filter test-perf-pubsub_%,$(PERF_TARGETS))
 
-## perf-actors: every actor scenario package, tests/actor_* (README, "Actors"), under one run id:
-## activation, timer, double activation and the others as they come.
-ACTOR_PERF_PACKAGES := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
-.PHONY: perf-actors
-perf-actors: daprd $(DAPRD_B)
-	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(ACTOR_PERF_PACKAGES)
 ## perf-workflows: Dapr's six workflow tests (tests/workflows) once per backend in
 ## WORKFLOW_BACKENDS (default in-memory redis postgresql; DAPR_PERF_WORKFLOW_BACKEND each time),
 ## under one run id; -run picks tests, e.g. make perf-workflows WORKFLOW_BACKENDS=redis

@@ -113,6 +113,20 @@ type ActorStats struct {
 	TimerFires       int64              `json:"timerFires"`
 	TimerLagSeconds  map[string]float64 `json:"timerLagSeconds,omitempty"`
 	ReminderFires    int64              `json:"reminderFires"`
+	// RemindersFired is how many distinct reminders (actor and name) fired at least once;
+	// MaxFiresPerReminder the most fires of one. ReminderFiresTimed counts the fires whose
+	// callback said when they were due (apps/actorapp.ReminderData); ReminderLagSeconds are
+	// their lag percentiles (arrival minus scheduled time, order statistics: "p50", "p90",
+	// "p99", "max", seconds). ReminderFirstFire is the first fire's arrival,
+	// ReminderLastTimedFire the last timed one's; ReminderNthFire, only when GET /stats was
+	// asked ?reminderFires=N, is the N-th timed fire's arrival.
+	RemindersFired        int                `json:"remindersFired,omitempty"`
+	MaxFiresPerReminder   int64              `json:"maxFiresPerReminder,omitempty"`
+	ReminderFiresTimed    int64              `json:"reminderFiresTimed,omitempty"`
+	ReminderLagSeconds    map[string]float64 `json:"reminderLagSeconds,omitempty"`
+	ReminderFirstFire     *time.Time         `json:"reminderFirstFire,omitempty"`
+	ReminderLastTimedFire *time.Time         `json:"reminderLastTimedFire,omitempty"`
+	ReminderNthFire       *time.Time         `json:"reminderNthFire,omitempty"`
 	// Errors counts the host's failed lock and timer-registration calls; LastError is the last.
 	Errors    int64  `json:"errors"`
 	LastError string `json:"lastError,omitempty"`

@@ -157,6 +157,10 @@ func DeriveFigures(r *Report) Figures {
 			f.Gates["qps.ratio"] = minRatio
 		}
 	}
+	if r.Plan == ReminderPlanKind {
+		f.NoOverhead = "the reminder plan runs no baseline phase: Dapr's actor_reminder measures registration and trigger throughput"
+		reminderGates(r, f.Gates)
+	}
 	if r.Delivery != nil {
 		f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
 		deliveryGates(r, f.Gates)

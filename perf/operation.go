@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -47,11 +48,15 @@ const (
 	// its payload may carry the delivery stamps (SeqToken, SendTimeToken) and its Key
 	// UUIDToken.
 	OpConfigurationSet OperationKind = "configuration.set"
+	// OpActorReminder registers one actor reminder: POST
+	// /v1.0/actors/<actorType>/<actorID>/reminders/<reminder> with the payload as its JSON body
+	// ({"dueTime", "period", "ttl", "data"}). Dapr's scheduler service must run.
+	OpActorReminder OperationKind = "actor.reminder"
 )
 
 // OperationKinds lists every kind, in the order above.
 var OperationKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateDelete, OpPublish,
-	OpPublishBulk, OpActorInvoke, OpJobSchedule, OpConfigurationGet, OpConfigurationSet}
+	OpPublishBulk, OpActorInvoke, OpJobSchedule, OpConfigurationGet, OpConfigurationSet, OpActorReminder}
 
 // GRPCKinds are the kinds the tester implements over gRPC; every other kind is HTTP only for
 // now, and a gRPC load of one is refused by Validate (the tester answers 400 naming the kind).
@@ -60,6 +65,13 @@ var GRPCKinds = []OperationKind{OpInvoke, OpStateGet, OpStateSave, OpStateDelete
 // UUIDToken in a key, an actor id, a job name (or the payload) is replaced by a new random
 // UUID in every request: fortio's own template ("{uuid}", fhttp), lower case.
 const UUIDToken = "{uuid}"
+
+// MaxActorTypes bounds Operation.ActorTypes: Dapr's actor_type_scale hosts 100.
+const MaxActorTypes = 10_000
+
+// ActorTypeName is the k-th type of a load spread over several (Operation.ActorTypes):
+// prefix + "_" + k, as Dapr's actor_type_scale names its types ("actor_0" .. "actor_99").
+func ActorTypeName(prefix string, k int) string { return prefix + "_" + strconv.Itoa(k) }
 
 // MaxBulkEntries bounds Operation.BulkEntries: Dapr's bulk publish has no limit of its own,
 // but 1,000 events of the 10 MiB MaxPayloadBytes would be 10 GB in one request.
@@ -170,6 +182,12 @@ type Operation struct {
 	// every request activate a new actor.
 	ActorType string `json:"actorType,omitempty"`
 	ActorID   string `json:"actorID,omitempty"`
+	// ActorTypes, when > 0 (actor.invoke under an executor only, 1 to MaxActorTypes), spreads
+	// the load over that many actor types named ActorType + "_" + k, k = 0 .. ActorTypes-1
+	// (Dapr's actor_type_scale: actor_0 .. actor_99): VU v calls type v mod ActorTypes.
+	ActorTypes int `json:"actorTypes,omitempty"`
+	// Reminder is the reminder's name (actor.reminder); required.
+	Reminder string `json:"reminder,omitempty"`
 
 	// JobName is the scheduled job's name (job.schedule); required; "job-{uuid}" schedules a
 	// new job per request instead of overwriting one.
@@ -192,7 +210,7 @@ type Operation struct {
 func (o Operation) IsZero() bool {
 	return o.Kind == "" && o.AppID == "" && o.Method == "" && o.Store == "" && o.Key == "" &&
 		len(o.Keys) == 0 && o.PubSub == "" && o.Topic == "" && o.BulkEntries == 0 && o.Repeat == 0 && !o.RawPayload &&
-		o.ActorType == "" && o.ActorID == "" && o.JobName == "" && o.JobDueTime == 0 && o.Baseline == "" &&
+		o.ActorType == "" && o.ActorID == "" && o.ActorTypes == 0 && o.Reminder == "" && o.JobName == "" && o.JobDueTime == 0 && o.Baseline == "" &&
 		o.Direct == ""
 }
 
@@ -263,7 +281,15 @@ func (o Operation) problems(proto Protocol) []error {
 		need("actorType", o.ActorType)
 		need("actorID", o.ActorID)
 		need("method", o.Method)
-		uses["actorType"], uses["actorID"], uses["method"] = true, true, true
+		uses["actorType"], uses["actorID"], uses["method"], uses["actorTypes"] = true, true, true, true
+		if o.ActorTypes < 0 || o.ActorTypes > MaxActorTypes {
+			bad("actorTypes", o.ActorTypes, fmt.Sprintf("must be from 0 (one type, ActorType) to %d types", MaxActorTypes))
+		}
+	case OpActorReminder:
+		need("actorType", o.ActorType)
+		need("actorID", o.ActorID)
+		need("reminder", o.Reminder)
+		uses["actorType"], uses["actorID"], uses["reminder"] = true, true, true
 	case OpJobSchedule:
 		need("jobName", o.JobName)
 		uses["jobName"], uses["jobDueTime"] = true, true
@@ -304,6 +330,8 @@ func (o Operation) problems(proto Protocol) []error {
 		forbid("rawPayload", !uses["rawPayload"] && o.RawPayload, o.RawPayload)
 		forbid("actorType", !uses["actorType"] && o.ActorType != "", fmt.Sprintf("%q", o.ActorType))
 		forbid("actorID", !uses["actorID"] && o.ActorID != "", fmt.Sprintf("%q", o.ActorID))
+		forbid("actorTypes", !uses["actorTypes"] && o.ActorTypes != 0, o.ActorTypes)
+		forbid("reminder", !uses["reminder"] && o.Reminder != "", fmt.Sprintf("%q", o.Reminder))
 		forbid("jobName", !uses["jobName"] && o.JobName != "", fmt.Sprintf("%q", o.JobName))
 		forbid("jobDueTime", !uses["jobDueTime"] && o.JobDueTime != 0, o.JobDueTime)
 		// A direct-to-store phase speaks the store's protocol whatever the transport, and
@@ -349,6 +377,9 @@ func (p Params) operationProblems() []error {
 	}
 	if p.AppID != "" {
 		errs = append(errs, fmt.Errorf("appID = %q: with an operation, set operation.appID instead", p.AppID))
+	}
+	if p.Operation.ActorTypes > 0 && !p.HasExecutor() {
+		errs = append(errs, fmt.Errorf("operation.actorTypes = %d: needs an executor (each VU calls one type; fortio's fixed-rate load sends one URL)", p.Operation.ActorTypes))
 	}
 	if p.UniquePath && p.Operation.Kind != OpInvoke {
 		errs = append(errs, fmt.Errorf("uniquePath = true: only for kind invoke; for kind %s put %s in the key, actor id or job name", p.Operation.Kind, UUIDToken))

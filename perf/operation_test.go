@@ -20,6 +20,7 @@ func validOps() map[OperationKind]Operation {
 		OpJobSchedule:      {Kind: OpJobSchedule, JobName: "job-{uuid}", JobDueTime: time.Hour},
 		OpConfigurationGet: {Kind: OpConfigurationGet, Store: "configstore", Keys: []string{"a", "b"}},
 		OpConfigurationSet: {Kind: OpConfigurationSet, Store: "configstore", Key: "update-{uuid}", Baseline: BaselineStore},
+		OpActorReminder:    {Kind: OpActorReminder, ActorType: "PerfTestActorReminder", ActorID: "{uuid}", Reminder: "myreminder"},
 	}
 }
 
@@ -181,5 +182,36 @@ func TestEventsPerRequest(t *testing.T) {
 		if got := tc.op.EventsPerRequest(); got != tc.want {
 			t.Errorf("%+v: EventsPerRequest() = %d, want %d", tc.op, got, tc.want)
 		}
+	}
+}
+
+func TestActorReminderAndActorTypesFields(t *testing.T) {
+	for _, tc := range []struct {
+		op   Operation
+		want string
+	}{
+		{Operation{Kind: OpActorReminder, ActorType: "A", ActorID: "{uuid}"}, "operation.reminder"},
+		{Operation{Kind: OpActorReminder, ActorType: "A", ActorID: "1", Reminder: "r/1"}, "operation.reminder"},
+		{Operation{Kind: OpActorInvoke, ActorType: "A", ActorID: "1", Method: "m", Reminder: "r"}, "operation.reminder"},
+		{Operation{Kind: OpActorReminder, ActorType: "A", ActorID: "1", Reminder: "r", ActorTypes: 3}, "operation.actorTypes"},
+		{Operation{Kind: OpActorInvoke, ActorType: "A", ActorID: "1", Method: "m", ActorTypes: -1}, "operation.actorTypes"},
+		{Operation{Kind: OpActorInvoke, ActorType: "A", ActorID: "1", Method: "m", ActorTypes: MaxActorTypes + 1}, "operation.actorTypes"},
+	} {
+		err := tc.op.Validate(HTTP)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one naming %s", tc.op, err, tc.want)
+		}
+	}
+	if err := (Operation{Kind: OpActorReminder, ActorType: "A", ActorID: "1", Reminder: "r"}).Validate(GRPC); err == nil {
+		t.Error("actor.reminder over grpc: no error, want kind not implemented")
+	}
+	p := DefaultParams()
+	p.Target = "http://127.0.0.1:3500"
+	p.Operation = Operation{Kind: OpActorInvoke, ActorType: "actor", ActorID: "{uuid}", Method: "m", ActorTypes: 100}
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "needs an executor") {
+		t.Errorf("actorTypes without an executor: %v, want needs an executor", err)
+	}
+	if got := ActorTypeName("actor", 7); got != "actor_7" {
+		t.Errorf("ActorTypeName = %q, want actor_7 (Dapr's names)", got)
 	}
 }

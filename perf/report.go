@@ -68,6 +68,9 @@ type Report struct {
 	// Jobs is set by the jobs trigger plan (JobTriggerPlan): jobs scheduled, fired, never
 	// fired and fired twice, and the trigger lag.
 	Jobs *JobsReport `json:"jobs,omitempty"`
+	// Reminders is set by the reminder plan (ReminderPlan): the trigger phase's reminders,
+	// fires, trigger rate and fire lag.
+	Reminders *ReminderReport `json:"reminders,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
 	// Faults is set by the fault plan (FaultPlan): where and what it injected.

@@ -22,6 +22,9 @@ func Summary(r *Report) string {
 	} else if r.Delivery != nil {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), delivery plan: %d msg/s x %v over %d connections\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, r.Params.QPS, r.Params.Duration, r.Params.Connections)
+	} else if r.Plan == ReminderPlanKind {
+		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), reminder plan: registration at %d requests/s x %v over %d connections, then a trigger phase\n",
+			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, r.Params.QPS, r.Params.Duration, r.Params.Connections)
 	} else if r.Plan == StagePlanKind {
 		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), stage plan: %d stage(s) at fixed rates, each its own load and bound\n",
 			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
@@ -58,6 +61,8 @@ func Summary(r *Report) string {
 		faultTable(&b, r, figures)
 	case r.Plan == IterationsPlanKind:
 		iterationsTable(&b, r)
+	case r.Plan == ReminderPlanKind:
+		reminderTable(&b, r)
 	case len(r.Rounds) == 0:
 		b.WriteString("no complete round: nothing measured\n")
 	default:

@@ -68,9 +68,9 @@ func (v Verdict) String() string {
 
 func formatFigure(figure string, x float64) string {
 	switch {
-	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "latency."), strings.HasPrefix(figure, "delivery.p"), strings.HasPrefix(figure, "actors.timerLag."), strings.HasSuffix(figure, ".mean"):
+	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "latency."), strings.HasPrefix(figure, "delivery.p"), strings.HasPrefix(figure, "actors.timerLag."), strings.HasSuffix(figure, ".mean"), strings.HasPrefix(figure, "reminders.lag."):
 		return fmt.Sprintf("%.3f ms", x*1e3)
-	case figure == "qps":
+	case figure == "qps", figure == "reminders.triggerRate":
 		return fmt.Sprintf("%.2f/s", x)
 	case figure == "qps.ratio":
 		return fmt.Sprintf("%.4f", x)

@@ -8,13 +8,14 @@
 //	GET    /healthz                                       200 (daprd's actor runtime probes it)
 //	PUT    /actors/{type}/{id}/method/{method}            a method call: activates the actor on its first call
 //	PUT    /actors/{type}/{id}/method/timer/{name}        a timer fired
-//	PUT    /actors/{type}/{id}/method/remind/{name}       a reminder fired
+//	PUT    /actors/{type}/{id}/method/remind/{name}       a reminder fired (its lag: reminder.go)
 //	DELETE /actors/{type}/{id}                            deactivation
 //
 // and for the scenarios:
 //
 //	POST   /v1.0/actors/{type}/{id}/method/{method}       the same method, called straight (the baseline:
 //	                                                      the tester's actor path, no daprd, no activation)
+//	POST   /v1.0/actors/{type}/{id}/reminders/{name}      registered through this host's daprd (proxy.go)
 //	GET    /stats                                         Stats, as JSON
 //	POST   /faults                                        open a fault window on the method calls (faults.go)
 //
@@ -36,6 +37,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +59,7 @@ type Options struct {
 	// minus registration time minus TimerDue) is in Stats.
 	TimerDue time.Duration
 	// DaprHTTP is the base URL of this host's daprd HTTP API ("http://127.0.0.1:3500"); needed
-	// with TimerDue.
+	// with TimerDue and for reminder registrations (proxy.go).
 	DaprHTTP string
 	// Host names this host in the lock (unique per host: app id and PID).
 	Host string
@@ -93,6 +95,7 @@ type actorKey struct{ typ, id string }
 type Handler struct {
 	o      Options
 	client *http.Client
+	proxy  *http.Client // reminder registrations to daprd (proxy.go)
 	mux    *http.ServeMux
 
 	mu          sync.Mutex
@@ -100,6 +103,7 @@ type Handler struct {
 	activations map[actorKey]int64
 	registered  map[actorKey]time.Time // when the timer of an active actor was registered
 	lags        []time.Duration
+	reminders   reminderLog // reminder.go
 	st          Stats
 	fault       *faultWindow     // the open or last fault window (faults.go); nil before the first
 	own         *faults.Injector // Options.FailFraction's failures; nil for none
@@ -122,6 +126,7 @@ func NewHandler(o Options) *Handler {
 	h := &Handler{
 		o:           o,
 		client:      &http.Client{Timeout: 10 * time.Second},
+		proxy:       newProxyClient(),
 		mux:         http.NewServeMux(),
 		active:      map[actorKey]bool{},
 		activations: map[actorKey]int64{},
@@ -140,6 +145,7 @@ func NewHandler(o Options) *Handler {
 	h.mux.HandleFunc("POST /v1.0/actors/{type}/{id}/method/{method}", h.direct)
 	h.mux.HandleFunc("GET /stats", h.stats)
 	h.mux.HandleFunc("POST /faults", h.armFaults)
+	h.mux.HandleFunc("POST /v1.0/actors/{type}/{id}/reminders/{name}", h.registerReminder)
 	return h
 }
 
@@ -258,12 +264,18 @@ func (h *Handler) timer(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// reminder records a reminder's fire and, when its body says when it was due, its lag
+// (reminder.go).
 func (h *Handler) reminder(w http.ResponseWriter, r *http.Request) {
-	if !h.known(w, r.PathValue("type")) {
+	k := actorKey{r.PathValue("type"), r.PathValue("id")}
+	if !h.known(w, k.typ) {
 		return
 	}
+	now := time.Now()
+	due, period, ok := reminderSchedule(r.Body)
 	h.mu.Lock()
 	h.st.ReminderFires++
+	h.reminders.fire(reminderKey{k, r.PathValue("name")}, now, due, period, ok)
 	h.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 }
@@ -301,8 +313,23 @@ func (h *Handler) direct(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (h *Handler) stats(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, h.Stats())
+// stats answers Stats; with ?reminderFires=N it also says when the N-th timed reminder fire
+// arrived (Stats.ReminderNthFire), for a trigger rate over N fires.
+func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
+	st := h.Stats()
+	if q := r.URL.Query().Get("reminderFires"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 {
+			http.Error(w, fmt.Sprintf("reminderFires=%q: must be a count >= 1", q), http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		if at, ok := h.reminders.nth(n); ok {
+			st.ReminderNthFire = &at
+		}
+		h.mu.Unlock()
+	}
+	writeJSON(w, st)
 }
 
 // Stats returns a copy of the counters.
@@ -326,6 +353,7 @@ func (h *Handler) Stats() Stats {
 		at := func(p float64) float64 { return l[min(len(l)-1, int(p/100*float64(len(l))))].Seconds() }
 		st.TimerLagSeconds = map[string]float64{"p50": at(50), "p90": at(90), "p99": at(99), "max": l[len(l)-1].Seconds()}
 	}
+	h.reminders.stats(&st)
 	return st
 }
 

@@ -124,6 +124,10 @@ func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 	switch {
 	case p.Operation.Direct != "": // the store's own client (configuration.go)
 		return directCallers(p)
+	case p.Protocol == perf.HTTP && p.Operation.ActorTypes > 0: // actortypes.go
+		return actorTypesCaller(p)
+	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind): // 204 answers
+		return func() (caller, error) { return newStdHTTPCaller(req) }
 	case p.Protocol == perf.HTTP && !p.UniquePath:
 		req.Timeout = iterationTimeout(p)
 		return func() (caller, error) { return newFetchCaller(req) }

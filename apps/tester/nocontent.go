@@ -17,7 +17,7 @@ import (
 // 30,016 sockets for 16 connections in a 30 s state_save run, every request then paying a
 // connect. Publish and bulk publish are answered 204 too. Both phases of a scenario with such a
 // kind use the same client.
-var noContentKinds = []perf.OperationKind{perf.OpStateSave, perf.OpStateDelete, perf.OpPublish, perf.OpPublishBulk}
+var noContentKinds = []perf.OperationKind{perf.OpStateSave, perf.OpStateDelete, perf.OpPublish, perf.OpPublishBulk, perf.OpActorReminder}
 
 // stdHTTPCaller sends one fixed request through fortio's standard client, which keeps its
 // connection alive across 204 answers.

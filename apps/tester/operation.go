@@ -44,6 +44,7 @@ const (
 	apiPublish       = "/v1.0/publish/%s/%s"
 	apiPublishBulk   = "/v1.0-alpha1/publish/bulk/%s/%s"
 	apiActorMethod   = "/v1.0/actors/%s/%s/method/%s"
+	apiActorReminder = "/v1.0/actors/%s/%s/reminders/%s"
 	apiJob           = "/v1.0-alpha1/jobs/%s"
 	apiConfiguration = "/v1.0/configuration/%s"
 )
@@ -102,6 +103,9 @@ func httpRequestFor(p perf.Params) (httpRequest, error) {
 		// POST with an empty body too: daprd answers an actor method on any verb, and the
 		// actor host sees the one Dapr's SDKs send.
 		return withValue(httpRequest{URL: base + fmt.Sprintf(apiActorMethod, op.ActorType, op.ActorID, op.Method), Method: http.MethodPost, Body: payload, ContentType: "application/json"}), nil
+	case perf.OpActorReminder:
+		// The payload is the reminder's JSON body as it is ({"dueTime", "period", "ttl", "data"}).
+		return withValue(httpRequest{URL: base + fmt.Sprintf(apiActorReminder, op.ActorType, op.ActorID, op.Reminder), Method: http.MethodPost, Body: payload, ContentType: "application/json"}), nil
 	case perf.OpJobSchedule:
 		body, err := json.Marshal(jobBody{DueTime: op.JobDueTime.String(), Data: jsonValue(payload)})
 		if err != nil {

@@ -63,6 +63,7 @@ func TestHTTPOperationShapes(t *testing.T) {
 	}{
 		{perf.Operation{Kind: perf.OpInvoke, AppID: "callee", Method: "test"}, "POST", "/v1.0/invoke/callee/method/test", "", "application/octet-stream", "abcdefgh", perf.BaselineApp},
 		{perf.Operation{Kind: perf.OpInvoke, Method: "test"}, "POST", "/test", "", "application/octet-stream", "abcdefgh", perf.BaselineApp},
+		{perf.Operation{Kind: perf.OpActorReminder, ActorType: "PerfTestActorReminder", ActorID: "{uuid}", Reminder: "myreminder"}, "POST", "/v1.0/actors/PerfTestActorReminder/{uuid}/reminders/myreminder", "", "application/json", "abcdefgh", perf.BaselineNoOp},
 		{perf.Operation{Kind: perf.OpStateGet, Store: "statestore", Key: "k1"}, "GET", "/v1.0/state/statestore/k1", "", "", "", perf.BaselineNoOp},
 		{perf.Operation{Kind: perf.OpStateGet, Store: "statestore", Key: "k-{uuid}"}, "GET", "/v1.0/state/statestore/k-{uuid}", "", "", "", perf.BaselineNoOp},
 		{perf.Operation{Kind: perf.OpStateSave, Store: "statestore", Key: "order-{uuid}", Baseline: perf.BaselineStore}, "POST", "/v1.0/state/statestore", "", "application/json",

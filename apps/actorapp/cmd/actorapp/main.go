@@ -6,7 +6,8 @@
 // -redis (default $DAPR_PERF_REDIS_ADDR, which the local platform sets for an app with
 // Backends [redis]) is the Redis that holds the activation locks every host shares; without it
 // the lock is in-process and sees no double activation. -timer-due needs the daprd HTTP port in
-// $DAPR_HTTP_PORT. Once it listens it prints "listening on 127.0.0.1:<port>". SIGTERM or SIGINT
+// $DAPR_HTTP_PORT, through which reminder registrations (POST /v1.0/actors/.../reminders/...)
+// also go. Once it listens it prints "listening on 127.0.0.1:<port>". SIGTERM or SIGINT
 // shut it down (5 s at most) and it exits 0; bad flags exit 2 naming the flag.
 package main
 
@@ -71,12 +72,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(o.Types) == 0 {
 		return usage("-types %q: name at least one actor type", *types)
 	}
-	if *timerDue > 0 {
-		p := os.Getenv("DAPR_HTTP_PORT")
-		if _, err := strconv.Atoi(p); err != nil {
-			return usage("-timer-due needs DAPR_HTTP_PORT, the daprd HTTP port (got %q)", p)
+	if p := os.Getenv("DAPR_HTTP_PORT"); p != "" {
+		if _, err := strconv.Atoi(p); err == nil {
+			o.DaprHTTP = "http://127.0.0.1:" + p // timers and reminder registrations go through it
 		}
-		o.DaprHTTP = "http://127.0.0.1:" + p
+	}
+	if *timerDue > 0 && o.DaprHTTP == "" {
+		return usage("-timer-due needs DAPR_HTTP_PORT, the daprd HTTP port (got %q)", os.Getenv("DAPR_HTTP_PORT"))
 	}
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()

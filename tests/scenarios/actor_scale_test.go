@@ -1,0 +1,88 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+func threshold(t *testing.T, sc perf.Scenario, figure string) perf.Threshold {
+	t.Helper()
+	for _, th := range sc.Thresholds {
+		if th.Figure == figure {
+			return th
+		}
+	}
+	t.Fatalf("%s: no threshold on %s", sc.Test, figure)
+	return perf.Threshold{}
+}
+
+func TestActorScaleScenarios(t *testing.T) {
+	ts := ActorTypeScale()
+	require.Len(t, ts.Apps, 2)
+	types := ts.Apps[1].Args[1]
+	assert.Len(t, strings.Split(types, ","), ActorScaleTypes)
+	assert.True(t, strings.HasPrefix(types, "actor_0,actor_1,") && strings.HasSuffix(types, ",actor_99"), "Dapr's names")
+	main, err := perf.NewParams(ts.MainOptions...)
+	require.NoError(t, err)
+	assert.Equal(t, 500, main.Executor.PeakVUs())
+	assert.Equal(t, 0.095, threshold(t, ts, "latency.p95").Limit)
+	for _, a := range ts.Apps {
+		assert.Contains(t, a.Sidecar.ExtraArgs, actorHostShutdown, a.Name)
+	}
+
+	ids := ActorIDScale()
+	var hosts []string
+	for _, a := range ids.Apps {
+		if a.Kind == perf.ActorApp {
+			hosts = append(hosts, a.Name)
+			assert.Equal(t, []perf.Backend{perf.BackendRedis}, a.Backends, "one Redis lock for every host")
+		}
+	}
+	assert.Equal(t, []string{"actorapp", "actorapp-2", "actorapp-3"}, hosts)
+	assert.Equal(t, 0.090, threshold(t, ids, "latency.p95").Limit)
+}
+
+func TestActorScaleVUsScaleWithTheQPSOverride(t *testing.T) {
+	t.Setenv(perf.EnvQPS, "100")
+	main, err := perf.NewParams(ActorIDScale().MainOptions...)
+	require.NoError(t, err)
+	assert.Equal(t, 50, main.Executor.PeakVUs(), "500 x 100/1000")
+	assert.Contains(t, threshold(t, ActorIDScale(), "latency.p95").Source, "scaled by 0.1")
+}
+
+func TestActorReminderScenario(t *testing.T) {
+	sc := ActorReminder()
+	assert.Nil(t, sc.Apps[0].Sidecar, "the tester sends to the host's daprd")
+	assert.True(t, sc.Apps[1].Sidecar.Scheduler)
+	assert.Equal(t, 480.0, threshold(t, sc, "qps").Limit)
+	assert.False(t, threshold(t, sc, "reminders.triggerRate").WarnOnly)
+
+	t.Setenv(perf.EnvQPS, "100")
+	t.Setenv("DAPR_TEST_DURATION", "10s")
+	sc = ActorReminder()
+	assert.InDelta(t, 16.0, threshold(t, sc, "qps").Limit, 1e-9, "480 x 100/3000")
+	assert.True(t, threshold(t, sc, "reminders.triggerRate").WarnOnly)
+	assert.False(t, threshold(t, sc, "reminders.missing").WarnOnly)
+}
+
+func TestActorActivationOnStores(t *testing.T) {
+	for _, store := range ActorStateStores {
+		sc := ActorActivationOn(store)
+		assert.Equal(t, "actor_activation_"+strings.TrimPrefix(string(store), "state."), sc.Test)
+		for _, a := range sc.Apps {
+			require.Len(t, a.Sidecar.Components, 1)
+			c := a.Sidecar.Components[0]
+			assert.Equal(t, store, c.Type)
+			assert.Equal(t, "true", c.Metadata["actorStateStore"])
+		}
+		assert.True(t, threshold(t, sc, "latency.p99").WarnOnly)
+		assert.False(t, threshold(t, sc, "errors").WarnOnly)
+	}
+	assert.Equal(t, perf.StateInMemory, ActorActivation().Apps[1].Sidecar.Components[0].Type, "the default scenario is untouched")
+	assert.False(t, threshold(t, ActorActivation(), "latency.p99").WarnOnly)
+}
