@@ -134,7 +134,10 @@ func TestBadComponentSettings(t *testing.T) {
 			app.Sidecar.Components = append(app.Sidecar.Components, perf.Component{Name: "queue", Type: "pubsub.jetstream"})
 			_, err := p.StartE(startCtx(t), t, app)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), `app app: component queue: unknown Type "pubsub.jetstream" (want one of pubsub.in-memory,`)
+			assert.Contains(t, err.Error(), `app app: component queue: unknown Type "pubsub.jetstream" (want one of `)
+			for _, typ := range perf.ComponentTypes() {
+				assert.Contains(t, err.Error(), string(typ))
+			}
 		})
 	})
 	t.Run("kafka is kubernetes only", func(t *testing.T) {
