@@ -133,9 +133,10 @@ func MaxOverheadEnv(p float64) string {
 }
 
 // ThresholdsFromEnv applies the env overrides to base: a set variable replaces (or adds) the
-// bound of its figure and becomes its Source. With DAPR_PERF_OVERHEAD_GATE=warn the overhead
-// and latency-mean (".mean") bounds are reported but not fatal: they depend on the machine's
-// cores, not on daprd alone.
+// bound of its figure and becomes its Source. With DAPR_PERF_OVERHEAD_GATE=warn the overhead,
+// latency-mean (".mean") and absolute latency ("latency.*": actor_activation's p90 < 15 ms and
+// p99 < 35 ms, the k6 scenarios' p95) bounds are reported but not fatal: they come from Dapr's
+// 8-vCPU cluster nodes and depend on the machine's cores, not on daprd alone.
 // Every invalid value is an error naming the variable, its value and what it accepts.
 func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
 	out := append([]Threshold(nil), base...)
@@ -169,9 +170,13 @@ func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
 	}
 	if Val(env.OverheadGate) == "warn" {
 		for i := range out {
-			// Latency bounds ("main.mean", "stage.<name>.mean") come from the same 8-vCPU
-			// nodes as the overhead bounds, and are as machine-bound.
-			if strings.HasPrefix(out[i].Figure, "overhead.") || strings.HasSuffix(out[i].Figure, ".mean") {
+			// Latency bounds ("main.mean", "stage.<name>.mean", "latency.p99") come from the
+			// same 8-vCPU nodes as the overhead bounds, and are as machine-bound. A smoke of
+			// actor_activation at 100 QPS for 10 s measured p99 35.9 ms against Dapr's 35 ms
+			// right after make test, and 15.8 ms on a quiet machine: 1,000 requests put p99 at
+			// the 10th slowest.
+			f := out[i].Figure
+			if strings.HasPrefix(f, "overhead.") || strings.HasSuffix(f, ".mean") || strings.HasPrefix(f, "latency.") {
 				out[i].WarnOnly = true
 			}
 		}
