@@ -196,11 +196,10 @@ type BackendRestarter interface {
 func (d *DeliveryPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup)
-	tester, err := NewTesterClient(dep, sc.Tester)
+	tester, err := s.startTester(dep)
 	if err != nil {
 		return err
 	}
-	s.prog.watchTester(tester)
 	subURL, err := dep.Endpoint(d.Subscriber, AppHTTP)
 	if err != nil {
 		return err
@@ -227,11 +226,9 @@ func (d *DeliveryPlan) run(s *session) error {
 	if err := sub.reset(ctx, wn); err != nil {
 		return err
 	}
-	done := s.prog.phase(fmt.Sprintf("warmup (discarded), %d msg/s to %s", warm.QPS, warm.Target), warm.Duration)
-	wres, err := RunLoad(ctx, tester, warm)
-	done()
+	wres, err := s.runWarmup(tester, warm, fmt.Sprintf(", %d msg/s to %s", warm.QPS, warm.Target), warm.Duration)
 	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
+		return err
 	}
 	if _, _, err := sub.drain(ctx, wres.Requests, wres.Requests-wres.Errors(), warmupDrain); err != nil {
 		return fmt.Errorf("warmup: %w", err)
@@ -260,7 +257,7 @@ func (d *DeliveryPlan) run(s *session) error {
 	} else {
 		close(restarted)
 	}
-	done = s.prog.phase(fmt.Sprintf("main: %s %d msg/s to %s, %s subscribe", d.sends(), main.QPS, main.Target, d.Mode), main.Duration)
+	done := s.prog.phase(fmt.Sprintf("main: %s %d msg/s to %s, %s subscribe", d.sends(), main.QPS, main.Target, d.Mode), main.Duration)
 	res, err := RunLoad(ctx, tester, main)
 	done()
 	<-restarted

@@ -170,21 +170,17 @@ func (fp *FaultPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 func (fp *FaultPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, cfg.warmup, fp.base, fp.faults)
-	tester, err := NewTesterClient(dep, sc.Tester)
+	tester, err := s.startTester(dep)
 	if err != nil {
 		return err
 	}
-	s.prog.watchTester(tester)
 	ctx := t.Context()
 	warm, err := routed(dep, sc, sc.Main, cfg.warmup)
 	if err != nil {
 		return fmt.Errorf("warmup: %w", err)
 	}
-	done := s.prog.phase(fmt.Sprintf("warmup (discarded), %d QPS to %s", warm.QPS, warm.Target), warm.Duration)
-	_, err = RunLoad(ctx, tester, warm)
-	done()
-	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
+	if _, err := s.runWarmup(tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
+		return err
 	}
 	target, err := fp.actorHost(dep)
 	if err != nil {
@@ -319,16 +315,7 @@ func (fp *FaultPlan) finish(s *session, runErr error) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d iterations still running at the graceful stop were interrupted (not recorded, as k6)", r.Loads[i].Name, ex.Interrupted))
 		}
 	}
-	if runErr != nil {
-		r.InfraErrors = append(r.InfraErrors, "load: "+runErr.Error())
-	}
-	if len(r.Loads) < 2 {
-		r.Incomplete = true
-		r.IncompleteReason = fmt.Sprintf("%d of 2 phases completed", len(r.Loads))
-		if runErr != nil {
-			r.IncompleteReason += ": " + runErr.Error()
-		}
-	}
+	endLoads(r, 2, "phases", runErr)
 }
 
 // FaultFigures derives a fault plan's gate figures from its loads and its hosts' counters into

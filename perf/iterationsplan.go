@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf/driver"
-	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // IterationRun is one load of an IterationsPlan: k6's shared-iterations executor, VUs virtual
@@ -224,21 +223,18 @@ func (ip *IterationsPlan) run(s *session) error {
 // runGroup runs the warmup and then the runs idx on dep.
 func (ip *IterationsPlan) runGroup(t *testing.T, s *session, dep Deployment, idx []int) error {
 	sc, rep := s.sc, s.rep
-	tester, err := NewTesterClient(dep, sc.Tester)
+	tester, err := s.startTester(dep)
 	if err != nil {
 		return err
 	}
-	s.prog.watchTester(tester)
 	ctx := t.Context()
 	warm, err := routed(dep, sc, sc.Main, s.cfg.warmup)
 	if err != nil {
 		return fmt.Errorf("warmup: %w", err)
 	}
-	done := s.prog.phase(fmt.Sprintf("warmup (discarded): %d VUs, %d iterations to %s", warm.Executor.VUs, warm.Executor.Iterations, warm.Target), 0)
-	wres, err := RunLoad(ctx, tester, warm)
-	done()
+	wres, err := s.runWarmup(tester, warm, fmt.Sprintf(": %d VUs, %d iterations to %s", warm.Executor.VUs, warm.Executor.Iterations, warm.Target), 0)
 	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
+		return err
 	}
 	if wres.Errors() > 0 {
 		t.Logf("warmup: %d of %d requests failed (codes %v)", wres.Errors(), wres.Requests, wres.RetCodes)
@@ -298,24 +294,12 @@ func (ip *IterationsPlan) finish(s *session, runErr error) {
 	}
 	r.Warnings = append(r.Warnings, ip.notes...)
 	if len(rounds) > 0 {
-		r.Resources = summariseResources(rounds, nil)
 		// The runs are closed loops of whole workflows, a few hundred each: too few requests
 		// for an RSS slope per 1,000 of them to classify.
-		for i := range r.Resources {
-			r.Resources[i].Growth = growth.Classification{}
-		}
+		r.Resources = resourcesWithoutGrowth(rounds)
 		r.Warnings = append(r.Warnings, "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)")
 	}
-	if runErr != nil {
-		r.InfraErrors = append(r.InfraErrors, "load: "+runErr.Error())
-	}
-	if len(r.Loads) < len(ip.loads) {
-		r.Incomplete = true
-		r.IncompleteReason = fmt.Sprintf("%d of %d runs completed", len(r.Loads), len(ip.loads))
-		if runErr != nil {
-			r.IncompleteReason += ": " + runErr.Error()
-		}
-	}
+	endLoads(r, len(ip.loads), "runs", runErr)
 }
 
 // IterationsPercentiles are the service-time percentiles the iterations plan reports per run

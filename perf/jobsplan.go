@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // JobTriggerPlan measures Dapr's job triggering end to end: the job app (Kind JobApp) schedules
@@ -267,24 +265,36 @@ type JobsReport struct {
 	Fault *JobFault `json:"fault,omitempty"`
 }
 
-// JobAppStats are the job app's counts (apps/jobapp GET /stats).
+// JobAppStats are the job app's counts (apps/jobapp GET /stats) of the jobs scheduled since
+// its last reset. Counts are jobs; seconds are float64 seconds; times are Unix nanoseconds (0
+// when nothing fired).
 type JobAppStats struct {
-	Scheduled         int64              `json:"scheduled"`
-	ScheduleErrors    int64              `json:"scheduleErrors"`
-	LastError         string             `json:"lastError,omitempty"`
-	Fired             int64              `json:"fired"`
-	NeverFired        int64              `json:"neverFired"`
-	FiredTwice        int64              `json:"firedTwice"`
-	ExtraFires        int64              `json:"extraFires"`
-	Unexpected        int64              `json:"unexpected"`
-	MaxFiresPerJob    int                `json:"maxFiresPerJob"`
-	LagSeconds        map[string]float64 `json:"lagSeconds,omitempty"`
-	FirstFireUnixNano int64              `json:"firstFireUnixNano,omitempty"`
-	LastFireUnixNano  int64              `json:"lastFireUnixNano,omitempty"`
-	// LastFirstFireUnixNano is the latest first trigger of a job.
+	// Scheduled is how many jobs daprd accepted; ScheduleErrors how many requests it refused.
+	Scheduled      int64  `json:"scheduled"`
+	ScheduleErrors int64  `json:"scheduleErrors"`
+	LastError      string `json:"lastError,omitempty"`
+	// Fired is how many scheduled jobs triggered at least once; NeverFired how many did not
+	// (Scheduled - Fired); FiredTwice how many triggered more than once; ExtraFires the
+	// triggers beyond each job's first; Unexpected the triggers of names never scheduled here.
+	Fired      int64 `json:"fired"`
+	NeverFired int64 `json:"neverFired"`
+	FiredTwice int64 `json:"firedTwice"`
+	ExtraFires int64 `json:"extraFires"`
+	Unexpected int64 `json:"unexpected"`
+	// MaxFiresPerJob is the most triggers of one job.
+	MaxFiresPerJob int `json:"maxFiresPerJob"`
+	// LagSeconds are the percentiles of the trigger lag (first receipt minus due time) of the
+	// jobs that fired, by order statistics (nearest rank) of every lag: "p50", "p90", "p99",
+	// "min", "max"; empty when none fired.
+	LagSeconds map[string]float64 `json:"lagSeconds,omitempty"`
+	// FirstFireUnixNano and LastFireUnixNano bound the triggers received;
+	// LastFirstFireUnixNano is the latest first trigger of a job (a second one may come later).
+	FirstFireUnixNano     int64 `json:"firstFireUnixNano,omitempty"`
+	LastFireUnixNano      int64 `json:"lastFireUnixNano,omitempty"`
 	LastFirstFireUnixNano int64 `json:"lastFirstFireUnixNano,omitempty"`
-	FirstDueUnixNano      int64 `json:"firstDueUnixNano,omitempty"`
-	LastDueUnixNano       int64 `json:"lastDueUnixNano,omitempty"`
+	// FirstDueUnixNano and LastDueUnixNano bound the due times of the jobs scheduled.
+	FirstDueUnixNano int64 `json:"firstDueUnixNano,omitempty"`
+	LastDueUnixNano  int64 `json:"lastDueUnixNano,omitempty"`
 }
 
 // jobScheduleResult is the job app's answer to POST /schedule.
@@ -365,10 +375,8 @@ func (j *JobTriggerPlan) run(s *session) error {
 		if len(sampleErrs) > 0 {
 			t.Logf("jobs: %d resource readings failed, first: %v", len(sampleErrs), sampleErrs[0])
 		}
-		rep.Resources = summariseResources([]Round{{Resources: series}}, nil)
-		for i := range rep.Resources { // no request count to grow per: only peak RSS and CPU
-			rep.Resources[i].Growth = growth.Classification{}
-		}
+		// no request count to grow per: only peak RSS and CPU
+		rep.Resources = resourcesWithoutGrowth([]Round{{Resources: series}})
 	}
 
 	// 2. the scheduling, with the fault beside it

@@ -178,11 +178,10 @@ func (rp *ReminderPlan) run(s *session) error {
 	ctx := t.Context()
 	trig := rp.triggerParams(cfg.main, time.Now())
 	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup, trig)
-	tester, err := NewTesterClient(dep, sc.Tester)
+	tester, err := s.startTester(dep)
 	if err != nil {
 		return err
 	}
-	s.prog.watchTester(tester)
 	hostURL, err := dep.Endpoint(rp.Host, AppHTTP)
 	if err != nil {
 		return err
@@ -200,15 +199,12 @@ func (rp *ReminderPlan) run(s *session) error {
 		return fmt.Errorf("registration: %w", err)
 	}
 
-	done := s.prog.phase(fmt.Sprintf("warmup (discarded), register %d reminders/s", warm.QPS), warm.Duration)
-	_, err = RunLoad(ctx, tester, warm)
-	done()
-	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
+	if _, err := s.runWarmup(tester, warm, fmt.Sprintf(", register %d reminders/s", warm.QPS), warm.Duration); err != nil {
+		return err
 	}
 
 	rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
-	done = s.prog.phase(fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), main.Duration)
+	done := s.prog.phase(fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), main.Duration)
 	res, err := RunLoad(ctx, tester, main)
 	done()
 	series, _ := rec.Stop()

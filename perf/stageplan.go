@@ -8,8 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Stage is one fixed-rate load of a StagePlan: Samples requests at QPS requests/s (a stage
@@ -139,21 +137,17 @@ func (sp *StagePlan) steps(_ Scenario, cfg runConfig) []planPhase {
 func (sp *StagePlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, append([]Params{cfg.warmup}, sp.loads...)...)
-	tester, err := NewTesterClient(dep, sc.Tester)
+	tester, err := s.startTester(dep)
 	if err != nil {
 		return err
 	}
-	s.prog.watchTester(tester)
 	ctx := t.Context()
 	warm, err := routed(dep, sc, sc.Main, cfg.warmup)
 	if err != nil {
 		return fmt.Errorf("warmup: %w", err)
 	}
-	done := s.prog.phase(fmt.Sprintf("warmup (discarded), %d QPS to %s", warm.QPS, warm.Target), warm.Duration)
-	_, err = RunLoad(ctx, tester, warm)
-	done()
-	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
+	if _, err := s.runWarmup(tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
+		return err
 	}
 	sp.series = nil
 	for i, p := range sp.loads {
@@ -204,24 +198,12 @@ func (sp *StagePlan) finish(s *session, runErr error) {
 		}
 	}
 	if len(rounds) > 0 {
-		r.Resources = summariseResources(rounds, nil)
 		// No memory-growth verdict: a stage is too short or too sparse (down to 1 request/s)
 		// for an RSS slope per 1,000 requests to mean anything (30 requests gave 21 MiB/1000).
-		for i := range r.Resources {
-			r.Resources[i].Growth = growth.Classification{}
-		}
+		r.Resources = resourcesWithoutGrowth(rounds)
 		r.Warnings = append(r.Warnings, "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)")
 	}
-	if runErr != nil {
-		r.InfraErrors = append(r.InfraErrors, "load: "+runErr.Error())
-	}
-	if len(r.Loads) < len(sp.loads) {
-		r.Incomplete = true
-		r.IncompleteReason = fmt.Sprintf("%d of %d stages completed", len(r.Loads), len(sp.loads))
-		if runErr != nil {
-			r.IncompleteReason += ": " + runErr.Error()
-		}
-	}
+	endLoads(r, len(sp.loads), "stages", runErr)
 }
 
 // deriveStageFigures fills in f for a stage plan's report: one phase per stage (named as the

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // Counter counts the triggers of the jobs it was told about. It is safe for concurrent use.
@@ -88,36 +90,9 @@ func (c *Counter) Reset() {
 	c.firstFire, c.lastFire, c.lastFirst = time.Time{}, time.Time{}, time.Time{}
 }
 
-// Stats are the counts of the jobs scheduled since the last reset. Counts are jobs; seconds
-// are float64 seconds; times are Unix nanoseconds (0 when nothing fired).
-type Stats struct {
-	// Scheduled is how many jobs daprd accepted; ScheduleErrors how many requests it refused.
-	Scheduled      int64  `json:"scheduled"`
-	ScheduleErrors int64  `json:"scheduleErrors"`
-	LastError      string `json:"lastError,omitempty"`
-	// Fired is how many scheduled jobs triggered at least once; NeverFired how many did not
-	// (Scheduled - Fired); FiredTwice how many triggered more than once; ExtraFires the
-	// triggers beyond each job's first; Unexpected the triggers of names never scheduled here.
-	Fired      int64 `json:"fired"`
-	NeverFired int64 `json:"neverFired"`
-	FiredTwice int64 `json:"firedTwice"`
-	ExtraFires int64 `json:"extraFires"`
-	Unexpected int64 `json:"unexpected"`
-	// MaxFiresPerJob is the most triggers of one job.
-	MaxFiresPerJob int `json:"maxFiresPerJob"`
-	// LagSeconds are the percentiles of the trigger lag (first receipt minus due time) of the
-	// jobs that fired, by order statistics (nearest rank) of every lag: "p50", "p90", "p99",
-	// "min", "max"; empty when none fired.
-	LagSeconds map[string]float64 `json:"lagSeconds,omitempty"`
-	// FirstFireUnixNano and LastFireUnixNano bound the triggers received;
-	// LastFirstFireUnixNano is the latest first trigger of a job (a second one may come later).
-	FirstFireUnixNano     int64 `json:"firstFireUnixNano,omitempty"`
-	LastFireUnixNano      int64 `json:"lastFireUnixNano,omitempty"`
-	LastFirstFireUnixNano int64 `json:"lastFirstFireUnixNano,omitempty"`
-	// FirstDueUnixNano and LastDueUnixNano bound the due times of the jobs scheduled.
-	FirstDueUnixNano int64 `json:"firstDueUnixNano,omitempty"`
-	LastDueUnixNano  int64 `json:"lastDueUnixNano,omitempty"`
-}
+// Stats are the counts of the jobs scheduled since the last reset: perf.JobAppStats, the
+// type the jobs plan reads from GET /stats, so the two sides cannot drift apart.
+type Stats = perf.JobAppStats
 
 // Stats returns the counts so far.
 func (c *Counter) Stats() Stats {

@@ -37,7 +37,18 @@ func Main(name string, args []string, stdout, stderr io.Writer, run RunFunc) int
 	}
 	ctx, stop := SignalContext(context.Background()) // before Announce: see SignalContext
 	defer stop()
-	ln, err := ListenOn(f.Host, f.Port)
+	return ListenAndRun(ctx, name, f.Host, f.Port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+		return run(ctx, ln, f.Faults)
+	})
+}
+
+// ListenAndRun is the end of every app's main once its flags are parsed: it listens on
+// host:port (port 0: a free one), writes the Announce line to stdout and runs run on the
+// listener until ctx is done (run must close ln when it returns; serve.HTTP and serve.GRPC
+// do). It returns ExitOK when run returns nil, else ExitError with the error on stderr
+// prefixed with name (a listen, announce or serve failure).
+func ListenAndRun(ctx context.Context, name, host string, port int, stdout, stderr io.Writer, run func(context.Context, net.Listener) error) int {
+	ln, err := ListenOn(host, port)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitError
@@ -47,7 +58,7 @@ func Main(name string, args []string, stdout, stderr io.Writer, run RunFunc) int
 		_, _ = fmt.Fprintf(stderr, "%s: announce: %v\n", name, err)
 		return ExitError
 	}
-	if err := run(ctx, ln, f.Faults); err != nil {
+	if err := run(ctx, ln); err != nil {
 		_, _ = fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitError
 	}

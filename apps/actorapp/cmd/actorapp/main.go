@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -94,19 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		o.Lock = l
 	}
-	ln, err := serve.ListenOn(*host, *port)
-	if err != nil {
-		_, _ = fmt.Fprintf(stderr, "actorapp: %v\n", err)
-		return serve.ExitError
-	}
-	if err := serve.Announce(stdout, ln); err != nil {
-		_ = ln.Close()
-		_, _ = fmt.Fprintf(stderr, "actorapp: announce: %v\n", err)
-		return serve.ExitError
-	}
-	if err := serve.HTTP(ctx, ln, actorapp.NewHandler(o)); err != nil {
-		_, _ = fmt.Fprintf(stderr, "actorapp: %v\n", err)
-		return serve.ExitError
-	}
-	return serve.ExitOK
+	return serve.ListenAndRun(ctx, "actorapp", *host, *port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+		return serve.HTTP(ctx, ln, actorapp.NewHandler(o))
+	})
 }

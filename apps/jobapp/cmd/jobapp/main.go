@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 
@@ -53,19 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()
-	ln, err := serve.ListenOn(*host, int(port))
-	if err != nil {
-		_, _ = fmt.Fprintf(stderr, "jobapp: %v\n", err)
-		return serve.ExitError
-	}
-	if err := serve.Announce(stdout, ln); err != nil {
-		_ = ln.Close()
-		_, _ = fmt.Fprintf(stderr, "jobapp: announce: %v\n", err)
-		return serve.ExitError
-	}
-	if err := serve.HTTP(ctx, ln, jobapp.NewHandler(o)); err != nil {
-		_, _ = fmt.Fprintf(stderr, "jobapp: %v\n", err)
-		return serve.ExitError
-	}
-	return serve.ExitOK
+	return serve.ListenAndRun(ctx, "jobapp", *host, int(port), stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+		return serve.HTTP(ctx, ln, jobapp.NewHandler(o))
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"time"
 
@@ -83,19 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "workflowapp: %v\n", err)
 		return serve.ExitError
 	}
-	ln, err := serve.ListenOn(*host, *port)
-	if err != nil {
-		_, _ = fmt.Fprintf(stderr, "workflowapp: %v\n", err)
-		return serve.ExitError
-	}
-	if err := serve.Announce(stdout, ln); err != nil {
-		_ = ln.Close()
-		_, _ = fmt.Fprintf(stderr, "workflowapp: announce: %v\n", err)
-		return serve.ExitError
-	}
-	if err := serve.HTTP(ctx, ln, app.Handler()); err != nil {
-		_, _ = fmt.Fprintf(stderr, "workflowapp: %v\n", err)
-		return serve.ExitError
-	}
-	return serve.ExitOK
+	return serve.ListenAndRun(ctx, "workflowapp", *host, *port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+		return serve.HTTP(ctx, ln, app.Handler())
+	})
 }
