@@ -61,9 +61,16 @@ func (r *Report) planChecksPass() bool {
 //  7. one test error per failed bound, per failed plan check, and for an invalid or
 //     incomplete run.
 //
-// It returns the report, also when t has failed.
+// It returns the report, also when t has failed. Under DAPR_PERF_PLAN_ONLY=1 it only prints
+// the plan (runPlanOnly, planonly.go) and returns nil, with no platform needed or started.
 func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	t.Helper()
+	if only, err := PlanOnlyFromEnv(); err != nil {
+		t.Fatal(err)
+	} else if only {
+		runPlanOnly(t, sc, opts)
+		return nil
+	}
 	cfg, err := newRunConfig(sc, opts)
 	if err != nil {
 		t.Fatal(err)

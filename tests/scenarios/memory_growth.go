@@ -110,6 +110,9 @@ func GrowthVariants(sc perf.Scenario) []perf.GrowthVariant {
 // with build A alone: growth rounds are not interleaved between two builds.
 func RunGrowth(t *testing.T, g perf.Scenario) *perf.Report {
 	t.Helper()
+	if planOnly(t) { // no platform constructed: perf.Run prints the plan
+		return perf.Run(t, g)
+	}
 	p, err := platformFromEnv(false)
 	if err != nil {
 		t.Fatal(err)
