@@ -159,6 +159,13 @@ test-perf-all: daprd $(DAPRD_B)
 	@echo "make perf: $(words $(PERF_TESTS)) scenario packages, one at a time: $(PERF_TESTS); each logs its plan and expected time first"
 	$(PERF_ENV) DAPR_PERF_COMMAND="make perf" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(PERF_PACKAGES)
 
+## perf-plan: make perf's plan only (DAPR_PERF_PLAN_ONLY=1): builds the test binaries, prints
+## every scenario's phases, loads and expected time and the suite's expected total; starts
+## nothing, needs no daprd. The env overrides apply as in make perf (DAPR_PERF_QPS, ...).
+.PHONY: perf-plan
+perf-plan:
+	$(PERF_ENV) DAPR_PERF_PLAN_ONLY=1 DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(PERF_PACKAGES)
+
 ## test-perf-<name>: one scenario package, tests/<name>: test-perf-service_invocation_http,
 ## test-perf-service_invocation_grpc, test-perf-memory_growth (Dapr's names and layout).
 $(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)

@@ -28,9 +28,19 @@ export DAPR_PERF_COMMAND=${DAPR_PERF_COMMAND:-scripts/perf.sh${*:+ $*}}
 export DAPR_PERF_OVERHEAD_GATE=${DAPR_PERF_OVERHEAD_GATE:-warn}
 dir=$root/runs/$run_id
 
+pkgs=("${@:-./tests/...}")
+
+# The plan first (scripts/perf-plan.sh): the same packages under DAPR_PERF_PLAN_ONLY=1, which
+# builds the test binaries and prints each scenario's plan, starting nothing; a configuration
+# error stops here, before any load. Under DAPR_PERF_PLAN_ONLY=1 (make perf-plan) that is all.
+# shellcheck source=scripts/perf-plan.sh
+. scripts/perf-plan.sh
+perf_plan "${pkgs[@]}" || exit 5
+case ${DAPR_PERF_PLAN_ONLY:-} in 1 | true) exit 0 ;; esac
+
 echo "perf: run $run_id; results go to $dir"
-"$go" test -tags perf -count=1 -p 1 -v -timeout "${PERF_TIMEOUT:-90m}" "${@:-./tests/...}"
-rc=$?
+"$go" test -tags perf -count=1 -p 1 -v -timeout "${PERF_TIMEOUT:-90m}" "${pkgs[@]}" 2>&1 | perf_progress
+rc=${PIPESTATUS[0]}
 echo "perf: go test exited $rc; the result files say:"
 # Built, not `go run`: go run turns every non-zero exit into 1.
 if "$go" build -o .bin/charts ./charts; then

@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# Sourced by scripts/perf.sh: the suite's plan before make perf, and its progress during it.
+#
+#   perf_plan PKG...   runs the plan-only pass (DAPR_PERF_PLAN_ONLY=1 go test -tags perf -v over
+#                      the same packages and flags: builds each test binary, prints each
+#                      scenario's plan line, starts no process), prints the suite's plan table
+#                      and expected total (cmd/perfplan), and keeps the expected time of each
+#                      package for perf_progress. Returns non-zero, with go test's output, when
+#                      the pass fails (a configuration error, a build error).
+#   perf_progress      a filter for the real run's go test output: passes every line through and
+#                      adds "perf: package k of N ..." at each package's start (elapsed time, the
+#                      suite's ETA from the plan) and end (its wall time against its plan).
+#
+# Uses $go. The ETA is the plan's expected time of the packages not finished yet: an estimate
+# from the phases' lengths, not a measurement; closed-loop runs (the workflows' iterations,
+# planned at their maxDuration) are not in it.
+
+# fmt_secs S: S seconds as 1h02m03s, 4m05s or 6s.
+fmt_secs() {
+	local s=$1
+	if ((s >= 3600)); then printf '%dh%02dm%02ds' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+	elif ((s >= 60)); then printf '%dm%02ds' $((s / 60)) $((s % 60))
+	else printf '%ds' "$s"; fi
+}
+
+plan_order=()
+declare -A plan_secs=()
+plan_total=0
+plan_upto=0
+
+perf_plan() {
+	local out start rc row name secs
+	out=$(mktemp) || return 1
+	if ! "$go" build -o .bin/perfplan ./cmd/perfplan; then
+		echo "perf: cannot build ./cmd/perfplan to read the plan" >&2
+		rm -f "$out"
+		return 1
+	fi
+	echo "perf: plan: building the test binaries and listing every scenario's plan (DAPR_PERF_PLAN_ONLY=1: nothing starts)"
+	start=$SECONDS
+	DAPR_PERF_PLAN_ONLY=1 "$go" test -tags perf -count=1 -p 1 -v -timeout 20m "$@" >"$out" 2>&1
+	rc=$?
+	if ((rc != 0)); then
+		echo "perf: the plan-only pass failed (go test exit $rc), before any process started:" >&2
+		grep -v "^daprperf-plan " "$out" | grep -Ev '^(=== |[[:space:]]*--- PASS)' | tail -40 >&2
+		rm -f "$out"
+		return 1
+	fi
+	if ! .bin/perfplan table "$out"; then
+		rm -f "$out"
+		return 1
+	fi
+	while read -r name secs upto _; do
+		plan_order+=("$name")
+		plan_secs[$name]=$secs
+		plan_total=$((plan_total + secs))
+		plan_upto=$((plan_upto + upto))
+	done < <(.bin/perfplan packages "$out")
+	rm -f "$out"
+	echo "perf: plan listed in $((SECONDS - start)) s (building the test binaries); expected about $(fmt_secs "$plan_total") for ${#plan_order[@]} packages$( ((plan_upto > 0)) && echo ", plus closed-loop runs of up to $(fmt_secs "$plan_upto")"), an estimate from the plans; the ETA lines below count the former only"
+}
+
+perf_progress() {
+	trap '' INT # SIGINT is go test's to handle: keep reading so the runs can stop cleanly
+	local n=${#plan_order[@]} k=0 begun=$SECONDS pkg_start=$SECONDS done_secs=0 line pkg wall
+	local re='^(ok|FAIL|\?)[[:space:]]+[^[:space:]]*/(tests/[^[:space:]]+)'
+	announce() {
+		local name=${plan_order[k]} left=$((plan_total - done_secs))
+		echo "perf: package $((k + 1)) of $n: $name (plan $(fmt_secs "${plan_secs[$name]}")); elapsed $(fmt_secs $((SECONDS - begun))), suite ETA about $(fmt_secs "$left") left ($(date -u -d "+$left seconds" +%H:%M) UTC)"
+	}
+	((n > 0)) && announce
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		[[ $line =~ $re ]] || continue
+		pkg=${BASH_REMATCH[2]}
+		[[ -n ${plan_secs[$pkg]+set} ]] || continue
+		wall=$((SECONDS - pkg_start))
+		echo "perf: package $((k + 1)) of $n done: $pkg in $(fmt_secs "$wall") of wall time (plan $(fmt_secs "${plan_secs[$pkg]}"))"
+		done_secs=$((done_secs + plan_secs[$pkg]))
+		k=$((k + 1))
+		pkg_start=$SECONDS
+		((k < n)) && announce
+	done
+	return 0
+}
