@@ -1,6 +1,7 @@
 # daprperf: performance tests for Dapr's sidecar, daprd.
 #   make perf     build daprd if missing, run every perf scenario locally under one run id
 #                 (= make test-perf-all; results in reports/runs/<run id>/; exit codes in scripts/perf.sh)
+#   make perf-plan  make perf's plan only: every scenario's phases, loads and expected time, the suite's total
 #   make test-perf-<name>  one scenario package, tests/<name> (Dapr's target names)
 #   make perf-state  the state scenarios (get and save; in-memory, Redis, PostgreSQL)
 #   make perf-actors the actor scenarios (tests/actor_*)

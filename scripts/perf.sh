@@ -16,7 +16,9 @@
 # Environment: DAPR_PERF_RUN_ID (default: UTC time and 4 random hex digits),
 # DAPR_PERF_REPORT_DIR (default: reports; results go to <dir>/runs/<run id>/),
 # DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (go test -timeout, default 90m),
-# GO (default go); everything else as README.md says.
+# GO (default go); everything else as README.md says. It first prints the suite's plan
+# (scripts/perf-plan.sh; with DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with
+# the suite's ETA.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
