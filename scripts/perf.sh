@@ -37,8 +37,13 @@ pkgs=("${@:-./tests/...}")
 # error stops here, before any load. Under DAPR_PERF_PLAN_ONLY=1 (make perf-plan) that is all.
 # shellcheck source=scripts/perf-plan.sh
 . scripts/perf-plan.sh
+plan_only=${DAPR_PERF_PLAN_ONLY:-}
+case $plan_only in
+'' | 0 | false | 1 | true) ;;
+*) echo "perf: DAPR_PERF_PLAN_ONLY=\"$plan_only\": must be 1 or true (print the plan, start nothing), 0 or false" >&2; exit 5 ;;
+esac
 perf_plan "${pkgs[@]}" || exit 5
-case ${DAPR_PERF_PLAN_ONLY:-} in 1 | true) exit 0 ;; esac
+case $plan_only in 1 | true) exit 0 ;; esac
 
 echo "perf: run $run_id; results go to $dir"
 "$go" test -tags perf -count=1 -p 1 -v -timeout "${PERF_TIMEOUT:-90m}" "${pkgs[@]}" 2>&1 | perf_progress
