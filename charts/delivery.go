@@ -120,6 +120,11 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 	for _, xy := range xys {
 		largest = max(largest, xy.Y)
 	}
+	// A bound far above the data would flatten it: such a bound stays off the axis (clipped),
+	// and its legend entry says so.
+	data := largest
+	far := func(limit float64) bool { return data > 0 && limit > 3*data }
+	offAxis := false
 	type bound struct {
 		x, y float64
 		v    perf.Verdict
@@ -131,14 +136,17 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 		if !ok {
 			continue
 		}
+		if !far(v.Limit) {
+			largest = max(largest, v.Limit)
+		} else {
+			offAxis = true
+		}
 		if stat == "mean" {
 			meanBound = &v
-			largest = max(largest, v.Limit)
 			continue
 		}
 		for _, q := range lagPoints(map[string]float64{stat: v.Limit}) {
 			bounds = append(bounds, bound{x: percentileX(q.P), y: v.Limit, v: v})
-			largest = max(largest, v.Limit)
 		}
 	}
 	u := latencyUnit(largest)
@@ -167,12 +175,22 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 		fig.add("", pts)
 	}
 	if maxSeconds > 0 {
-		sc, err := plotter.NewScatter(plotter.XYs{{X: maxX, Y: maxSeconds * u.PerSecond}})
+		// Right of the line's end, apart from its last percentile, and labelled.
+		maxX *= 1.6
+		at := plotter.XYs{{X: maxX, Y: maxSeconds * u.PerSecond}}
+		sc, err := plotter.NewScatter(at)
 		if err != nil {
 			return err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4.5), Shape: draw.CrossGlyph{}}
 		fig.add(fmt.Sprintf("max %.3g %s", maxSeconds*u.PerSecond, u.Name), sc)
+		lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: []string{"max"}})
+		if err != nil {
+			return err
+		}
+		lbl.TextStyle[0].XAlign, lbl.TextStyle[0].YAlign = draw.XCenter, draw.YTop
+		lbl.Offset = vg.Point{Y: -vg.Points(6)}
+		fig.add("", lbl)
 	}
 	for _, b := range bounds {
 		y := b.y * u.PerSecond
@@ -181,7 +199,15 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 			return err
 		}
 		seg.Color, seg.Width, seg.Dashes = boundColor, vg.Points(2.5), []vg.Length{vg.Points(6), vg.Points(3)}
-		fig.add(fmt.Sprintf("bound: %s %s %.3g %s: %s", b.v.Figure, opText(b.v.Op), y, u.Name, verdictState(b.v)), seg)
+		fig.add(fmt.Sprintf("bound: %s %s %.4g %s%s: %s", b.v.Figure, opText(b.v.Op), y, u.Name, aboveAxis(far(b.y)), verdictState(b.v)), seg)
+		if b.v.Measured {
+			got, err := plotter.NewScatter(plotter.XYs{{X: b.x, Y: b.v.Got * u.PerSecond}})
+			if err != nil {
+				return err
+			}
+			got.GlyphStyle = draw.GlyphStyle{Color: boundColor, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+			fig.add(fmt.Sprintf("%s measured: %.3g %s", b.v.Figure, b.v.Got*u.PerSecond, u.Name), got)
+		}
 		maxX = max(maxX, b.x*1.6)
 	}
 	if v := meanBound; v != nil {
@@ -191,10 +217,21 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 			return err
 		}
 		l.Color, l.Width, l.Dashes = boundColor, vg.Points(1.5), []vg.Length{vg.Points(2), vg.Points(3)}
-		fig.add(fmt.Sprintf("bound: %s %s %.3g %s (got %.3g): %s", v.Figure, opText(v.Op), y, u.Name, v.Got*u.PerSecond, verdictState(*v)), l)
+		fig.add(fmt.Sprintf("bound: %s %s %.4g %s%s (got %.3g): %s", v.Figure, opText(v.Op), y, u.Name, aboveAxis(far(v.Limit)), v.Got*u.PerSecond, verdictState(*v)), l)
+	}
+	if offAxis {
+		p.Y.Max = largest * u.PerSecond * 1.1
 	}
 	p.X.Min, p.X.Max = 1, maxX*1.15
 	return nil
+}
+
+// aboveAxis is the legend's note for a bound drawn off the axis.
+func aboveAxis(far bool) string {
+	if far {
+		return ", above this axis"
+	}
+	return ""
 }
 
 // twoPanel makes a figure whose lower panel holds counts: top title, bottom title.

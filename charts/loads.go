@@ -228,7 +228,7 @@ func loadsLatencyChart(rep *perf.Report) (*figure, error) {
 			return nil, err
 		}
 		seg.Color, seg.Width, seg.Dashes = boundColor, vg.Points(2.5), []vg.Length{vg.Points(6), vg.Points(3)}
-		name := fmt.Sprintf("bound: %s %s %.3g %s (%s)", b.stat, opText(b.v.Op), y, u.Name, shorten(b.v.Source, 60))
+		name := fmt.Sprintf("bound: %s %s %.4g %s (%s)", b.stat, opText(b.v.Op), y, u.Name, shorten(b.v.Source, 60))
 		if named[name] {
 			name = ""
 		}
