@@ -297,7 +297,7 @@ func loadsRateChart(rep *perf.Report) (*figure, error) {
 		vals[i] = l.ActualQPS
 		largest = max(largest, l.ActualQPS, l.RequestedQPS)
 		names[i] = wrapName(l.Name, 14)
-		label := fmt.Sprintf("%.3g/s", l.ActualQPS)
+		label := fmtNum(l.ActualQPS) + "/s"
 		if e := l.Executor; e != nil {
 			if e.Scheduled > 0 {
 				label += fmt.Sprintf("\n%s of %s %s", fmtCount(l.Requests), fmtCount(e.Scheduled), iterWord)
@@ -490,4 +490,13 @@ func loadsSpectrumChart(rep *perf.Report) (*figure, error) {
 	}
 	fig.Plot.X.Min, fig.Plot.X.Max = 1, maxX
 	return markInvalid(fig, rep), nil
+}
+
+// fmtNum writes a chart label's figure: three significant digits below 1,000 ("51.7",
+// "0.9995"), whole with thousands separators from there ("1,590").
+func fmtNum(x float64) string {
+	if math.Abs(x) >= 1000 {
+		return fmtCount(int64(math.Round(x)))
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
 }

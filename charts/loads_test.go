@@ -21,7 +21,8 @@ import (
 // stage plan (pubsub_publish, 8 stages, 7 of them over their 1 ms mean bound), the iterations
 // plan (workflow_constant_vus_inmemory, 3 runs of 15 workflows), the delivery plan
 // (pubsub_subscribe_redis, valid; pubsub_bulk_subscribe_redis, INVALID: 22.5 % of its publishes
-// late) and the jobs trigger plan (jobs_triggering, 333 jobs).
+// late), the jobs trigger plan (jobs_triggering, 333 jobs) and the reminder plan
+// (actor_reminder: 1,000 registrations at 100/s, then 1,000 reminders x 5 fires).
 const loadsFixtures = "testdata/loads"
 
 func loadsFixture(t *testing.T, test string) *perf.Report {
@@ -67,6 +68,10 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 			"loads-spectrum.png": {chartWidth, chartHeight}, "delivery.png": {chartWidth, chartHeight + 150},
 		},
 		"jobs_triggering": {"jobs.png": {chartWidth, chartHeight + 150}},
+		"actor_reminder": {
+			"loads-latency.png": {chartWidth, chartHeight}, "loads-rate.png": {chartWidth, chartHeight},
+			"loads-spectrum.png": {chartWidth, chartHeight}, "reminders.png": {chartWidth, chartHeight + 150},
+		},
 	}
 	for test, charts := range want {
 		dir := filepath.Join(root, test, "http")
@@ -133,6 +138,8 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 	assertCell(t, jobs, 1, "3.644 ms (trigger lag)")
 	assertCell(t, jobs, 4, "n/a") // no p99.9 of the lag is stored
 	assertCell(t, jobs, 10, "333 triggers/s")
+	rem := row(t, ver, "", "[actor_reminder/http](actor_reminder/http/README.md)")
+	assertCell(t, rem, 1, "865.889 ms (fire lag)") // lagSeconds.p50 0.865888689
 
 	// The per-load table of the stage run, with each stage's bound and verdict.
 	md := readFile(t, filepath.Join(root, "pubsub_publish", "http", "README.md"))
@@ -266,6 +273,17 @@ func TestJobsChartLagAndCounts(t *testing.T) {
 	line := fig.Layers[0].(*plotter.Line)
 	if len(line.XYs) != 3 || !near1(line.XYs[0].X, 2) || !near1(line.XYs[2].X, 100) || line.XYs[2].Y < 12.8 || line.XYs[2].Y > 12.9 {
 		t.Errorf("lag line %v: want p50, p90, p99 on the percentile axis, p99 12.88 ms", line.XYs)
+	}
+}
+
+func TestRemindersChartCounts(t *testing.T) {
+	fig, err := remindersChart(loadsFixture(t, "actor_reminder"))
+	if err != nil || fig == nil {
+		t.Fatalf("chart %v, %v", fig, err)
+	}
+	lbl := fig.BelowLayers[len(fig.BelowLayers)-1].(*plotter.Labels)
+	if !slices.Equal(lbl.Labels, []string{"1,000", "0", "5,000", "5,041", "0 (≤ 0: pass)"}) {
+		t.Errorf("counts %v: want registered, registration errors, expected, arrived, missing", lbl.Labels)
 	}
 }
 
