@@ -183,7 +183,7 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 			return err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4.5), Shape: draw.CrossGlyph{}}
-		fig.add("max " + fmtNum(maxSeconds*u.PerSecond) + " " + u.Name, sc)
+		fig.add("max "+fmtNum(maxSeconds*u.PerSecond)+" "+u.Name, sc)
 		lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: []string{"max"}})
 		if err != nil {
 			return err
@@ -206,7 +206,7 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 				return err
 			}
 			got.GlyphStyle = draw.GlyphStyle{Color: boundColor, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
-			fig.add(b.v.Figure + " measured: " + fmtNum(b.v.Got*u.PerSecond) + " " + u.Name, got)
+			fig.add(b.v.Figure+" measured: "+fmtNum(b.v.Got*u.PerSecond)+" "+u.Name, got)
 		}
 		maxX = max(maxX, b.x*1.6)
 	}
