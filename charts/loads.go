@@ -165,8 +165,11 @@ func loadsLatencyChart(rep *perf.Report) (*figure, error) {
 	}
 	u := latencyUnit(largest)
 	word := loadWord(rep)
-	fig := newFigure(fmt.Sprintf("%s: %s per %s: p50, p90, p95, p99 and mean, with each %s's bound",
-		heading(rep), latencyWhat(rep), word, word))
+	title := fmt.Sprintf("%s: %s per %s: p50, p90, p95, p99 and mean", heading(rep), latencyWhat(rep), word)
+	if len(bounds) > 0 {
+		title += fmt.Sprintf(", with each %s's bound", word)
+	}
+	fig := newFigure(title)
 	fig.Plot.Y.Label.Text = latencyAxis(rep) + " (" + u.Name + ")"
 	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
 	fig.Plot.Y.Min = 0
@@ -488,7 +491,11 @@ func loadsSpectrumChart(rep *perf.Report) (*figure, error) {
 		}
 		fig.add(l.name, pl)
 	}
-	fig.Plot.X.Min, fig.Plot.X.Max = 1, maxX
+	end := 10.0 // at least to p90
+	for _, l := range ls {
+		end = max(end, l.xys[len(l.xys)-1].X)
+	}
+	fig.Plot.X.Min, fig.Plot.X.Max = 1, min(maxX, end)
 	return markInvalid(fig, rep), nil
 }
 
