@@ -297,7 +297,7 @@ func deliveryChart(rep *perf.Report) (*figure, error) {
 }
 
 // jobsChart: the jobs trigger plan's trigger lag (receipt at the app minus due time) at its
-// stored percentiles and maximum, with the run's jobs.lag bounds; below, the jobs scheduled,
+// stored minimum (p0), percentiles and maximum, with the run's jobs.lag bounds; below, the jobs scheduled,
 // fired, never fired, fired twice, unexpected and refused.
 func jobsChart(rep *perf.Report) (*figure, error) {
 	j := rep.Jobs
@@ -305,6 +305,9 @@ func jobsChart(rep *perf.Report) (*figure, error) {
 		return nil, nil
 	}
 	var xys plotter.XYs
+	if v, ok := j.Lag["min"]; ok {
+		xys = append(xys, plotter.XY{X: percentileX(0), Y: v}) // p0, the fastest trigger
+	}
 	for _, q := range lagPoints(j.Lag) {
 		xys = append(xys, plotter.XY{X: percentileX(q.P), Y: q.Seconds})
 	}
