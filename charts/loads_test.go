@@ -22,7 +22,8 @@ import (
 // plan (workflow_constant_vus_inmemory, 3 runs of 15 workflows), the delivery plan
 // (pubsub_subscribe_redis, valid; pubsub_bulk_subscribe_redis, INVALID: 22.5 % of its publishes
 // late), the jobs trigger plan (jobs_triggering, 333 jobs) and the reminder plan
-// (actor_reminder: 1,000 registrations at 100/s, then 1,000 reminders x 5 fires).
+// (actor_reminder: 1,000 registrations at 100/s, then 1,000 reminders x 5 fires), and the
+// fault plan (actor_double_activation: closed-loop base and faults phases, 19 injected 500s).
 const loadsFixtures = "testdata/loads"
 
 func loadsFixture(t *testing.T, test string) *perf.Report {
@@ -68,6 +69,9 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 			"loads-spectrum.png": {chartWidth, chartHeight}, "delivery.png": {chartWidth, chartHeight + 150},
 		},
 		"jobs_triggering": {"jobs.png": {chartWidth, chartHeight + 150}},
+		"actor_double_activation": {
+			"loads-latency.png": {chartWidth, chartHeight}, "loads-rate.png": {chartWidth, chartHeight}, "loads-spectrum.png": {chartWidth, chartHeight},
+		},
 		"actor_reminder": {
 			"loads-latency.png": {chartWidth, chartHeight}, "loads-rate.png": {chartWidth, chartHeight},
 			"loads-spectrum.png": {chartWidth, chartHeight}, "reminders.png": {chartWidth, chartHeight + 150},
@@ -138,6 +142,10 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 	assertCell(t, jobs, 1, "3.644 ms (trigger lag)")
 	assertCell(t, jobs, 4, "n/a") // no p99.9 of the lag is stored
 	assertCell(t, jobs, 10, "333 triggers/s")
+	fault := row(t, ver, "", "[actor_double_activation/http](actor_double_activation/http/README.md)")
+	assertCell(t, fault, 8, "17,288")
+	assertCell(t, fault, 9, "99.890 %")
+	assertCell(t, fault, 10, "24.76/s (faults, lowest)")
 	rem := row(t, ver, "", "[actor_reminder/http](actor_reminder/http/README.md)")
 	assertCell(t, rem, 1, "865.889 ms (fire lag)") // lagSeconds.p50 0.865888689
 
