@@ -320,3 +320,29 @@ func TestChartsOfRoundsAreNotDrawnForLoads(t *testing.T) {
 
 // near1 is a within 1e-6 of b, relatively.
 func near1(a, b float64) bool { return a-b < 1e-6*b && b-a < 1e-6*b }
+
+// The stage run's and the delivery run's reports render in a real browser with every chart
+// decoded and no console message.
+func TestLoadsHTMLReportInChromium(t *testing.T) {
+	bin := chromiumBinary(t)
+	root := fixtureTree(t, loadsFixtures)
+	if err := generate(root, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	for test, want := range map[string]string{"pubsub_publish": `data-charts="3/3"`, "pubsub_bulk_subscribe_redis": `data-charts="4/4"`} {
+		page, err := filepath.Abs(filepath.Join(root, test, "http", reportHTMLFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dom, log := runChromium(t, bin, "file://"+page, "--dump-dom")
+		if msgs := consoleLines(log); len(msgs) > 0 {
+			t.Errorf("%s: console messages:\n%s", test, strings.Join(msgs, "\n"))
+		}
+		if !strings.Contains(dom, want) {
+			t.Errorf("%s: the rendered page lacks %s", test, want)
+		}
+		if !strings.Contains(dom, "<h2>Loads</h2>") {
+			t.Errorf("%s: the rendered page has no Loads table", test)
+		}
+	}
+}
