@@ -217,7 +217,7 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 			return err
 		}
 		l.Color, l.Width, l.Dashes = boundColor, vg.Points(1.5), []vg.Length{vg.Points(2), vg.Points(3)}
-		fig.add(fmt.Sprintf("bound: %s %s %.4g %s%s (got %.3g): %s", v.Figure, opText(v.Op), y, u.Name, aboveAxis(far(v.Limit)), v.Got*u.PerSecond, verdictState(*v)), l)
+		fig.add(fmt.Sprintf("bound: %s %s %.4g %s%s (got %s %s): %s", v.Figure, opText(v.Op), y, u.Name, aboveAxis(far(v.Limit)), fmtNum(v.Got*u.PerSecond), u.Name, verdictState(*v)), l)
 	}
 	if offAxis {
 		p.Y.Max = largest * u.PerSecond * 1.1
@@ -274,9 +274,13 @@ func deliveryChart(rep *perf.Report) (*figure, error) {
 	if !dr.DrainComplete {
 		drain = fmt.Sprintf("drain window of %.0f s ended", dr.DrainWindowSeconds)
 	}
-	fig := twoPanel(fmt.Sprintf("%s: %s by percentile, %s, %s of %s messages received",
-		heading(rep), what, mode, fmtCount(dr.Received), fmtCount(dr.Sent)),
-		fmt.Sprintf("messages (%s after %.1f s); lost and duplicated must be 0", drain, dr.DrainSeconds))
+	msgs := "messages"
+	if dr.Mode == perf.SubscribeConfiguration {
+		msgs = "updates"
+	}
+	fig := twoPanel(fmt.Sprintf("%s: %s by percentile, %s, %s of %s %s received",
+		heading(rep), what, mode, fmtCount(dr.Received), fmtCount(dr.Sent), msgs),
+		fmt.Sprintf("%s (%s after %.1f s); lost and duplicated must be 0", msgs, drain, dr.DrainSeconds))
 	if err := latencyPanel(fig, rep, xys, dr.Latency.MaxSeconds, "delivery.", what); err != nil {
 		return nil, err
 	}

@@ -23,7 +23,8 @@ import (
 // (pubsub_subscribe_redis, valid; pubsub_bulk_subscribe_redis, INVALID: 22.5 % of its publishes
 // late), the jobs trigger plan (jobs_triggering, 333 jobs) and the reminder plan
 // (actor_reminder: 1,000 registrations at 100/s, then 1,000 reminders x 5 fires), and the
-// fault plan (actor_double_activation: closed-loop base and faults phases, 19 injected 500s).
+// fault plan (actor_double_activation: closed-loop base and faults phases, 19 injected 500s);
+// configuration_subscribe is the delivery plan in its configuration mode (1,000 updates).
 const loadsFixtures = "testdata/loads"
 
 func loadsFixture(t *testing.T, test string) *perf.Report {
@@ -69,6 +70,10 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 			"loads-spectrum.png": {chartWidth, chartHeight}, "delivery.png": {chartWidth, chartHeight + 150},
 		},
 		"jobs_triggering": {"jobs.png": {chartWidth, chartHeight + 150}},
+		"configuration_subscribe": {
+			"loads-latency.png": {chartWidth, chartHeight}, "loads-rate.png": {chartWidth, chartHeight + 100},
+			"loads-spectrum.png": {chartWidth, chartHeight}, "delivery.png": {chartWidth, chartHeight + 150},
+		},
 		"actor_double_activation": {
 			"loads-latency.png": {chartWidth, chartHeight}, "loads-rate.png": {chartWidth, chartHeight}, "loads-spectrum.png": {chartWidth, chartHeight},
 		},
@@ -136,6 +141,8 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 	assertCell(t, sub, 1, "2.845 ms (delivery latency)") // the stored p50: 0.002844671 s
 	assertCell(t, sub, 4, "7.922 ms")
 	assertCell(t, sub, 11, "pass")
+	cfg := row(t, ver, "", "[configuration_subscribe/http](configuration_subscribe/http/README.md)")
+	assertCell(t, cfg, 1, "1.701 ms (update-to-notification latency)")
 	bulk := row(t, ver, "", "[pubsub_bulk_subscribe_redis/http](pubsub_bulk_subscribe_redis/http/README.md)")
 	assertCell(t, bulk, 11, "FAIL (invalid)")
 	jobs := row(t, ver, "", "[jobs_triggering/http](jobs_triggering/http/README.md)")
