@@ -48,6 +48,12 @@ func scenarioCharts() []chartSpec {
 		{"cpu.png", "CPU per process, last main phase", cpuChart},
 		{"rss.png", "RSS per process, last main phase", rssChart},
 		{"growth.png", "Sidecar RSS slope per variant against the threshold", growthChart},
+		{"loads-latency.png", "Latency per load (stage, run or phase): p50, p90, p95, p99 and mean, with each load's bound", loadsLatencyChart},
+		{"loads-rate.png", "Rate per load: achieved / target and the share behind schedule, or the closed loop's achieved rate", loadsRateChart},
+		{"loads-spectrum.png", "Latency by percentile, one line per load (log axis of 1/(1-p))", loadsSpectrumChart},
+		{"delivery.png", "Delivery latency by percentile with its bounds; messages sent, received, lost and duplicated", deliveryChart},
+		{"jobs.png", "Job trigger lag by percentile with its bounds; jobs scheduled, fired, never fired and fired twice", jobsChart},
+		{"reminders.png", "Reminder fire lag by percentile with its bounds; fires expected, arrived and missing", remindersChart},
 	}
 }
 

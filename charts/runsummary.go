@@ -24,7 +24,7 @@ func runSummary(dir string, w io.Writer) error {
 	for _, sc := range scs {
 		o, _ := sc.Report.Outcome()
 		cells := []string{sc.Key(), fmt.Sprintf("%s (%d)", o, int(o)), orNone(sc.Report.Environment.DaprVersion), fmt.Sprint(len(sc.Report.Rounds))}
-		if len(sc.Report.Rounds) > 0 && sc.Report.Growth == nil {
+		if hasSummary(sc.Report) {
 			cells = append(cells, summaryCells(sc.Report)...)
 		} else {
 			for range summaryHeader() {

@@ -35,6 +35,17 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 		fmt.Fprintf(&b, "\nLoad: %s.\n", rep.Preflight.Note)
 	}
 
+	if len(rep.Rounds) == 0 && hasSummary(rep) {
+		b.WriteString("\n")
+		writeTable(&b, append([]string{"transport"}, summaryHeader()...), "l",
+			[][]string{append([]string{string(rep.Transport)}, summaryCells(rep)...)})
+		fmt.Fprintf(&b, "\n%s", loadsSummaryNote)
+		writeLoadsTables(&b, rep)
+		b.WriteString("\n## Resources\n\n")
+		invalidNote(&b, rep)
+		writeResourcesTable(&b, rep)
+	}
+
 	if len(rep.Rounds) > 0 {
 		b.WriteString("\n")
 		writeTable(&b, append([]string{"transport"}, summaryHeader()...), "l",
@@ -120,7 +131,7 @@ func versionMarkdown(g versionGroup) string {
 			rel = filepath.Join(sc.Dir, "README.md")
 		}
 		links[i] = fmt.Sprintf("[%s](%s)", sc.Key(), filepath.ToSlash(rel))
-		if len(sc.Report.Rounds) > 0 {
+		if hasSummary(sc.Report) {
 			rows = append(rows, append([]string{links[i]}, summaryCells(sc.Report)...))
 		}
 		if sc.Report.Growth != nil {
@@ -134,6 +145,12 @@ func versionMarkdown(g versionGroup) string {
 		b.WriteString("\nLatency is the main phase (tester → its sidecar → the app's sidecar → app), median over\n")
 		b.WriteString("rounds; overhead is main minus baseline per round, median over rounds; actual QPS is the\n")
 		b.WriteString("lowest main phase; CPU is the mean under load, memory the peak RSS.\n")
+		for _, sc := range g.Scenarios {
+			if len(sc.Report.Rounds) == 0 && hasSummary(sc.Report) {
+				b.WriteString("\n" + loadsSummaryNote)
+				break
+			}
+		}
 	}
 	if len(growth) > 0 {
 		if len(rows) > 0 {
@@ -229,6 +246,9 @@ func summaryHeader() []string {
 
 // summaryCells are the summary figures of rep, in summaryHeader's order.
 func summaryCells(rep *perf.Report) []string {
+	if len(rep.Rounds) == 0 {
+		return loadsSummaryCells(rep)
+	}
 	var out []string
 	for _, p := range tablePercentiles() {
 		out = append(out, latencyCell(phaseQuantile(rep, perf.PhaseMain, p)))
@@ -252,6 +272,12 @@ func summaryCells(rep *perf.Report) []string {
 	}
 	return append(out, resultWord(rep))
 }
+
+// loadsSummaryNote says what the summary cells of a run without rounds are.
+const loadsSummaryNote = "For a plan without baseline/main rounds (stages, workflow runs, fault phases, delivery, jobs,\n" +
+	"reminders) the latency cells name what they are: the service time (iteration duration) over all its\n" +
+	"loads merged, the delivery latency, or the trigger or fire lag; it has no overhead; actual QPS is its\n" +
+	"lowest load against its target, the lowest closed-loop rate, or the jobs' trigger rate.\n"
 
 func summaryNote(rounds int) string {
 	return fmt.Sprintf("Latency is the main phase (tester → its sidecar → the app's sidecar → app), median over %s;\n"+

@@ -37,11 +37,13 @@ func (s *session) runWarmup(tester TesterClient, warm Params, what string, d tim
 
 // resourcesWithoutGrowth sums rounds' resource series (summariseResources) and clears every
 // memory-growth class: for plans whose loads are too short, too sparse or not counted in
-// requests for an RSS slope per 1,000 requests to mean anything. Peak RSS and mean CPU stay.
+// requests for an RSS slope per 1,000 requests to mean anything; GrowthNote says so. Peak RSS
+// and mean CPU stay.
 func resourcesWithoutGrowth(rounds []Round) []ResourceSummary {
 	out := summariseResources(rounds, nil)
 	for i := range out {
 		out[i].Growth = growth.Classification{}
+		out[i].GrowthNote = "not classified by this plan"
 	}
 	return out
 }

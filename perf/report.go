@@ -149,6 +149,9 @@ type ResourceSummary struct {
 	// QPS) and the idle window after it, against growth.MinThresholdKiB; empty when the main
 	// phase had fewer than 20 samples.
 	Growth growth.Classification `json:"growth"`
+	// GrowthNote says why Growth is empty when a plan did not classify it at all (its loads
+	// too short, too sparse or not counted in requests: resourcesWithoutGrowth); "" otherwise.
+	GrowthNote string `json:"growthNote,omitempty"`
 }
 
 // NoReadings says whether s has no usage reading: a summary with readings 0 and no RSS. A

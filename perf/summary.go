@@ -79,7 +79,10 @@ func Summary(r *Report) string {
 		fmt.Fprintln(w, "process\trole\tmean CPU (mCPU)\tpeak RSS (MiB)\tRSS slope (KiB/1000 req)\tR²\tmemory\tidle growth (KiB)\t")
 		for _, s := range r.Resources {
 			memory := string(s.Growth.Verdict)
-			if memory == "" {
+			switch {
+			case memory == "" && s.GrowthNote != "":
+				memory = "n/a (" + s.GrowthNote + ")"
+			case memory == "":
 				memory = "n/a (main phase < 20 s)"
 			}
 			if s.Growth.GrowsWhenIdle {

@@ -1,0 +1,509 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// The charts of plans whose results are a list of named loads (perf.Report.Loads, no
+// baseline/main rounds): the stage plan (one load per k6 stage), the iterations plan (one per
+// shared-iterations run), the fault plan (base, faults), the reminder plan (its registration
+// loads) and the delivery plan (its one publish load). The growth plan has Loads too, but its
+// figure is the RSS slope (growthChart), so it is left out here.
+
+// namedLoads reports whether rep's figures are its Loads: it has loads, no rounds, and is not a
+// growth run.
+func namedLoads(rep *perf.Report) bool {
+	return len(rep.Rounds) == 0 && len(rep.Loads) > 0 && rep.Growth == nil
+}
+
+// loadPercentiles are the percentiles drawn per load: Dapr's k6 reports give p90 and p95
+// (its workflow report p50, p90, p95), and p99 is the tail this project reports everywhere.
+var loadPercentiles = []float64{50, 90, 95, 99}
+
+// loadWord names one load of rep's plan for titles and axes: "stage", "run", "phase" or "load".
+func loadWord(rep *perf.Report) string {
+	switch rep.Plan {
+	case perf.StagePlanKind:
+		return "stage"
+	case perf.IterationsPlanKind:
+		return "run"
+	case perf.FaultPlanKind:
+		return "phase"
+	}
+	return "load"
+}
+
+// latencyWhat names the latency a load's service time is for rep's plan: one iteration's whole
+// duration for the iterations plan (one workflow, started and awaited), else one request's.
+func latencyWhat(rep *perf.Report) string {
+	if rep.Plan == perf.IterationsPlanKind {
+		return "iteration duration (one workflow, start to completion)"
+	}
+	return "service time"
+}
+
+// latencyAxis is latencyWhat, short, for a y axis.
+func latencyAxis(rep *perf.Report) string {
+	if rep.Plan == perf.IterationsPlanKind {
+		return "iteration duration"
+	}
+	return "service time"
+}
+
+// loadBound is a verdict on one load's latency: its load's index, the statistic ("mean" or a
+// percentile p) and the verdict.
+type loadBound struct {
+	load int
+	stat string // "mean", or a percentile name "p95"
+	p    float64
+	v    perf.Verdict
+}
+
+// loadLatencyBounds finds the verdicts on a load's latency, by the figure names the plans
+// give them: perf.StageMeanFigure ("stage.<name>.mean"), perf.RunFigurePercentile
+// ("run.<name>.p95") and the fault plan's "<phase>.p95". Figures of other units (a run's
+// rate) are left out.
+func loadLatencyBounds(rep *perf.Report) []loadBound {
+	var out []loadBound
+	for _, v := range rep.Verdicts {
+		for i, l := range rep.Loads {
+			var stat string
+			for _, prefix := range []string{"stage." + l.Name + ".", "run." + l.Name + ".", l.Name + "."} {
+				if s, ok := strings.CutPrefix(v.Figure, prefix); ok {
+					stat = s
+					break
+				}
+			}
+			if stat == "" {
+				continue
+			}
+			if stat == "mean" {
+				out = append(out, loadBound{load: i, stat: stat, v: v})
+				break
+			}
+			if num, ok := strings.CutPrefix(stat, "p"); ok {
+				if p, err := strconv.ParseFloat(strings.ReplaceAll(num, "_", "."), 64); err == nil && p > 0 && p < 100 {
+					out = append(out, loadBound{load: i, stat: stat, p: p, v: v})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// verdictState is "pass", "FAIL" or "missed, warn only".
+func verdictState(v perf.Verdict) string {
+	switch {
+	case v.Pass:
+		return "pass"
+	case v.WarnOnly:
+		return "missed, warn only"
+	}
+	return "FAIL"
+}
+
+// percentileStyle is the marker of percentile p in the per-load charts: colour and shape both
+// differ, so the chart reads without colour too.
+func percentileStyle(p float64) draw.GlyphStyle {
+	switch p {
+	case 50:
+		return draw.GlyphStyle{Color: okabeIto[0], Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+	case 90:
+		return draw.GlyphStyle{Color: okabeIto[2], Radius: vg.Points(4.5), Shape: draw.TriangleGlyph{}}
+	case 95:
+		return draw.GlyphStyle{Color: okabeIto[1], Radius: vg.Points(4), Shape: draw.BoxGlyph{}}
+	}
+	return draw.GlyphStyle{Color: okabeIto[4], Radius: vg.Points(4.5), Shape: draw.PyramidGlyph{}}
+}
+
+// loadsLatencyChart: per load (x, in run order), its service time at p50, p90, p95 and p99
+// (from its HDR histogram) and its mean, joined by a thin line from p50 to p99, and every bound
+// of the run's thresholds on one load's latency drawn as a dashed segment across that load; a
+// load whose bound failed says so under its name. For the iterations plan the latency is one
+// iteration's whole duration.
+func loadsLatencyChart(rep *perf.Report) (*figure, error) {
+	if !namedLoads(rep) {
+		return nil, nil
+	}
+	type stat struct {
+		ok   bool
+		secs float64
+	}
+	vals := make([][]stat, len(rep.Loads)) // per load: loadPercentiles..., then the mean
+	largest := 0.0
+	drawn := false
+	for i := range rep.Loads {
+		l := &rep.Loads[i]
+		for _, p := range loadPercentiles {
+			d, err := l.Percentile(p)
+			s := stat{ok: err == nil && l.Requests > 0, secs: d.Seconds()}
+			vals[i] = append(vals[i], s)
+			if s.ok {
+				largest, drawn = max(largest, s.secs), true
+			}
+		}
+		vals[i] = append(vals[i], stat{ok: l.Requests > 0, secs: l.Latency.AvgSeconds})
+	}
+	if !drawn {
+		return nil, nil
+	}
+	bounds := loadLatencyBounds(rep)
+	for _, b := range bounds {
+		largest = max(largest, b.v.Limit)
+	}
+	u := latencyUnit(largest)
+	word := loadWord(rep)
+	title := fmt.Sprintf("%s: %s per %s: p50, p90, p95, p99 and mean", heading(rep), latencyWhat(rep), word)
+	if len(bounds) > 0 {
+		title += fmt.Sprintf(", with each %s's bound", word)
+	}
+	fig := newFigure(title)
+	fig.Plot.Y.Label.Text = latencyAxis(rep) + " (" + u.Name + ")"
+	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
+	fig.Plot.Y.Min = 0
+
+	for i := range rep.Loads {
+		var span plotter.XYs
+		for k := range loadPercentiles {
+			if vals[i][k].ok {
+				span = append(span, plotter.XY{X: float64(i), Y: vals[i][k].secs * u.PerSecond})
+			}
+		}
+		if len(span) > 1 {
+			line, err := plotter.NewLine(plotter.XYs{span[0], span[len(span)-1]})
+			if err != nil {
+				return nil, err
+			}
+			line.Color, line.Width = color.Gray{Y: 0x90}, vg.Points(1.5)
+			fig.add("", line)
+		}
+	}
+	for k, p := range loadPercentiles {
+		var xys plotter.XYs
+		for i := range rep.Loads {
+			if vals[i][k].ok {
+				xys = append(xys, plotter.XY{X: float64(i), Y: vals[i][k].secs * u.PerSecond})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = percentileStyle(p)
+		fig.add(perf.PercentileName(p), sc)
+	}
+	var means plotter.XYs
+	for i := range rep.Loads {
+		if m := vals[i][len(loadPercentiles)]; m.ok {
+			means = append(means, plotter.XY{X: float64(i) + 0.18, Y: m.secs * u.PerSecond})
+		}
+	}
+	if len(means) > 0 {
+		sc, err := plotter.NewScatter(means)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
+		fig.add("mean", sc)
+	}
+
+	failed := make([][]string, len(rep.Loads))
+	named := map[string]bool{} // one legend entry per statistic, limit and source
+	for _, b := range bounds {
+		y := b.v.Limit * u.PerSecond
+		seg, err := plotter.NewLine(plotter.XYs{{X: float64(b.load) - 0.4, Y: y}, {X: float64(b.load) + 0.4, Y: y}})
+		if err != nil {
+			return nil, err
+		}
+		seg.Color, seg.Width, seg.Dashes = boundColor, vg.Points(2.5), []vg.Length{vg.Points(6), vg.Points(3)}
+		name := fmt.Sprintf("bound: %s %s %.4g %s (%s)", b.stat, opText(b.v.Op), y, u.Name, shorten(b.v.Source, 60))
+		if named[name] {
+			name = ""
+		}
+		named[name] = true
+		fig.add(name, seg)
+		if !b.v.Pass {
+			failed[b.load] = append(failed[b.load], b.stat+" "+verdictState(b.v))
+		}
+	}
+	names := make([]string, len(rep.Loads))
+	for i, l := range rep.Loads {
+		names[i] = wrapName(l.Name, 14)
+		if len(failed[i]) > 0 {
+			names[i] += "\n" + strings.Join(failed[i], ", ")
+		}
+	}
+	nominalX(fig.Plot, names)
+	fig.Plot.X.Label.Text = word + " (in run order)"
+	if len(rep.Loads) > 6 {
+		fig.Width = max(chartWidth, 100*len(rep.Loads)+120)
+	}
+	fig.Plot.Y.Max = largest * u.PerSecond * 1.08
+	return markInvalid(fig, rep), nil
+}
+
+// fixedRate reports whether l ran at a target rate (fortio's fixed-rate load), not a closed
+// loop of the driver.
+func fixedRate(l *perf.NamedLoad) bool {
+	return l.RequestedQPS > 0 && !l.Params.Executor.ClosedLoop() && l.Executor == nil
+}
+
+// loadsRateChart: the rate each load kept. When every load ran at a target rate (the stage
+// plan, the delivery plan's publish), two panels as the QPS chart: the achieved rate as a share
+// of the planned one, against the validity line (99 %), and the share of the schedule not kept,
+// against its line (1 %). Otherwise (closed loops: the iterations and fault plans) the achieved
+// rate of each load as a bar labelled with its value and, for the iterations plan, the
+// iterations done of those planned; a load that also had a target gets it drawn as a dashed
+// segment.
+func loadsRateChart(rep *perf.Report) (*figure, error) {
+	if !namedLoads(rep) {
+		return nil, nil
+	}
+	all := true
+	for i := range rep.Loads {
+		all = all && fixedRate(&rep.Loads[i])
+	}
+	if all {
+		return loadsScheduleChart(rep)
+	}
+	word := loadWord(rep)
+	unitName, iterWord := "requests/s", "requests"
+	what := "achieved rate"
+	if rep.Plan == perf.IterationsPlanKind {
+		unitName, iterWord, what = "workflows/s", "iterations", "workflows completed per second (one iteration = one workflow)"
+	}
+	fig := newFigure(fmt.Sprintf("%s: %s per %s", heading(rep), what, word))
+	fig.Plot.Y.Label.Text = unitName
+	fig.Plot.Y.Min = 0
+	vals := make([]float64, len(rep.Loads))
+	names := make([]string, len(rep.Loads))
+	var labels plotter.XYLabels
+	largest := 0.0
+	var targets []int
+	for i := range rep.Loads {
+		l := &rep.Loads[i]
+		vals[i] = l.ActualQPS
+		largest = max(largest, l.ActualQPS, l.RequestedQPS)
+		names[i] = wrapName(l.Name, 14)
+		label := fmtNum(l.ActualQPS) + "/s"
+		if e := l.Executor; e != nil {
+			if e.Scheduled > 0 {
+				label += fmt.Sprintf("\n%s of %s %s", fmtCount(l.Requests), fmtCount(e.Scheduled), iterWord)
+			} else {
+				label += fmt.Sprintf("\n%s %s", fmtCount(l.Requests), iterWord)
+			}
+		}
+		if fixedRate(l) {
+			targets = append(targets, i)
+			label += fmt.Sprintf("\nof %.0f/s", l.RequestedQPS)
+		}
+		if n := l.Errors(); n > 0 {
+			label += "\n" + fmtCount(n) + " failed"
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: l.ActualQPS})
+		labels.Labels = append(labels.Labels, label)
+	}
+	fig.add("", groupedBars(vals, 0, 1, translucent(mainColor)))
+	for _, i := range targets {
+		y := rep.Loads[i].RequestedQPS
+		seg, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.45, Y: y}, {X: float64(i) + 0.45, Y: y}})
+		if err != nil {
+			return nil, err
+		}
+		seg.Color, seg.Width, seg.Dashes = boundColor, vg.Points(2.5), []vg.Length{vg.Points(6), vg.Points(3)}
+		name := ""
+		if i == targets[0] {
+			name = "target rate"
+		}
+		fig.add(name, seg)
+	}
+	lbl, err := plotter.NewLabels(labels)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lbl.TextStyle {
+		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, draw.YBottom
+		lbl.TextStyle[i].Font.Size = vg.Points(9)
+	}
+	lbl.Offset = vg.Point{Y: vg.Points(3)}
+	fig.add("", lbl)
+	nominalX(fig.Plot, names)
+	fig.Plot.X.Label.Text = word + " (in run order)"
+	fig.Plot.Y.Max = max(largest, 1e-9) * 1.3 // room for the labels above the bars
+	if len(rep.Loads) > 6 {
+		fig.Width = max(chartWidth, 100*len(rep.Loads)+120)
+	}
+	return markInvalid(fig, rep), nil
+}
+
+// loadsScheduleChart is loadsRateChart for loads that all ran at a target rate: per load the
+// achieved rate over the target and the share of the schedule not kept, each against its
+// validity line. Validity judges the rate against the requests fortio planned
+// (perf.Result.PlannedQPSRatio, up to connections / (QPS x duration) below the target for a
+// short, slow load), so a load at or above the 99 % line is valid and one just below it may be.
+func loadsScheduleChart(rep *perf.Report) (*figure, error) {
+	var ratio, behind plotter.XYs
+	lowest, highest, top := 100.0, 0.0, 100.0
+	var labels plotter.XYLabels
+	for i := range rep.Loads {
+		l := &rep.Loads[i]
+		q := 100 * l.QPSRatio()
+		b := 100 * l.Schedule.BehindFraction()
+		ratio = append(ratio, plotter.XY{X: float64(i), Y: q})
+		behind = append(behind, plotter.XY{X: float64(i), Y: b})
+		lowest, highest, top = min(lowest, q), max(highest, b), max(top, q)
+		labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: q})
+		labels.Labels = append(labels.Labels, fmt.Sprintf("%.4g of %.0f/s", l.ActualQPS, l.RequestedQPS))
+	}
+	word := loadWord(rep)
+	fig := newFigure(fmt.Sprintf("%s: load kept per %s, achieved / target rate", heading(rep), word))
+	upper := fig.Plot
+	upper.Y.Label.Text = "achieved / target (%)"
+	upper.Y.Min, upper.Y.Max = math.Min(98, math.Floor(lowest-0.5)), top+0.8
+	bottom := plot.New()
+	bottom.Add(plotter.NewGrid())
+	bottom.Title.Text = "share of the schedule not kept (skipped or late)"
+	bottom.Y.Label.Text = "behind schedule (%)"
+	bottom.Y.Min, bottom.Y.Max = 0, math.Max(1.5, highest*1.15)
+	bottom.Legend.Top = true
+	fig.Below = bottom
+	n := float64(len(rep.Loads))
+	names := make([]string, len(rep.Loads))
+	for i, l := range rep.Loads {
+		names[i] = wrapName(l.Name, 14)
+	}
+	for _, p := range []*plot.Plot{upper, bottom} {
+		nominalX(p, names)
+	}
+	bottom.X.Label.Text = word + " (in run order)"
+	for pi, xys := range []plotter.XYs{ratio, behind} {
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, line.Width = mainColor, vg.Points(1.5)
+		pts.Color, pts.Shape, pts.Radius = mainColor, draw.CircleGlyph{}, vg.Points(4)
+		if pi == 0 {
+			fig.add("achieved / target", line)
+			fig.add("", pts)
+		} else {
+			fig.addBelow("behind schedule", line)
+			fig.addBelow("", pts)
+		}
+	}
+	lbl, err := plotter.NewLabels(labels)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lbl.TextStyle {
+		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, draw.YTop
+		lbl.TextStyle[i].Font.Size = vg.Points(8)
+	}
+	lbl.Offset = vg.Point{Y: -vg.Points(5)}
+	fig.add("", lbl)
+	for pi, lim := range []float64{99, 1} {
+		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: lim}, {X: n - 0.5, Y: lim}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width, l.Dashes = boundColor, vg.Points(2), []vg.Length{vg.Points(8), vg.Points(4)}
+		if pi == 0 {
+			fig.add("valid from 99 % (of the planned requests)", l)
+		} else {
+			fig.addBelow("valid up to 1 %", l)
+		}
+	}
+	if len(rep.Loads) > 6 {
+		fig.Width = max(chartWidth, 100*len(rep.Loads)+120)
+	}
+	fig.Height = chartHeight + 100
+	return markInvalid(fig, rep), nil
+}
+
+// loadsSpectrumChart: each load's service time (or iteration duration) against percentile,
+// on the percentile axis of the latency chart (x = 1/(1-p), log scale), one line per load from
+// its HDR histogram, up to the percentile its request count supports (p = 1 - 1/n for n
+// requests, at most spectrumMaxX).
+func loadsSpectrumChart(rep *perf.Report) (*figure, error) {
+	if !namedLoads(rep) {
+		return nil, nil
+	}
+	var n int64
+	for _, l := range rep.Loads {
+		n = max(n, l.Requests)
+	}
+	maxX := spectrumMaxX(n)
+	type line struct {
+		name string
+		xys  plotter.XYs
+	}
+	var ls []line
+	largest := 0.0
+	for i := range rep.Loads {
+		l := &rep.Loads[i]
+		if l.Requests == 0 {
+			continue
+		}
+		// Up to x = n, p = 1 - 1/n: beyond it every percentile is the slowest request.
+		xys := spectrum(&l.Result, max(2, min(spectrumMaxX(l.Requests), float64(l.Requests))))
+		if len(xys) < 2 {
+			continue
+		}
+		for _, xy := range xys {
+			largest = max(largest, xy.Y)
+		}
+		ls = append(ls, line{l.Name, xys})
+	}
+	if len(ls) == 0 {
+		return nil, nil
+	}
+	u := latencyUnit(largest)
+	fig := newFigure(fmt.Sprintf("%s: %s by percentile, one line per %s (log axis of 1/(1-p))", heading(rep), latencyWhat(rep), loadWord(rep)))
+	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
+	fig.Plot.X.Scale = plot.LogScale{}
+	fig.Plot.X.Tick.Marker = percentileTicks{}
+	fig.Plot.X.Label.Text = "percentile (axis: 1/(1-p), log scale); each line ends where its requests run out"
+	fig.Plot.Y.Label.Text = latencyAxis(rep) + " (" + u.Name + ")"
+	fig.Plot.Y.Min = 0
+	for i, l := range ls {
+		pl, err := plotter.NewLine(scaledXYs(l.xys, u))
+		if err != nil {
+			return nil, err
+		}
+		pl.Color, pl.Width = seriesColor(i), vg.Points(2)
+		if i%2 == 1 || i >= len(okabeIto) {
+			pl.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
+		fig.add(l.name, pl)
+	}
+	end := 10.0 // at least to p90
+	for _, l := range ls {
+		end = max(end, l.xys[len(l.xys)-1].X)
+	}
+	fig.Plot.X.Min, fig.Plot.X.Max = 1, min(maxX, end)
+	return markInvalid(fig, rep), nil
+}
+
+// fmtNum writes a chart label's figure: three significant digits below 1,000 ("51.7",
+// "0.9995"), whole with thousands separators from there ("1,590").
+func fmtNum(x float64) string {
+	if math.Abs(x) >= 1000 {
+		return fmtCount(int64(math.Round(x)))
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/hdr"
+)
+
+// The tables and summary cells of the plans without baseline/main rounds: those of named
+// loads (stages, runs, phases), delivery, jobs and reminders.
+
+// hasSummary reports whether rep has figures for a summary row: rounds (not a growth run), or
+// named loads, or the counts of a delivery, jobs or reminder run.
+func hasSummary(rep *perf.Report) bool {
+	if rep.Growth != nil {
+		return false
+	}
+	return len(rep.Rounds) > 0 || namedLoads(rep) || rep.Delivery != nil || rep.Jobs != nil || rep.Reminders != nil
+}
+
+// mergedLoads is the service-time histogram of every load of rep merged; nil when a load has
+// none stored.
+func mergedLoads(rep *perf.Report) *hdr.Histogram {
+	var all *hdr.Histogram
+	for i := range rep.Loads {
+		h, err := rep.Loads[i].Latency.Histogram()
+		if err != nil {
+			return nil
+		}
+		if all == nil {
+			all = h
+		} else {
+			all.Merge(h)
+		}
+	}
+	if all == nil || all.Count() == 0 {
+		return nil
+	}
+	return all
+}
+
+// loadsLatencyCells are the summary's p50, p90, p99 and p99.9 cells of a run without rounds,
+// the first naming what they are: the delivery latency, the jobs' trigger lag, the reminders'
+// fire lag, or the service time (iteration duration) over all loads merged.
+func loadsLatencyCells(rep *perf.Report) []string {
+	ps := tablePercentiles()
+	out := make([]string, len(ps))
+	fromMap := func(m map[string]float64) {
+		for i, p := range ps {
+			out[i] = "n/a"
+			if v, ok := m[perf.PercentileName(p)]; ok {
+				out[i] = fmt.Sprintf("%.3f ms", v*1e3)
+			}
+		}
+	}
+	var what string
+	switch {
+	case rep.Delivery != nil:
+		what = "delivery latency"
+		if rep.Delivery.Mode == perf.SubscribeConfiguration {
+			what = "update-to-notification latency"
+		}
+		for i, p := range ps {
+			d, err := rep.Delivery.Latency.Percentile(p)
+			out[i] = latencyCell(d, err == nil && rep.Delivery.Received > 0)
+		}
+	case rep.Jobs != nil:
+		what = "trigger lag"
+		fromMap(rep.Jobs.Lag)
+	case rep.Reminders != nil && rep.Reminders.LagSeconds != nil:
+		what = "fire lag"
+		fromMap(rep.Reminders.LagSeconds)
+	default:
+		what = fmt.Sprintf("%s, %s merged", latencyAxis(rep), plural(len(rep.Loads), loadWord(rep)))
+		h := mergedLoads(rep)
+		for i, p := range ps {
+			if h == nil {
+				out[i] = "n/a"
+				continue
+			}
+			out[i] = latencyCell(h.Percentile(p), true)
+		}
+	}
+	out[0] += " (" + what + ")"
+	return out
+}
+
+// loadsRateCell is the summary's actual-QPS cell of a run without rounds: the lowest load
+// against its target ("99.68 of 100 (31kb-200ps)") when every load had one, else the lowest
+// closed-loop rate; for jobs the trigger rate.
+func loadsRateCell(rep *perf.Report) string {
+	if j := rep.Jobs; j != nil {
+		return fmt.Sprintf("%.0f triggers/s", j.TriggerRate)
+	}
+	if len(rep.Loads) == 0 {
+		return "n/a"
+	}
+	low := 0
+	all := true
+	for i := range rep.Loads {
+		all = all && fixedRate(&rep.Loads[i])
+	}
+	for i := range rep.Loads {
+		l, m := &rep.Loads[i], &rep.Loads[low]
+		if (all && l.QPSRatio() < m.QPSRatio()) || (!all && l.ActualQPS < m.ActualQPS) {
+			low = i
+		}
+	}
+	l := &rep.Loads[low]
+	name := ""
+	if len(rep.Loads) > 1 {
+		name = " (" + l.Name + ", lowest)"
+	}
+	if all {
+		return fmt.Sprintf("%s of %.0f%s", fmtQPS(l.ActualQPS), l.RequestedQPS, name)
+	}
+	unit := "/s"
+	if rep.Plan == perf.IterationsPlanKind {
+		unit = " workflows/s"
+	}
+	return fmt.Sprintf("%s%s%s", fmtQPS(l.ActualQPS), unit, name)
+}
+
+// loadsTotals are the requests and errors over rep's loads; for a jobs run, its schedule
+// requests.
+func loadsTotals(rep *perf.Report) (requests, errs int64) {
+	if j := rep.Jobs; j != nil && len(rep.Loads) == 0 {
+		return j.Scheduled + j.ScheduleErrors, j.ScheduleErrors
+	}
+	for i := range rep.Loads {
+		requests += rep.Loads[i].Requests
+		errs += rep.Loads[i].Errors()
+	}
+	return requests, errs
+}
+
+// loadsSummaryCells are summaryCells for a run without rounds.
+func loadsSummaryCells(rep *perf.Report) []string {
+	out := loadsLatencyCells(rep)
+	out = append(out, "n/a (no baseline)")
+	out = append(out, sidecarCell(rep, roleCalleeSidecar), sidecarCell(rep, roleCallerSidecar))
+	requests, errs := loadsTotals(rep)
+	out = append(out, fmtCount(requests), fmtSuccess(requests, errs), loadsRateCell(rep))
+	return append(out, resultWord(rep))
+}
+
+// writeLoadsTables writes the tables of a run without rounds: one row per named load, and the
+// counts of a delivery, jobs or reminder run.
+func writeLoadsTables(b *strings.Builder, rep *perf.Report) {
+	if namedLoads(rep) {
+		word := loadWord(rep)
+		fmt.Fprintf(b, "\n## Loads\n\n")
+		invalidNote(b, rep)
+		bounds := loadLatencyBounds(rep)
+		var rows [][]string
+		for i := range rep.Loads {
+			l := &rep.Loads[i]
+			target := "closed loop"
+			if fixedRate(l) {
+				target = fmt.Sprintf("%.0f/s", l.RequestedQPS)
+			}
+			if e := l.Executor; e != nil && e.Scheduled > 0 {
+				target += fmt.Sprintf(", %s planned", fmtCount(e.Scheduled))
+			}
+			row := []string{cell(l.Name), target, fmtQPS(l.ActualQPS) + "/s", fmtCount(l.Requests), fmtCount(l.Errors())}
+			for _, p := range loadPercentiles {
+				d, err := l.Percentile(p)
+				row = append(row, latencyCell(d, err == nil && l.Requests > 0))
+			}
+			row = append(row, fmt.Sprintf("%.3f ms", l.Latency.AvgSeconds*1e3))
+			var vs []string
+			for _, bd := range bounds {
+				if bd.load == i {
+					vs = append(vs, fmt.Sprintf("%s %s %.3f ms: %s", bd.stat, opText(bd.v.Op), bd.v.Limit*1e3, verdictState(bd.v)))
+				}
+			}
+			row = append(row, cell(orDash(strings.Join(vs, "; "))))
+			rows = append(rows, row)
+		}
+		writeTable(b, []string{word, "target", "achieved", "requests", "errors", "p50", "p90", "p95", "p99", "mean", "bound"}, "ll", rows)
+		fmt.Fprintf(b, "\nLatency is %s, per %s from its HDR histogram; achieved is requests over the %s's elapsed time.\n",
+			latencyWhat(rep), word, word)
+	}
+	if dr := rep.Delivery; dr != nil {
+		b.WriteString("\n## Delivery\n\n")
+		invalidNote(b, rep)
+		rows := [][]string{
+			{"mode", cell(string(dr.Mode))},
+			{"pubsub / store", cell(dr.PubSub + " (" + orNone(string(dr.Broker)) + ")")},
+			{"stamped / sent (accepted)", fmtCount(dr.Sequenced) + " / " + fmtCount(dr.Sent)},
+			{"received", fmtCount(dr.Received)},
+			{"lost", fmtCount(dr.Lost)},
+			{"duplicated", fmtCount(dr.Duplicated)},
+			{"publish errors", fmtCount(dr.PublishErrors)},
+			{"stale (the warmup's)", fmtCount(dr.Stale)},
+			{"drain", fmt.Sprintf("%.2f s of %.0f s (%s)", dr.DrainSeconds, dr.DrainWindowSeconds, map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])},
+			{"latency mean / max", fmt.Sprintf("%.3f ms / %.3f ms", dr.Latency.AvgSeconds*1e3, dr.Latency.MaxSeconds*1e3)},
+		}
+		for _, p := range perf.DeliveryPercentiles {
+			d, err := dr.Latency.Percentile(p)
+			rows = append(rows, []string{"latency " + perf.PercentileName(p), latencyCell(d, err == nil && dr.Received > 0)})
+		}
+		writeTable(b, []string{"", "value"}, "ll", rows)
+	}
+	if j := rep.Jobs; j != nil {
+		b.WriteString("\n## Jobs\n\n")
+		invalidNote(b, rep)
+		lag := func(k string) string {
+			if v, ok := j.Lag[k]; ok {
+				return fmt.Sprintf("%.3f ms", v*1e3)
+			}
+			return "n/a"
+		}
+		writeTable(b, []string{"", "value"}, "ll", [][]string{
+			{"jobs (at Dapr's load × factor)", fmt.Sprintf("%s (%s × %.3g)", fmtCount(int64(j.Jobs)), fmtCount(int64(j.JobsAtDaprLoad)), j.LoadFactor)},
+			{"scheduled / errors", fmt.Sprintf("%s / %s in %.2f s (%.0f/s)", fmtCount(j.Scheduled), fmtCount(j.ScheduleErrors), j.ScheduleSeconds, j.ScheduleRate)},
+			{"fired / never fired / fired twice / unexpected", fmt.Sprintf("%s / %s / %s / %s", fmtCount(j.Fired), fmtCount(j.NeverFired), fmtCount(j.FiredTwice), fmtCount(j.Unexpected))},
+			{"all fired after the scheduling", fmt.Sprintf("%.2f s (window %.0f s, all fired: %v)", j.AllFiredSeconds, j.WindowSeconds, j.AllFired)},
+			{"trigger rate / throughput", fmt.Sprintf("%.0f / %.0f jobs/s", j.TriggerRate, j.TriggerThroughput)},
+			{"trigger lag p50 / p90 / p99 / max", strings.Join([]string{lag("p50"), lag("p90"), lag("p99"), lag("max")}, " / ")},
+		})
+	}
+	if rr := rep.Reminders; rr != nil {
+		b.WriteString("\n## Reminders\n\n")
+		invalidNote(b, rep)
+		lag := func(k string) string {
+			if v, ok := rr.LagSeconds[k]; ok {
+				return fmt.Sprintf("%.3f ms", v*1e3)
+			}
+			return "n/a"
+		}
+		writeTable(b, []string{"", "value"}, "ll", [][]string{
+			{"reminders × fires", fmt.Sprintf("%s (of %s asked) × %d", fmtCount(int64(rr.Reminders)), fmtCount(int64(rr.RequestedReminders)), rr.FiresPerReminder)},
+			{"registered / errors", fmt.Sprintf("%s / %s in %.2f s", fmtCount(rr.Registered), fmtCount(rr.RegisterErrors), rr.RegisteredSeconds)},
+			{"fires arrived / expected / missing", fmt.Sprintf("%s / %s / %s", fmtCount(rr.Fires), fmtCount(rr.ExpectedFires), fmtCount(rr.Missing))},
+			{"trigger rate", fmt.Sprintf("%.0f fires/s over %.2f s (window %.0f s)", rr.TriggerRate, rr.TriggerSeconds, rr.WindowSeconds)},
+			{"fire lag p50 / p90 / p99 / max", strings.Join([]string{lag("p50"), lag("p90"), lag("p99"), lag("max")}, " / ")},
+		})
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
