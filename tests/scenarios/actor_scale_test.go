@@ -44,6 +44,12 @@ func TestActorScaleScenarios(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"actorapp", "actorapp-2", "actorapp-3"}, hosts)
+	roles := ids.Roles()
+	for _, h := range hosts {
+		assert.Equal(t, perf.RoleApp, roles[h], h)
+		assert.Equal(t, perf.RoleCalleeSidecar, roles[perf.SidecarName(h)], h)
+	}
+	assert.Equal(t, perf.RoleCallerSidecar, roles[perf.SidecarName(TesterApp)])
 	assert.Equal(t, 0.090, threshold(t, ids, "latency.p95").Limit)
 }
 
