@@ -236,8 +236,10 @@ func TestPushRegistryHoldsEveryFigure(t *testing.T) {
 
 func TestPushLegacyGaugesNeedTheirRole(t *testing.T) {
 	for name, mutate := range map[string]func(*Report){
-		"no app":    func(r *Report) { r.Resources = r.Resources[1:] },
-		"two hosts": func(r *Report) { r.Resources = append(r.Resources, ResourceSummary{Process: "httpapp-2", Role: RoleApp, Readings: 3, PeakRSSBytes: 1 << 20}) },
+		"no app": func(r *Report) { r.Resources = r.Resources[1:] },
+		"two hosts": func(r *Report) {
+			r.Resources = append(r.Resources, ResourceSummary{Process: "httpapp-2", Role: RoleApp, Readings: 3, PeakRSSBytes: 1 << 20})
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rep := pushFixture(t, "run", 1, true)
