@@ -30,7 +30,8 @@ const (
 	// only then does daprd's own graceful-shutdown timer start (dapr/kit RunnerCloserManager
 	// times the closers, not the runners). Measured here (daprd 1.17.5, 2 cores, the app already
 	// stopped): 20,000 / 40,000 / 80,000 active actors took 4.0 / 6.3 / 11.2 s from SIGTERM to
-	// exit 0. actor_reminder at Dapr's load leaves about 91,000; 30 s covers that twice over.
+	// exit 0; actor_reminder at Dapr's load (20,000 fired reminders' actors active) 4.9 s, within
+	// a hair of the old fixed 5 s grace. 30 s covers 80,000 actors more than twice over.
 	actorHaltAllowance = 30 * time.Second
 )
 
