@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -144,7 +145,7 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 	for _, da := range d.apps {
 		args, env := launchArgs(da, d.apps, backends...)
 		env = append(env, d.appEnv(da)...)
-		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env)
+		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env, appStopGrace)
 		if err != nil {
 			return err
 		}
@@ -156,7 +157,7 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
 		args = append(args, d.controlPlaneArgs(da.app)...)
-		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, daprdEnv())
+		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, daprdEnv(), daprdStopGrace(args))
 		if err != nil {
 			return err
 		}
@@ -168,7 +169,7 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecarB, da.configB, d.resourcesDir())
 		args = append(args, d.controlPlaneArgs(da.app)...)
-		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, daprdEnv())
+		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, daprdEnv(), daprdStopGrace(args))
 		if err != nil {
 			return err
 		}
@@ -177,9 +178,10 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 	return nil
 }
 
-// start starts one process, logging to <run dir>/<name>.log, and adds it to d.
-func (d *Deployment) start(ctx context.Context, name, bin string, args, env []string) (*process, error) {
-	p, err := startProcess(ctx, name, runFile(d.dir, name+".log"), bin, args, env, d.notifyExit)
+// start starts one process, logging to <run dir>/<name>.log, and adds it to d; grace is how
+// long its stop waits after SIGTERM before SIGKILL (stopgrace.go).
+func (d *Deployment) start(ctx context.Context, name, bin string, args, env []string, grace time.Duration) (*process, error) {
+	p, err := startProcessWith(ctx, name, runFile(d.dir, name+".log"), bin, args, env, procSpec{grace: grace}, d.notifyExit)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +231,8 @@ func (d *Deployment) process(name string) *process {
 	return nil
 }
 
-// stopAll stops every app and sidecar at once (SIGTERM; SIGKILL after stopGrace) and waits for
+// stopAll stops every app and sidecar at once (SIGTERM; SIGKILL after each one's grace:
+// appStopGrace, daprdStopGrace) and waits for
 // all, then the backends the same way (each with its own stop signal and grace): a daprd
 // closing its components must still find their stores and brokers.
 func (d *Deployment) stopAll() error {

@@ -16,7 +16,8 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// stopGrace is how long a process gets to exit after SIGTERM before it is sent SIGKILL.
+// stopGrace is how long a process gets to exit after SIGTERM before it is sent SIGKILL when
+// its procSpec names no grace (placement); apps and daprds have their own (stopgrace.go).
 const stopGrace = 5 * time.Second
 
 // killWait bounds the wait for a process to be reaped after SIGKILL.
@@ -43,13 +44,6 @@ type process struct {
 	exit *perf.Exit // non-nil when the process ended before it was asked to stop
 }
 
-// startProcess runs bin with args and env for as long as ctx lasts (the test's context:
-// when it ends the process gets SIGTERM, and SIGKILL 5 s later). Its stdout and stderr go to
-// the file logPath. onExit, if not nil, is called once the process has ended unexpectedly.
-func startProcess(ctx context.Context, name, logPath, bin string, args, env []string, onExit func(*process)) (*process, error) {
-	return startProcessWith(ctx, name, logPath, bin, args, env, procSpec{}, onExit)
-}
-
 // procSpec are the settings of a child process beyond its command line; the zero value is an
 // app's or a daprd's.
 type procSpec struct {
@@ -63,7 +57,10 @@ type procSpec struct {
 	grace time.Duration
 }
 
-// startProcessWith is startProcess with the settings of spec.
+// startProcessWith runs bin with args and env for as long as ctx lasts (the test's context:
+// when it ends the process gets SIGTERM, and SIGKILL spec.grace later). Its stdout and stderr
+// go to the file logPath. onExit, if not nil, is called once the process has ended
+// unexpectedly.
 func startProcessWith(ctx context.Context, name, logPath, bin string, args, env []string, spec procSpec, onExit func(*process)) (*process, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

@@ -83,3 +83,23 @@ func TestFetchActorStats(t *testing.T) {
 type fakeEndpoint struct{ url string }
 
 func (f fakeEndpoint) Endpoint(string, Endpoint) (string, error) { return f.url, nil }
+
+// TestRolesLabelEveryHostReplica: actor_id_scale's shape, a tester and three actor hosts on
+// one placement with Main.To the first: every host is an app and every host's daprd a callee
+// sidecar, not only Main.To's; the tester and its daprd keep theirs.
+func TestRolesLabelEveryHostReplica(t *testing.T) {
+	store := Component{Name: "s", Type: StateInMemory, Metadata: map[string]string{"actorStateStore": "true"}}
+	host := func(name string) App {
+		return App{Name: name, Kind: ActorApp, Sidecar: &Sidecar{Components: []Component{store}}}
+	}
+	sc := Scenario{Tester: "tester", Main: Route{To: "actorapp", ThroughSidecar: true},
+		Apps: []App{{Name: "tester", Kind: Tester, Sidecar: &Sidecar{Components: []Component{store}}},
+			host("actorapp"), host("actorapp-2"), host("actorapp-3"), {Name: "other", Kind: HTTPApp}}}
+	assert.Equal(t, map[string]string{
+		"tester": RoleTester, "tester-daprd": RoleCallerSidecar,
+		"actorapp": RoleApp, "actorapp-daprd": RoleCalleeSidecar,
+		"actorapp-2": RoleApp, "actorapp-2-daprd": RoleCalleeSidecar,
+		"actorapp-3": RoleApp, "actorapp-3-daprd": RoleCalleeSidecar,
+		"placement": RoleControlPlane,
+	}, sc.Roles(), "an app of another kind is no replica of the host")
+}

@@ -221,15 +221,11 @@ func (fp *FaultPlan) run(s *session) error {
 	return nil
 }
 
-// roles are sc's process roles with the actor's host as the app and its daprd as the callee
-// sidecar, whichever of Hosts it is (Main.To names only one of them); the other hosts have none.
+// roles are sc's process roles (every host replica is an app, its daprd a callee sidecar:
+// Scenario.Roles), checked to name the actor's host, whichever of Hosts it is, as the app.
 func (fp *FaultPlan) roles(sc Scenario, target string) map[string]string {
 	roles := sc.Roles()
-	for _, h := range fp.Hosts {
-		delete(roles, h)
-		delete(roles, SidecarName(h))
-	}
-	roles[target] = RoleApp
+	roles[target] = RoleApp // already so when target is a replica of Main.To
 	roles[SidecarName(target)] = RoleCalleeSidecar
 	return roles
 }

@@ -124,13 +124,14 @@ func TestCapSchedule(t *testing.T) {
 	assert.Equal(t, 10*time.Second, c.Duration)
 }
 
-// TestFaultPlanRoles: the actor's host is the app, whichever replica it is.
+// TestFaultPlanRoles: the actor's host is the app, whichever replica it is, and so is every
+// other host replica.
 func TestFaultPlanRoles(t *testing.T) {
 	fp := &FaultPlan{Hosts: []string{"h0", "h1"}}
 	roles := fp.roles(faultScenario(fp), "h1")
 	assert.Equal(t, RoleApp, roles["h1"])
 	assert.Equal(t, RoleCalleeSidecar, roles[SidecarName("h1")])
-	assert.NotContains(t, roles, "h0", "Main.To is not the host")
-	assert.NotContains(t, roles, SidecarName("h0"))
+	assert.Equal(t, RoleApp, roles["h0"], "a replica, and Main.To")
+	assert.Equal(t, RoleCalleeSidecar, roles[SidecarName("h0")])
 	assert.Equal(t, RoleTester, roles["tester"])
 }

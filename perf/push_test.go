@@ -235,20 +235,42 @@ func TestPushRegistryHoldsEveryFigure(t *testing.T) {
 }
 
 func TestPushLegacyGaugesNeedTheirRole(t *testing.T) {
-	rep := pushFixture(t, "run", 1, true)
-	rep.Resources = rep.Resources[1:] // no "app"
-	reg, err := pushRegistry(rep)
-	if err != nil {
-		t.Fatalf("pushRegistry: %v", err)
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatalf("gather: %v", err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "APP_CPU_USAGE" || mf.GetName() == "APP_MEMORY_USAGE" {
-			t.Errorf("%s pushed without a process of role app", mf.GetName())
-		}
+	for name, mutate := range map[string]func(*Report){
+		"no app": func(r *Report) { r.Resources = r.Resources[1:] },
+		"two hosts": func(r *Report) {
+			r.Resources = append(r.Resources, ResourceSummary{Process: "httpapp-2", Role: RoleApp, Readings: 3, PeakRSSBytes: 1 << 20})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep := pushFixture(t, "run", 1, true)
+			mutate(rep)
+			reg, err := pushRegistry(rep)
+			if err != nil {
+				t.Fatalf("pushRegistry: %v", err)
+			}
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatalf("gather: %v", err)
+			}
+			var apps []string
+			for _, mf := range mfs {
+				if mf.GetName() == "APP_CPU_USAGE" || mf.GetName() == "APP_MEMORY_USAGE" {
+					t.Errorf("%s pushed without exactly one process of role app", mf.GetName())
+				}
+				if mf.GetName() == "daprperf_cpu_cores" {
+					for _, m := range mf.GetMetric() {
+						for _, l := range m.GetLabel() {
+							if l.GetName() == "process" && strings.HasPrefix(l.GetValue(), "httpapp") && !strings.HasSuffix(l.GetValue(), "-daprd") {
+								apps = append(apps, l.GetValue())
+							}
+						}
+					}
+				}
+			}
+			if name == "two hosts" && len(apps) != 2 {
+				t.Errorf("labelled cpu series of the apps: %v, want httpapp and httpapp-2", apps)
+			}
+		})
 	}
 }
 
@@ -524,9 +546,6 @@ func TestPushRejectsAnIncompleteReportBeforeSending(t *testing.T) {
 		{"overhead missing", func(r *Report) { r.Overhead = r.Overhead[1:] }, "no overhead at p50"},
 		{"mean overhead missing", func(r *Report) { r.Overhead = r.Overhead[:5] }, "no mean overhead"},
 		{"duplicate process", func(r *Report) { r.Resources = append(r.Resources, r.Resources[0]) }, `role "app", process "httpapp"`},
-		{"two apps", func(r *Report) {
-			r.Resources = append(r.Resources, ResourceSummary{Process: "other", Role: "app", Readings: 3, PeakRSSBytes: 1 << 20})
-		}, `2 processes with role "app"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

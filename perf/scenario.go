@@ -1,6 +1,9 @@
 package perf
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Scenario is one perf test as data: its apps, the routes of its phases, its load and its
 // bounds. perf.Run runs any Scenario; a test file only picks one.
@@ -85,15 +88,25 @@ type Route struct {
 	Operation Operation
 }
 
-// Roles names what each process is in the scenario, for resource series: the tester's daprd is
-// the caller sidecar, Main.To's daprd the callee sidecar, Main.To the app.
-// Placement and scheduler processes are RoleControlPlane.
+// Roles names what each process is in the scenario, for resource series: the tester is
+// RoleTester and its daprd the caller sidecar; Main.To and every replica of it (each other app
+// of Main.To's Kind but the tester's, such as actor_id_scale's actorapp-2 and actorapp-3, over
+// which placement spreads the ids) are RoleApp, their daprds RoleCalleeSidecar. Placement and
+// scheduler processes are RoleControlPlane.
 func (sc Scenario) Roles() map[string]string {
 	roles := map[string]string{
 		sc.Tester:               RoleTester,
 		SidecarName(sc.Tester):  RoleCallerSidecar,
 		sc.Main.To:              RoleApp,
 		SidecarName(sc.Main.To): RoleCalleeSidecar,
+	}
+	if i := slices.IndexFunc(sc.Apps, func(a App) bool { return a.Name == sc.Main.To }); i >= 0 {
+		for _, a := range sc.Apps {
+			if a.Kind == sc.Apps[i].Kind && a.Kind != Tester && a.Name != sc.Tester {
+				roles[a.Name] = RoleApp
+				roles[SidecarName(a.Name)] = RoleCalleeSidecar
+			}
+		}
 	}
 	for _, g := range PlacementGroups(sc.Apps) {
 		roles[PlacementProcess(g)] = RoleControlPlane

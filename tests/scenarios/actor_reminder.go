@@ -61,7 +61,7 @@ func ActorReminder() perf.Scenario {
 	return perf.Scenario{
 		Test:      "actor_reminder",
 		Transport: perf.HTTP,
-		Apps:      withShutdownWindow(apps),
+		Apps:      apps,
 		Tester:    TesterApp,
 		Main:      perf.Route{To: ActorHostApp, ThroughSidecar: true, Operation: op},
 		MainOptions: []perf.Option{

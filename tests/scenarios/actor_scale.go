@@ -71,7 +71,7 @@ func actorScale(test string, op perf.Operation, apps []perf.App, p95 float64, so
 	return perf.Scenario{
 		Test:      test,
 		Transport: perf.HTTP,
-		Apps:      withShutdownWindow(apps),
+		Apps:      apps,
 		Tester:    TesterApp,
 		Baseline:  perf.Route{To: ActorHostApp, Operation: op},
 		Main:      perf.Route{To: ActorHostApp, ThroughSidecar: true, Operation: op},
@@ -123,27 +123,6 @@ func ActorIDScale() perf.Scenario {
 }
 
 func actorScaleSourceOf(kind string, ms int) string { return fmt.Sprintf(actorScaleSource, kind, ms) }
-
-// actorHostShutdown is the graceful-shutdown window (--dapr-graceful-shutdown-seconds, default
-// 5) given to the sidecars of the scale and reminder scenarios. A daprd holding thousands of
-// actors activated by a ramp spent its whole default window in its actor runtime's shutdown
-// and was still running when the local platform's own 5 s grace ended (SIGKILL, a failed
-// teardown); with 2 s it exits by itself well before.
-const actorHostShutdown = "--dapr-graceful-shutdown-seconds=2"
-
-// withShutdownWindow returns apps with actorHostShutdown added to every sidecar's flags.
-func withShutdownWindow(apps []perf.App) []perf.App {
-	out := make([]perf.App, len(apps))
-	for i, a := range apps {
-		if a.Sidecar != nil {
-			s := *a.Sidecar
-			s.ExtraArgs = append(append([]string(nil), s.ExtraArgs...), actorHostShutdown)
-			a.Sidecar = &s
-		}
-		out[i] = a
-	}
-	return out
-}
 
 // ActorStateStores are the actor state stores of the store variants: Redis and PostgreSQL
 // (v2, what Dapr's own CI uses for actors), beside the in-memory store of Dapr's tests.

@@ -7,11 +7,14 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // ShutdownTimeout bounds a graceful shutdown: in-flight requests get this
-// long to finish before the server is closed hard.
-const ShutdownTimeout = 5 * time.Second
+// long to finish before the server is closed hard. It is perf.AppShutdownTimeout, which the
+// platforms' stop grace is derived from.
+const ShutdownTimeout = perf.AppShutdownTimeout
 
 // readHeaderTimeout bounds how long a client may take to send its headers.
 const readHeaderTimeout = 10 * time.Second
