@@ -1,8 +1,6 @@
 package tester
 
 import (
-	"slices"
-
 	"github.com/daprperf/daprperf/perf"
 )
 
@@ -23,7 +21,7 @@ func actorTypesCaller(p perf.Params) func() (caller, error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.Contains(noContentKinds, q.Operation.Kind) {
+		if answersNoContent(q.Operation) {
 			return newStdHTTPCaller(req)
 		}
 		return newFetchCaller(req)

@@ -178,7 +178,15 @@ func testOperationsOn(t *testing.T, proto perf.Protocol, target, httpBase string
 		assert.JSONEq(t, value, body, "the saved value, embedded as JSON")
 	})
 	t.Run("state.save unique keys", func(t *testing.T) {
-		run(t, perf.Operation{Kind: perf.OpStateSave, Store: "statestore", Key: "order-{uuid}"}, "") // distinct keys: TestHTTPOperationShapes
+		res := run(t, perf.Operation{Kind: perf.OpStateSave, Store: "statestore", Key: "order-{uuid}"}, "") // distinct keys: TestHTTPOperationShapes
+		assert.Equal(t, int64(4), res.Sockets, "one connection each across daprd's 204 answers")
+	})
+	t.Run("state.get of keys never written", func(t *testing.T) {
+		res := run(t, perf.Operation{Kind: perf.OpStateGet, Store: "statestore", Key: "missing-{uuid}"}, "")
+		if proto == perf.HTTP {
+			assert.Equal(t, res.Requests, res.RetCodes["204"], "daprd answers a missing key 204: %v", res.RetCodes)
+		}
+		assert.Equal(t, int64(4), res.Sockets, "one connection each across daprd's 204 answers")
 	})
 	t.Run("state.get", func(t *testing.T) {
 		op := store

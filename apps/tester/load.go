@@ -87,7 +87,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStampCaller(req, seq), nil })
 	case p.Protocol == perf.HTTP && p.Operation.Kind == perf.OpPublish && p.Operation.Repeat > 1:
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newRepeatCaller(req, p.Operation.Repeat) })
-	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind):
+	case p.Protocol == perf.HTTP && !p.UniquePath && answersNoContent(p.Operation):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newStdHTTPCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
@@ -126,7 +126,7 @@ func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 		return directCallers(p)
 	case p.Protocol == perf.HTTP && p.Operation.ActorTypes > 0: // actortypes.go
 		return actorTypesCaller(p)
-	case p.Protocol == perf.HTTP && !p.UniquePath && slices.Contains(noContentKinds, p.Operation.Kind): // 204 answers
+	case p.Protocol == perf.HTTP && !p.UniquePath && answersNoContent(p.Operation): // 204 answers
 		return func() (caller, error) { return newStdHTTPCaller(req) }
 	case p.Protocol == perf.HTTP && !p.UniquePath:
 		req.Timeout = iterationTimeout(p)

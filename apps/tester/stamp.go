@@ -40,16 +40,19 @@ func (s *sequence) stamp(template []byte, now time.Time) []byte {
 
 // stampCaller sends req with its body stamped afresh for every request (sequence number, send
 // time), over one keep-alive connection of Go's HTTP client: fortio's clients send one fixed
-// body. The send time is taken just before the request is written.
+// body. Each perf.UUIDToken in the URL and the body is replaced by a new UUID per request too,
+// as fortio's clients do. The send time is taken just before the request is written.
 type stampCaller struct {
 	req    httpRequest
 	seq    *sequence
+	url    func() string // req.URL with its {uuid}s replaced afresh (perRequest)
+	body   func() string // req.Body likewise
 	client *http.Client
 	dials  atomic.Int64
 }
 
 func newStampCaller(req httpRequest, seq *sequence) *stampCaller {
-	s := &stampCaller{req: req, seq: seq}
+	s := &stampCaller{req: req, seq: seq, url: perRequest(req.URL), body: perRequest(string(req.Body))}
 	var d net.Dialer
 	s.client = &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -67,14 +70,18 @@ func (s *stampCaller) call(ctx context.Context) (string, bool) {
 	if method == "" {
 		method = http.MethodPost
 	}
-	r, err := http.NewRequestWithContext(ctx, method, s.req.URL, nil)
+	r, err := http.NewRequestWithContext(ctx, method, s.url(), nil)
 	if err != nil {
 		return "-1", false
 	}
 	if s.req.ContentType != "" {
 		r.Header.Set("Content-Type", s.req.ContentType)
 	}
-	body := s.seq.stamp(s.req.Body, time.Now())
+	template := s.req.Body
+	if bytes.Contains(template, []byte(perf.UUIDToken)) {
+		template = []byte(s.body())
+	}
+	body := s.seq.stamp(template, time.Now())
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	resp, err := s.client.Do(r)
 	if err != nil {
