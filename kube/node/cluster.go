@@ -279,19 +279,8 @@ func (c *Cluster) up(ctx context.Context) error {
 			return err
 		}
 	}
-	// go build and tar while the sandbox comes up, then import while the control plane comes
-	// up: the kubelet is the first part that needs the images (its pause image).
 	images := make(chan error, 1)
-	go func() { images <- c.writeImages(ctx) }()
-	pending := true
-	waitImages := func() error {
-		if !pending {
-			return nil
-		}
-		pending = false
-		return <-images
-	}
-	defer func() { _ = waitImages() }() // an early return leaves no build or import running
+	go func() { images <- c.writeImages(ctx) }() // go build and tar while the sandbox comes up
 
 	if err := c.sandboxUp(); err != nil {
 		return err
@@ -305,22 +294,16 @@ func (c *Cluster) up(ctx context.Context) error {
 		return err
 	}
 	c.mark("containerd")
-	written := images
-	images = make(chan error, 1)
-	go func() {
-		if err := <-written; err != nil {
-			images <- err
-			return
-		}
-		images <- c.importImages()
-	}()
-	if err := c.controlPlaneUp(ctx, pki); err != nil {
+	if err := <-images; err != nil {
 		return err
 	}
-	if err := waitImages(); err != nil {
+	if err := c.importImages(); err != nil {
 		return err
 	}
 	c.mark("images")
+	if err := c.controlPlaneUp(ctx, pki); err != nil {
+		return err
+	}
 	if err := c.nodeUp(ctx); err != nil {
 		return err
 	}

@@ -190,6 +190,9 @@ func envOr(k, def string) string {
 // kube-<UTC time>.
 var runID = envOr(perf.EnvRunID, "kube-"+time.Now().UTC().Format("20060102T150405Z"))
 
+// lockHeld is the line perfRun's command prints once it holds the perf lock.
+const lockHeld = "kube e2e: perf lock held"
+
 // perfRun runs scripts/perf.sh on pkgs against the cluster, under the machine's perf lock, with
 // extra environment env, logging its output; it returns perf.sh's exit code.
 func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env []string, pkgs ...string) int {
@@ -202,7 +205,9 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	// flock: every perf run on this machine holds /tmp/perf.lock (they measure the cores).
-	cmd := exec.CommandContext(ctx, "flock", append([]string{"/tmp/perf.lock", "./scripts/perf.sh"}, pkgs...)...)
+	// The first line says when the lock is held, so the log shows the wait for other runs.
+	cmd := exec.CommandContext(ctx, "flock", append([]string{"/tmp/perf.lock", "sh", "-c", `echo "` + lockHeld + `"; exec ./scripts/perf.sh "$@"`, "sh"}, pkgs...)...)
+	asked := time.Now()
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(),
 		"KUBECONFIG="+c.Kubeconfig,
@@ -237,6 +242,10 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
+			if sc.Text() == lockHeld {
+				t.Logf("waited %.1f s for /tmp/perf.lock", time.Since(asked).Seconds())
+				continue
+			}
 			t.Log(sc.Text())
 			if onLine != nil {
 				onLine(sc.Text())
