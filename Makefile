@@ -113,7 +113,7 @@ kube-node-deps:
 
 ## test-kube: the kube platform end to end on a real one-node cluster on this machine (root):
 ## bring-up, the network rules, the HTTP and gRPC service-invocation scenarios with
-## DAPR_PERF_PLATFORM=kubernetes (short phases: 10 s at 200 QPS unless DAPR_TEST_DURATION,
+## DAPR_PERF_PLATFORM=kubernetes (short phases: 10 s at 100 QPS unless DAPR_TEST_DURATION,
 ## DAPR_PERF_QPS say otherwise), a container killed mid-run, teardown, and the host's network
 ## configuration compared before and after. Each scenario run holds /tmp/perf.lock. Result
 ## files under $(DAPR_PERF_REPORT_DIR)/runs/<run id>/ (default reports/).

@@ -121,7 +121,7 @@ func startCluster(t *testing.T) *cluster {
 	}
 	startProcess(t, work, "kube-controller-manager", filepath.Join(dir, "kube-controller-manager"),
 		"--kubeconfig="+kubeconfig,
-		"--controllers=deployment,replicaset,namespace,garbagecollector",
+		"--controllers=deployment,replicaset,namespace,garbagecollector,endpointslice",
 		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0",
 		"--concurrent-deployment-syncs=2", "--concurrent-replicaset-syncs=2", "--v=1")
 	startProcess(t, work, "kube-scheduler", filepath.Join(dir, "kube-scheduler"),

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -152,6 +153,21 @@ func TestRolloutErrorNamesPodConditions(t *testing.T) {
 	// Once the status says so, the wait returns.
 	dep.Status = appsv1.DeploymentStatus{Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1, ReadyReplicas: 1}
 	if _, err := cs.AppsV1().Deployments("ns").UpdateStatus(t.Context(), dep, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Available, but the Service has no ready endpoint yet: still waiting, and the error says so.
+	ctx1, cancel1 := context.WithTimeout(t.Context(), 600*time.Millisecond)
+	defer cancel1()
+	if err := waitRollout(ctx1, cs, "ns", d.apps); err == nil || !strings.Contains(err.Error(), "service testapp: 0 ready endpoints of 1 available replicas") {
+		t.Errorf("waitRollout without endpoints = %v, want a RolloutError naming the endpoints", err)
+	}
+	ready := true
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "testapp-x", Namespace: "ns", Labels: map[string]string{discoveryv1.LabelServiceName: "testapp"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.5"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+	}
+	if _, err := cs.DiscoveryV1().EndpointSlices("ns").Create(t.Context(), slice, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 5*time.Second)

@@ -117,6 +117,9 @@ func checkObjects(t *testing.T, c *cluster, ns string) {
 			"dapr.io/enabled": "true", "dapr.io/app-id": "tester", "dapr.io/app-port": "3000",
 			"dapr.io/app-protocol": "http", "dapr.io/enable-metrics": "true", "dapr.io/metrics-port": "9090",
 			"dapr.io/enable-profiling": "false",
+			// The scenario's Dapr defaults (scenarios.DaprResources).
+			"dapr.io/sidecar-cpu-request": "0.1", "dapr.io/sidecar-cpu-limit": "4.0",
+			"dapr.io/sidecar-memory-request": "250Mi", "dapr.io/sidecar-memory-limit": "512Mi",
 		},
 		scenarios.TargetApp: {
 			"dapr.io/enabled": "true", "dapr.io/app-id": "testapp", "dapr.io/app-port": "3000",
@@ -163,7 +166,7 @@ func checkObjects(t *testing.T, c *cluster, ns string) {
 			t.Errorf("%s labels %v", dep.name, dep.label)
 		}
 	}
-	// The tester's own resources on its container; the target has none.
+	// The tester's own resources on its container.
 	res := tester.Spec.Template.Spec.Containers[0].Resources
 	for _, q := range []struct {
 		name      string
@@ -178,8 +181,9 @@ func checkObjects(t *testing.T, c *cluster, ns string) {
 			t.Errorf("tester %s = %s, want %s", q.name, q.got.String(), q.want.String())
 		}
 	}
-	if r := target.Spec.Template.Spec.Containers[0].Resources; len(r.Requests)+len(r.Limits) != 0 {
-		t.Errorf("testapp container resources %v, want none (its sidecar's are annotations)", r)
+	// The target keeps the scenario's Dapr defaults (scenarios.DaprResources).
+	if r := target.Spec.Template.Spec.Containers[0].Resources; r.Limits.Cpu().Cmp(resource.MustParse("4")) != 0 || r.Requests.Memory().Cmp(resource.MustParse("250Mi")) != 0 {
+		t.Errorf("testapp container resources %v, want the scenario's (cpu limit 4, memory request 250Mi; its sidecar's are annotations)", r)
 	}
 	// The tester must share the target's node; the target goes anywhere.
 	aff := tester.Spec.Template.Spec.Affinity

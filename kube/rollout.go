@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -41,15 +42,26 @@ func (e *RolloutError) Unwrap() error { return e.Err }
 const rolloutPoll = 250 * time.Millisecond
 
 // waitRollout returns once each app's Deployment in ns has all replicas updated and available
-// (pods Ready), or a *RolloutError for the first app that is not when ctx ends.
+// (pods Ready) and its Service's EndpointSlices list that many ready endpoints, or a
+// *RolloutError for the first app that is not when ctx ends. The endpoints come after the
+// pods' Ready (the EndpointSlice controller reacts to the same pod update as the Deployment
+// controller): a load sent through the Service before them meets kube-proxy's reject rule for
+// a Service without endpoints (on a real one-node cluster: 42 gRPC Unavailable and 1 s
+// reconnect backoffs in a 10 s baseline).
 func waitRollout(ctx context.Context, cs kubernetes.Interface, ns string, apps []AppDescription) error {
 	tick := time.NewTicker(rolloutPoll)
 	defer tick.Stop()
 	for _, d := range apps {
 		for {
 			dep, err := cs.AppsV1().Deployments(ns).Get(ctx, d.Name, metav1.GetOptions{})
+			var ready int
 			if err == nil && rolledOut(dep) {
-				break
+				if ready, err = readyEndpoints(ctx, cs, ns, d.Name); err == nil && int32(ready) >= dep.Status.AvailableReplicas {
+					break
+				}
+				if err == nil {
+					err = fmt.Errorf("service %s: %d ready endpoints of %d available replicas", d.Name, ready, dep.Status.AvailableReplicas)
+				}
 			}
 			select {
 			case <-ctx.Done():
@@ -59,6 +71,23 @@ func waitRollout(ctx context.Context, cs kubernetes.Interface, ns string, apps [
 		}
 	}
 	return nil
+}
+
+// readyEndpoints counts the ready endpoints of Service svc in ns over its EndpointSlices.
+func readyEndpoints(ctx context.Context, cs kubernetes.Interface, ns, svc string) (int, error) {
+	list, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, sl := range list.Items {
+		for _, e := range sl.Endpoints {
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // rolledOut says whether every replica of dep runs its current template and is available.

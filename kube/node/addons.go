@@ -140,6 +140,12 @@ func (c *Cluster) podLogs(ctx context.Context, ns, app string) string {
 			for _, cs := range p.Status.ContainerStatuses {
 				fmt.Fprintf(&out, "  container %s: ready=%v restarts=%d state=%+v\n", cs.Name, cs.Ready, cs.RestartCount, cs.State)
 			}
+			// The pod's events say why it is stuck (FailedCreatePodSandBox, FailedMount, ...).
+			if evs, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + p.Name}); err == nil {
+				for _, e := range evs.Items {
+					fmt.Fprintf(&out, "  event %s %s (x%d): %s\n", e.Type, e.Reason, e.Count, e.Message)
+				}
+			}
 			tail := int64(20)
 			b, err := c.cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx)
 			if err == nil {

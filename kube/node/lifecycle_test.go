@@ -101,7 +101,9 @@ func TestSIGINT(t *testing.T) {
 		t.Fatal(err)
 	}
 	ready := make(chan struct{})
+	eof := make(chan struct{}) // the child closed its output: it has ended
 	go func() {
+		defer close(eof)
 		sc := bufio.NewScanner(out)
 		once := false
 		for sc.Scan() {
@@ -114,6 +116,9 @@ func TestSIGINT(t *testing.T) {
 	}()
 	select {
 	case <-ready:
+	case <-eof:
+		err := cmd.Wait()
+		t.Fatalf("the child ended (%v) before its cluster was ready", err)
 	case <-time.After(5 * time.Minute):
 		_ = cmd.Process.Kill()
 		t.Fatal("the child's cluster was not ready in 5 min")

@@ -416,6 +416,9 @@ maxPods: 50
 	if err != nil {
 		return err
 	}
+	// minSyncPeriod 100 ms, not the default 1 s (0 is defaulted to 1 s): a run's Service gets
+	// its rules at once when its pod turns Ready, not up to a second after a previous sync,
+	// during which kube-proxy rejects connections to it.
 	pcfg := fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: %s}
@@ -426,7 +429,7 @@ bindAddress: %s
 healthzBindAddress: 127.0.0.1:10256
 metricsBindAddress: 127.0.0.1:10249
 nodePortAddresses: [%s/32]
-iptables: {masqueradeAll: true}
+iptables: {masqueradeAll: true, minSyncPeriod: 100ms}
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s, udpTimeout: 0s, udpStreamTimeout: 0s}
 `, filepath.Join(f, "kube-proxy.kubeconfig"), PodCIDR, NodeName, NodeIP, NodeIP)
 	ppath := filepath.Join(c.dir, "kube-proxy-config.yaml")
