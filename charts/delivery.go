@@ -69,15 +69,10 @@ func countsPanel(p *plot.Plot, bars []countBar) ([]plot.Plotter, error) {
 	good := groupedBars(ok, 0, 1, translucent(baselineColor))
 	faults := groupedBars(bad, 0, 1, boundColor)
 	out = append(out, good, faults)
-	lbl, err := plotter.NewLabels(labels)
+	lbl, err := barLabels(labels, draw.YBottom, 9, 2)
 	if err != nil {
 		return nil, err
 	}
-	for i := range lbl.TextStyle {
-		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, draw.YBottom
-		lbl.TextStyle[i].Font.Size = vg.Points(9)
-	}
-	lbl.Offset = vg.Point{Y: vg.Points(2)}
 	out = append(out, lbl)
 	for _, pl := range out {
 		p.Add(pl)

@@ -332,15 +332,10 @@ func loadsRateChart(rep *perf.Report) (*figure, error) {
 		}
 		fig.add(name, seg)
 	}
-	lbl, err := plotter.NewLabels(labels)
+	lbl, err := barLabels(labels, draw.YBottom, 9, 3)
 	if err != nil {
 		return nil, err
 	}
-	for i := range lbl.TextStyle {
-		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, draw.YBottom
-		lbl.TextStyle[i].Font.Size = vg.Points(9)
-	}
-	lbl.Offset = vg.Point{Y: vg.Points(3)}
 	fig.add("", lbl)
 	nominalX(fig.Plot, names)
 	fig.Plot.X.Label.Text = word + " (in run order)"
@@ -406,15 +401,10 @@ func loadsScheduleChart(rep *perf.Report) (*figure, error) {
 			fig.addBelow("", pts)
 		}
 	}
-	lbl, err := plotter.NewLabels(labels)
+	lbl, err := barLabels(labels, draw.YTop, 8, -5)
 	if err != nil {
 		return nil, err
 	}
-	for i := range lbl.TextStyle {
-		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, draw.YTop
-		lbl.TextStyle[i].Font.Size = vg.Points(8)
-	}
-	lbl.Offset = vg.Point{Y: -vg.Points(5)}
 	fig.add("", lbl)
 	for pi, lim := range []float64{99, 1} {
 		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: lim}, {X: n - 0.5, Y: lim}})

@@ -878,15 +878,10 @@ func growthChart(rep *perf.Report) (*figure, error) {
 		}
 		fig.add(role, groupedBars(vals, ri, len(roles), seriesColor(ri)))
 	}
-	lbl, err := plotter.NewLabels(labels)
+	lbl, err := barLabels(labels, draw.YBottom, 9, 2)
 	if err != nil {
 		return nil, err
 	}
-	for i := range lbl.TextStyle {
-		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, draw.YBottom
-		lbl.TextStyle[i].Font.Size = vg.Points(9)
-	}
-	lbl.Offset = vg.Point{Y: vg.Points(2)}
 	fig.add("", lbl)
 	th, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: g.ThresholdKiBPer1000}, {X: float64(len(names)) - 0.5, Y: g.ThresholdKiBPer1000}})
 	if err != nil {
@@ -1045,4 +1040,21 @@ func compareChart(c comparison) (*figure, error) {
 	}
 	nominalX(fig.Plot, names)
 	return fig, nil
+}
+
+// barLabels returns labels centred on each point of xy, anchored at yAlign (draw.YBottom: the
+// text sits above its point; draw.YTop: below it), in a font of size points, moved up by
+// offset points (negative: down). Its error is plotter.NewLabels's (xy's points and labels
+// differ in number, or a point is not finite).
+func barLabels(xy plotter.XYLabels, yAlign draw.YAlignment, size, offset float64) (*plotter.Labels, error) {
+	lbl, err := plotter.NewLabels(xy)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lbl.TextStyle {
+		lbl.TextStyle[i].XAlign, lbl.TextStyle[i].YAlign = draw.XCenter, yAlign
+		lbl.TextStyle[i].Font.Size = vg.Points(size)
+	}
+	lbl.Offset = vg.Point{Y: vg.Points(offset)}
+	return lbl, nil
 }

@@ -35,13 +35,18 @@ func TestDaprdStopGrace(t *testing.T) {
 // long after it, with status 0), or never ("never": it ignores SIGTERM), for TestStopGrace.
 const envFakeStop = "DAPRPERF_FAKE_STOP"
 
-// TestFakeStopProcess is not a test: TestStopGrace runs the test binary with envFakeStop set
-// and -test.run naming this function, which then plays a slow or a hung process.
-func TestFakeStopProcess(t *testing.T) {
-	mode := os.Getenv(envFakeStop)
-	if mode == "" {
-		t.Skip("a helper process for TestStopGrace")
+// TestMain plays, when envFakeStop is set, the slow or hung process TestStopGrace starts from
+// this test binary (fakeStopProcess, which never returns), and otherwise runs the tests.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envFakeStop); mode != "" {
+		fakeStopProcess(mode)
 	}
+	os.Exit(m.Run())
+}
+
+// fakeStopProcess waits for SIGTERM, then exits 0 after mode (a time.ParseDuration value) or,
+// for "never", not at all (until SIGKILL); an unparsable mode exits 3 at SIGTERM.
+func fakeStopProcess(mode string) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM)
 	<-ch
@@ -68,7 +73,7 @@ func TestStopGrace(t *testing.T) {
 	d := newDeployment(t.TempDir(), build{}, nil, 3)
 	env := append(os.Environ(), "GOCOVERDIR="+t.TempDir())
 	fake := func(name, mode string, args []string, grace time.Duration) *process {
-		argv := append([]string{"-test.run=^TestFakeStopProcess$", "--"}, args...) // daprd's flags, unparsed
+		argv := append([]string{"-test.run=^$", "--"}, args...) // TestMain plays the process; daprd's flags, unparsed
 		p, err := d.start(t.Context(), name, os.Args[0], argv, append(env, envFakeStop+"="+mode), grace)
 		require.NoError(t, err)
 		return p
