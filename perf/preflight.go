@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,8 +40,10 @@ type Preflight struct {
 	// step when none did.
 	ChosenQPS int `json:"chosenQPS"`
 	// Ladder are the loads tried or due, highest first.
-	Ladder []int           `json:"ladder"`
-	Steps  []PreflightStep `json:"steps"`
+	Ladder []int `json:"ladder"`
+	// LadderNote is Scenario.LadderNote when the ladder starts below RequestedQPS.
+	LadderNote string          `json:"ladderNote,omitempty"`
+	Steps      []PreflightStep `json:"steps"`
 	// Note says in one sentence what was chosen and why.
 	Note string `json:"note"`
 }
@@ -63,10 +66,13 @@ func preflightFromEnv() (bool, error) {
 }
 
 // ladderFrom is the ladder from qps down: qps itself, then every rung of rungs below it
-// (QPSLadder when rungs is nil: Scenario.Ladder).
+// (QPSLadder when rungs is nil: Scenario.Ladder). A scenario's own ladder whose first rung is
+// at or below qps is used as it is, so it may leave qps out (Scenario.LadderNote says why).
 func ladderFrom(qps int, rungs []int) []int {
 	if rungs == nil {
 		rungs = QPSLadder
+	} else if len(rungs) > 0 && rungs[0] <= qps {
+		return slices.Clone(rungs)
 	}
 	out := []int{qps}
 	for _, q := range rungs {
@@ -125,6 +131,13 @@ func preflightNote(pf Preflight, cpus int) string {
 		kept = kept || s.Kept
 	}
 	switch {
+	case kept && len(pf.Ladder) > 0 && pf.Ladder[0] < pf.RequestedQPS:
+		why := pf.LadderNote
+		if why == "" {
+			why = "the scenario's own ladder"
+		}
+		return fmt.Sprintf("preflight: the ladder starts below %s (%s); ran at %d QPS, the highest of the ladder %s that a %.0f s load through the sidecars kept on schedule on this machine's %s",
+			requested, why, pf.ChosenQPS, strings.Join(ladder, ", "), step, cpuCount(cpus))
 	case pf.ChosenQPS == pf.RequestedQPS && kept:
 		return fmt.Sprintf("preflight: this machine (%s) kept %s on schedule in %.0f s through the sidecars; ran at %d QPS",
 			cpuCount(cpus), requested, step, pf.ChosenQPS)
@@ -166,6 +179,9 @@ func applyPreflight(ctx context.Context, t *testing.T, dep Deployment, sc Scenar
 		return nil, err
 	}
 	pf := &Preflight{RequestedQPS: cfg.main.QPS, Ladder: ladderFrom(cfg.main.QPS, sc.Ladder)}
+	if pf.Ladder[0] < pf.RequestedQPS {
+		pf.LadderNote = sc.LadderNote
+	}
 	routes := []Route{sc.Main}
 	if sc.PreflightBaseline {
 		routes = append(routes, sc.Baseline)

@@ -19,6 +19,13 @@ func TestLadderFrom(t *testing.T) {
 	if got := fmt.Sprint(ladderFrom(200, []int{200, 100, 50, 20, 10})); got != "[200 100 50 20 10]" {
 		t.Errorf("ladderFrom(200, bulk ladder) = %s", got)
 	}
+	// ... and may start below the scenario's QPS (the jobs scheduling ladder), or above it.
+	if got := fmt.Sprint(ladderFrom(1000, []int{500, 250, 100})); got != "[500 250 100]" {
+		t.Errorf("ladderFrom(1000, [500 250 100]) = %s", got)
+	}
+	if got := fmt.Sprint(ladderFrom(300, []int{500, 250, 100})); got != "[300 250 100]" {
+		t.Errorf("ladderFrom(300, [500 250 100]) = %s", got)
+	}
 	if got := preflightStep(4, time.Minute); got != 6*time.Second {
 		t.Errorf("4 steps before a 1 min phase: %v, want 6 s", got)
 	}
@@ -61,6 +68,8 @@ func TestPreflightNote(t *testing.T) {
 			"preflight: this machine (2 CPUs) kept Dapr's 1000 QPS on schedule in 6 s through the sidecars; ran at 1000 QPS"},
 		{Preflight{RequestedQPS: 1000, ChosenQPS: 100, Ladder: QPSLadder, Steps: steps(false, false, false, false)},
 			"preflight: no load of the ladder 1000, 500, 250, 100 kept its schedule on this machine's 2 CPUs; ran at the lowest, 100 QPS (expect an invalid run)"},
+		{Preflight{RequestedQPS: 1000, ChosenQPS: 500, Ladder: []int{500, 250, 100}, LadderNote: "why", Steps: []PreflightStep{{QPS: 500, Seconds: 6, Kept: true}}},
+			"preflight: the ladder starts below Dapr's 1000 QPS (why); ran at 500 QPS, the highest of the ladder 500, 250, 100 that a 6 s load through the sidecars kept on schedule on this machine's 2 CPUs"},
 	} {
 		if got := preflightNote(tc.pf, 2); got != tc.want {
 			t.Errorf("note\n got %s\nwant %s", got, tc.want)

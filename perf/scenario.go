@@ -27,6 +27,10 @@ type Scenario struct {
 	// is not set (preflight.go); nil is QPSLadder. A scenario whose load differs from Dapr's
 	// 1000 QPS by much states its own (the bulk-publish scenarios: 200 requests/s down to 10).
 	Ladder []int
+	// LadderNote says, in a clause the preflight's sentence quotes, why Ladder starts below the
+	// scenario's own QPS (a first rung at or below it is used as it is: ladderFrom); "" when it
+	// does not.
+	LadderNote string
 	// PreflightBaseline makes each preflight step also load the Baseline route, and keep a
 	// rung only when both routes kept it: for a scenario whose baseline is the heavier load
 	// (100 single publishes per request against one bulk of 100).
