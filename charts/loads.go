@@ -406,17 +406,8 @@ func loadsScheduleChart(rep *perf.Report) (*figure, error) {
 		return nil, err
 	}
 	fig.add("", lbl)
-	for pi, lim := range []float64{99, 1} {
-		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: lim}, {X: n - 0.5, Y: lim}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width, l.Dashes = boundColor, vg.Points(2), []vg.Length{vg.Points(8), vg.Points(4)}
-		if pi == 0 {
-			fig.add("valid from 99 % (of the planned requests)", l)
-		} else {
-			fig.addBelow("valid up to 1 %", l)
-		}
+	if err := fig.addValidityLines(-0.5, n-0.5, "valid from 99 % (of the planned requests)"); err != nil {
+		return nil, err
 	}
 	if len(rep.Loads) > 6 {
 		fig.Width = max(chartWidth, 100*len(rep.Loads)+120)

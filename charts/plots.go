@@ -713,17 +713,8 @@ func qpsChart(rep *perf.Report) (*figure, error) {
 			}
 		}
 	}
-	for pi, lim := range []float64{99, 1} {
-		l, err := plotter.NewLine(plotter.XYs{{X: 0.5, Y: lim}, {X: n + 0.5, Y: lim}})
-		if err != nil {
-			return nil, err
-		}
-		l.Color, l.Width, l.Dashes = boundColor, vg.Points(2), []vg.Length{vg.Points(8), vg.Points(4)}
-		if pi == 0 {
-			fig.add("valid from 99 % of target", l)
-		} else {
-			fig.addBelow("valid up to 1 %", l)
-		}
+	if err := fig.addValidityLines(0.5, n+0.5, "valid from 99 % of target"); err != nil {
+		return nil, err
 	}
 	top.X.Label.Text = ""
 	return markInvalid(fig, rep), nil
@@ -1057,4 +1048,24 @@ func barLabels(xy plotter.XYLabels, yAlign draw.YAlignment, size, offset float64
 	}
 	lbl.Offset = vg.Point{Y: vg.Points(offset)}
 	return lbl, nil
+}
+
+// addValidityLines draws the run's validity bounds from x0 to x1 as dashed lines: 99 % (the
+// lowest achieved/target rate, %, perf's minValidQPSRatio) on the top panel, named topLabel,
+// and 1 % (the largest share of requests behind schedule) on the panel below. Its error is
+// plotter.NewLine's.
+func (f *figure) addValidityLines(x0, x1 float64, topLabel string) error {
+	for pi, lim := range []float64{99, 1} {
+		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: lim}, {X: x1, Y: lim}})
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width, l.Dashes = boundColor, vg.Points(2), []vg.Length{vg.Points(8), vg.Points(4)}
+		if pi == 0 {
+			f.add(topLabel, l)
+		} else {
+			f.addBelow("valid up to 1 %", l)
+		}
+	}
+	return nil
 }
