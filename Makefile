@@ -139,6 +139,22 @@ test-deps:
 		./scripts/apt-install.sh $$missing; \
 	fi
 
+## perf-deps: install with apt-get (scripts/apt-install.sh, no service of theirs started) the
+## backends the local platform starts that are not installed yet (scripts/missing-backends.sh:
+## redis-server, postgresql-15, rabbitmq-server, mosquitto); make perf and every test-perf-<name>
+## and perf-<group> target run it first. Without apt-get it says which are missing, and the
+## scenarios on them fail naming the package.
+.PHONY: perf-deps
+perf-deps:
+	@missing="$$(./scripts/missing-backends.sh | tr '\n' ' ')"; missing="$$(echo $$missing)"; \
+	if [ -z "$$missing" ]; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make: missing $$missing and no apt-get: install them, or the scenarios on those backends fail" >&2; \
+	else \
+		echo "make: installing $$missing (apt-get) for make perf"; \
+		./scripts/apt-install.sh $$missing; \
+	fi
+
 ## images: build and push the app images for the kube platform (docker, from the repo root).
 images:
 	@test -n "$(REGISTRY)" || { echo "make images: set REGISTRY, e.g. make images REGISTRY=ghcr.io/me TAG=v0.3.0" >&2; exit 2; }
@@ -156,7 +172,7 @@ images:
 ## exits 0 (pass), 3 (missed bound), 4 (invalid run) or 5 (infrastructure error), which make
 ## shows as "Error N" (make itself exits 2 on any failure).
 perf: test-perf-all
-test-perf-all: daprd $(DAPRD_B)
+test-perf-all: daprd $(DAPRD_B) perf-deps
 	@echo "make perf: $(words $(PERF_TESTS)) scenario packages, one at a time: $(PERF_TESTS); each logs its plan and expected time first"
 	$(PERF_ENV) DAPR_PERF_COMMAND="make perf" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(PERF_PACKAGES)
 
@@ -169,14 +185,14 @@ perf-plan:
 
 ## test-perf-<name>: one scenario package, tests/<name>: test-perf-service_invocation_http,
 ## test-perf-service_invocation_grpc, test-perf-memory_growth (Dapr's names and layout).
-$(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
+$(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B) perf-deps
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/$*
 
 ## perf-pubsub-subscribe: the pub/sub subscribe scenarios, the subscriber over HTTP and over gRPC
 ## (tests/pubsub_subscribe_{http,grpc}): delivery latency, lost and duplicated messages on Redis,
 ## RabbitMQ and MQTT, normal and bulk, under one run id.
 .PHONY: perf-pubsub-subscribe
-perf-pubsub-subscribe: daprd $(DAPRD_B)
+perf-pubsub-subscribe: daprd $(DAPRD_B) perf-deps
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
 ## perf-jobs: the jobs scenarios (= test-perf-jobs): scheduling at 1000 QPS (jobs due in 24 h),
@@ -188,7 +204,7 @@ perf-jobs: test-perf-jobs
 ## no-op baseline), Redis and PostgreSQL (direct-to-store baseline), under one run id.
 STATE_PERF_PACKAGES := $(addprefix ./tests/,$(filter state_%,$(PERF_TESTS)))
 .PHONY: perf-state
-perf-state: daprd $(DAPRD_B)
+perf-state: daprd $(DAPRD_B) perf-deps
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(STATE_PERF_PACKAGES)
 
 ## perf-actors: every actor scenario package (tests/actor_*: activation, its Redis and
@@ -196,7 +212,7 @@ perf-state: daprd $(DAPRD_B)
 ## after another under one run id (README, "Actors").
 ACTOR_PERF_PACKAGES := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 .PHONY: perf-actors
-perf-actors: daprd $(DAPRD_B)
+perf-actors: daprd $(DAPRD_B) perf-deps
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(ACTOR_PERF_PACKAGES)
 
 ## perf-pubsub: every pub/sub scenario package, one after another (test-perf-pubsub_*): the
@@ -224,7 +240,7 @@ perf-workflows: daprd
 ## users on get, under one run id.
 CONFIGURATION_PERF_PACKAGES := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 .PHONY: perf-configuration
-perf-configuration: daprd $(DAPRD_B)
+perf-configuration: daprd $(DAPRD_B) perf-deps
 	$(PERF_ENV) DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(CONFIGURATION_PERF_PACKAGES)
 
 ## publish: make run RUN (the id make perf printed) the reference of its daprd version: copy it
