@@ -44,7 +44,11 @@ type Preflight struct {
 	// LadderNote is Scenario.LadderNote when the ladder starts below RequestedQPS.
 	LadderNote string          `json:"ladderNote,omitempty"`
 	Steps      []PreflightStep `json:"steps"`
-	// Note says in one sentence what was chosen and why.
+	// StepDowns are the earlier attempts of this run, at the load the preflight chose and the
+	// ones below it, that were invalid at full length (stepdown.go); ChosenQPS is then the
+	// load of this attempt. Empty when the first attempt is the result.
+	StepDowns []StepDown `json:"stepDowns,omitempty"`
+	// Note says in one sentence what was chosen and why, step downs included.
 	Note string `json:"note"`
 }
 
@@ -165,6 +169,11 @@ func cpuCount(n int) string {
 // kept its schedule. It returns nil when no preflight ran.
 func applyPreflight(ctx context.Context, t *testing.T, dep Deployment, sc Scenario, cfg *runConfig, prog *progress) (*Preflight, error) {
 	t.Helper()
+	if cfg.stepped != nil { // an earlier attempt was invalid at the load chosen: no new steps
+		pf := *cfg.stepped
+		t.Log(pf.Note)
+		return &pf, nil
+	}
 	if !preflightWanted(*cfg) {
 		switch {
 		case cfg.preflight && cfg.main.HasExecutor():

@@ -36,6 +36,9 @@ type runConfig struct {
 	preflight    bool // EnvPreflight=ladder (preflight.go)
 	runID        string
 	growth       *growthConfig // the growth plan's, configured (GrowthPlan.configure)
+	// stepped is the preflight of an earlier attempt whose full-length run at the load it chose
+	// was invalid (runLadder): this attempt runs at cfg.main.QPS without measuring again.
+	stepped *Preflight
 }
 
 // planChecksPass is false when a plan's own check failed: a check of the growth detector, or a
@@ -63,6 +66,10 @@ func (r *Report) planChecksPass() bool {
 //
 // It returns the report, also when t has failed. Under DAPR_PERF_PLAN_ONLY=1 it only prints
 // the plan (runPlanOnly, planonly.go) and returns nil, with no platform needed or started.
+//
+// When the preflight picks the load (make perf: EnvPreflight=ladder, no DAPR_PERF_QPS) and a
+// full-length run at that load is invalid, Run runs the scenario again at the ladder's next
+// load, each attempt a subtest with its own deployment (runLadder, stepdown.go).
 func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	t.Helper()
 	if only, err := PlanOnlyFromEnv(); err != nil {
@@ -75,6 +82,18 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if stepDownPossible(sc, cfg) {
+		return runLadder(t, sc, cfg)
+	}
+	rep, rf := runAttempt(t, sc, cfg)
+	conclude(t, cfg, rep, rf)
+	return rep
+}
+
+// runAttempt is steps 2 to 6 of Run up to the result file's final write: the run itself, with
+// cfg as configured. It returns the report and its file.
+func runAttempt(t *testing.T, sc Scenario, cfg runConfig) (*Report, *runFile) {
+	t.Helper()
 	plan := sc.plan()
 	rep := newReport(sc, cfg)
 	rep.Command = commandFromEnv()
@@ -102,6 +121,13 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	} else {
 		t.Logf("result file: %s", rf.Path())
 	}
+	return rep, rf
+}
+
+// conclude is the end of Run once the result file is written: the push (a failed one is
+// written to the file too), the summary, and the test errors (failOn).
+func conclude(t *testing.T, cfg runConfig, rep *Report, rf *runFile) {
+	t.Helper()
 	if perr := pushReport(t, cfg.push, rep); perr != nil {
 		rep.InfraErrors = append(rep.InfraErrors, "push: "+perr.Error())
 		rep.Pass = false
@@ -111,7 +137,6 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 	}
 	t.Log("\n" + Summary(rep))
 	failOn(t, rep)
-	return rep
 }
 
 func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {

@@ -135,7 +135,8 @@ func MaxOverheadEnv(p float64) string {
 // ThresholdsFromEnv applies the env overrides to base: a set variable replaces (or adds) the
 // bound of its figure and becomes its Source. With DAPR_PERF_OVERHEAD_GATE=warn the overhead,
 // latency-mean (".mean") and absolute latency ("latency.*": actor_activation's p90 < 15 ms and
-// p99 < 35 ms, the k6 scenarios' p95) bounds are reported but not fatal: they come from Dapr's
+// p99 < 35 ms, the k6 scenarios' p95) and trigger-rate (".triggerRate": actor_reminder's and
+// jobs_triggering's fires per second) bounds are reported but not fatal: they come from Dapr's
 // 8-vCPU cluster nodes and depend on the machine's cores, not on daprd alone.
 // Every invalid value is an error naming the variable, its value and what it accepts.
 func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
@@ -175,8 +176,12 @@ func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
 			// actor_activation at 100 QPS for 10 s measured p99 35.9 ms against Dapr's 35 ms
 			// right after make test, and 15.8 ms on a quiet machine: 1,000 requests put p99 at
 			// the 10th slowest.
+			// So are Dapr's trigger rates ("reminders.triggerRate", "jobs.triggerRate"): how
+			// many fires per second the sidecar and scheduler deliver is a capacity of those
+			// nodes; on 2 cores actor_reminder measured 2,472/s against Dapr's 6,860/s, with
+			// every fire delivered.
 			f := out[i].Figure
-			if strings.HasPrefix(f, "overhead.") || strings.HasSuffix(f, ".mean") || strings.HasPrefix(f, "latency.") {
+			if strings.HasPrefix(f, "overhead.") || strings.HasSuffix(f, ".mean") || strings.HasPrefix(f, "latency.") || strings.HasSuffix(f, ".triggerRate") {
 				out[i].WarnOnly = true
 			}
 		}

@@ -27,7 +27,8 @@ func TestThresholdsFromEnv(t *testing.T) {
 	t.Setenv(EnvMinQPSRatio, "0.95")
 	t.Setenv(EnvOverheadGate, "warn")
 	ths, err := ThresholdsFromEnv(append(DefaultThresholds(HTTP), Threshold{Figure: StageMeanFigure("2kb-200ps"), Op: AtMost, Limit: 0.001},
-		Threshold{Figure: "latency.p99", Op: AtMost, Limit: 0.035}, Threshold{Figure: "delivery.p95", Op: AtMost, Limit: 1.5}))
+		Threshold{Figure: "latency.p99", Op: AtMost, Limit: 0.035}, Threshold{Figure: "delivery.p95", Op: AtMost, Limit: 1.5},
+		Threshold{Figure: "reminders.triggerRate", Op: AtLeast, Limit: 6860}, Threshold{Figure: "reminders.missing", Op: AtMost, Limit: 0}))
 	require.NoError(t, err)
 	byFigure := map[string]Threshold{}
 	for _, th := range ths {
@@ -41,7 +42,9 @@ func TestThresholdsFromEnv(t *testing.T) {
 	assert.True(t, byFigure["stage.2kb-200ps.mean"].WarnOnly, "a latency-mean bound is as machine-bound")
 	assert.True(t, byFigure["latency.p99"].WarnOnly, "an absolute latency bound is as machine-bound")
 	assert.False(t, byFigure["delivery.p95"].WarnOnly, "a delivery bound gates: Dapr's 1.5 s is far from a machine's limit")
-	assert.False(t, byFigure["errors"].WarnOnly, "only overhead and latency bounds are warn-only")
+	assert.True(t, byFigure["reminders.triggerRate"].WarnOnly, "a trigger rate is a capacity of Dapr's 8-vCPU nodes")
+	assert.False(t, byFigure["reminders.missing"].WarnOnly, "a missed fire gates")
+	assert.False(t, byFigure["errors"].WarnOnly, "only overhead, latency and trigger-rate bounds are warn-only")
 }
 
 func TestBadThresholdEnvNamesTheVariable(t *testing.T) {
