@@ -189,11 +189,8 @@ func (j *JobTriggerPlan) configure(sc Scenario, cfg *runConfig) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	// The rate bound scales with the load, and is machine-bound (warn-only under warn mode).
-	env, err := LoadEnv()
-	if err != nil {
-		return err
-	}
+	// The rate bound scales with the load; it is machine-bound, so warn-only under warn mode
+	// like every ".triggerRate" bound (ThresholdsFromEnv).
 	factor := loadFactor(cfg.main)
 	for i := range cfg.thresholds {
 		th := &cfg.thresholds[i]
@@ -203,9 +200,6 @@ func (j *JobTriggerPlan) configure(sc Scenario, cfg *runConfig) error {
 		if factor < 1 && !strings.HasPrefix(th.Source, "DAPR_") {
 			th.Limit *= factor
 			th.Source += fmt.Sprintf("; scaled by the load factor %.4g (QPS x duration against Dapr's 1000 QPS x 1 min)", factor)
-		}
-		if Val(env.OverheadGate) == "warn" {
-			th.WarnOnly = true
 		}
 	}
 	return nil

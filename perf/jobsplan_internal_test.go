@@ -24,7 +24,9 @@ func TestJobsPlanScalesWithTheLoad(t *testing.T) {
 	configure := func(t *testing.T) runConfig {
 		t.Helper()
 		sc := jobsScenario(&JobTriggerPlan{App: "jobapp"})
-		cfg := runConfig{thresholds: append([]Threshold(nil), sc.Thresholds...)}
+		ths, err := ThresholdsFromEnv(sc.Thresholds) // as newRunConfig, before the plan's configure
+		require.NoError(t, err)
+		cfg := runConfig{thresholds: ths}
 		require.NoError(t, sc.Plan.configure(sc, &cfg))
 		return cfg
 	}
