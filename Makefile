@@ -35,7 +35,7 @@ export METRICS_SERVER_VERSION
 # DAPR_TEST_REGISTRY and DAPR_TEST_TAG are aliases of DAPR_PERF_IMAGE_REGISTRY and _TAG.
 REGISTRY ?= $(or $(DAPR_PERF_IMAGE_REGISTRY),$(DAPR_TEST_REGISTRY))
 TAG ?= $(or $(DAPR_PERF_IMAGE_TAG),$(DAPR_TEST_TAG))
-IMAGE_APPS := tester httpapp grpcapp
+IMAGE_APPS := tester httpapp grpcapp subscriber
 
 DAPRD := .daprd/$(DAPR_VERSION)/daprd
 # A/B runs: DAPR_PERF_DAPRD_B names a second daprd, a binary or a version; a version is built
@@ -98,10 +98,11 @@ kube-node:
 	nice -n 19 ./scripts/build-kube-node.sh $(KUBE_NODE)
 
 ## kube-node-deps: install with apt-get the Debian packages the cluster runs on, when missing
-## (containerd, runc, the CNI plugins, iptables, conntrack).
+## (containerd, runc, the CNI plugins, iptables, conntrack; redis-server for the in-cluster Redis
+## image, kube/node/redis.go).
 kube-node-deps:
 	@missing=""; \
-	for c in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables conntrack:conntrack; do \
+	for c in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables conntrack:conntrack redis-server:redis-server; do \
 		bin=$${c%%:*}; pkg=$${c#*:}; \
 		if [ -x "$$bin" ] || command -v "$$bin" >/dev/null 2>&1; then :; else missing="$$missing $$pkg"; fi; \
 	done; \

@@ -195,6 +195,32 @@ func checkHostPort(a string) error {
 	return nil
 }
 
+// directLogin says whether c takes a login other than the tester's direct clients' (no
+// password; PostgreSQL user and database "postgres", apps/tester/direct.go), which they then
+// cannot reach c with.
+func (c BackendConn) directLogin() bool {
+	if c.Password != "" || c.Token != "" {
+		return true
+	}
+	if c.Backend == perf.BackendPostgreSQL {
+		return (c.Username != "" && c.Username != "postgres") || (c.Database != "" && c.Database != "postgres")
+	}
+	return c.Username != ""
+}
+
+// directAddrs are the host:port addresses of the backends the tester's direct clients can
+// reach (directLogin false), for its allow-list; Kafka's comma-separated lists are left out
+// (the tester has no Kafka client).
+func (cp *componentPlan) directAddrs() []string {
+	var out []string
+	for _, c := range cp.conns {
+		if !c.directLogin() && !strings.Contains(c.Address, ",") {
+			out = append(out, c.Address)
+		}
+	}
+	return out
+}
+
 // connMetadata is the spec.metadata that points a component at c: plain values,
 // and the values that carry a credential, which go into BackendSecret under the key secretKey
 // names. Keys are those of dapr/components-contrib v1.17 (perf.componentTypes' connection keys).
@@ -410,7 +436,7 @@ type componentPlan struct {
 func (cp *componentPlan) backends() []perf.BackendInfo {
 	var out []perf.BackendInfo
 	for _, c := range cp.conns {
-		out = append(out, perf.BackendInfo{Backend: c.Backend, Address: c.Address, From: c.From})
+		out = append(out, perf.BackendInfo{Backend: c.Backend, Address: c.Address, From: c.From, Login: c.directLogin()})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -183,13 +184,23 @@ func TestBackendsFromEnvOnControlPlane(t *testing.T) {
 		infos := perf.BackendsOf(d)
 		var gotInfos []string
 		for _, b := range infos {
-			gotInfos = append(gotInfos, string(b.Backend)+" "+b.Address+" "+b.From)
+			gotInfos = append(gotInfos, fmt.Sprintf("%s %s %s login=%v", b.Backend, b.Address, b.From, b.Login))
 		}
 		wantInfos := []string{
-			"redis redis-master.redis.svc.cluster.local:6379 DAPR_PERF_REDIS_ADDR",
-			"postgresql postgresql.postgresql.svc.cluster.local:5432 DAPR_PERF_POSTGRESQL_ADDR",
-			"rabbitmq rabbitmq.rabbitmq.svc.cluster.local:5672 DAPR_PERF_RABBITMQ_ADDR",
-			"mqtt mosquitto.mosquitto.svc.cluster.local:1883 DAPR_PERF_MQTT_ADDR",
+			"redis redis-master.redis.svc.cluster.local:6379 DAPR_PERF_REDIS_ADDR login=true",
+			"postgresql postgresql.postgresql.svc.cluster.local:5432 DAPR_PERF_POSTGRESQL_ADDR login=true",
+			"rabbitmq rabbitmq.rabbitmq.svc.cluster.local:5672 DAPR_PERF_RABBITMQ_ADDR login=true",
+			"mqtt mosquitto.mosquitto.svc.cluster.local:1883 DAPR_PERF_MQTT_ADDR login=false",
+		}
+		// The tester may load, besides its sidecar, the one backend its direct clients can log
+		// in to (MQTT here: no login), and no other.
+		dep, err := c.cs.AppsV1().Deployments(ns).Get(ctx, "tester", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Join(dep.Spec.Template.Spec.Containers[0].Args, " ")
+		if !strings.Contains(args, "-allow mosquitto.mosquitto.svc.cluster.local:1883") || strings.Contains(args, "redis-master") || strings.Contains(args, "postgresql.postgresql") || strings.Contains(args, "rabbitmq.rabbitmq") {
+			t.Errorf("tester args %q: want -allow of the MQTT backend only", args)
 		}
 		if !slices.Equal(gotInfos, wantInfos) {
 			t.Errorf("Backends()\n got  %q\n want %q", gotInfos, wantInfos)

@@ -15,7 +15,8 @@ import (
 
 // Endpoint returns the address of app's endpoint e as perf.Run uses it, which on Kubernetes
 // depends on who connects:
-//   - the test process drives the tester and reads daprd's metrics and profile: for a tester's
+//   - the test process drives the tester, reads the subscriber's counts (GET /stats, the
+//     delivery plan) and reads daprd's metrics and profile: for a tester's or a subscriber's
 //     AppHTTP, and for SidecarMetrics and SidecarProfile, it is LocalEndpoint;
 //   - the tester pod sends the load: for another app's AppHTTP or AppGRPC it is that app's
 //     Service inside the cluster, and for SidecarHTTP or SidecarGRPC it is 127.0.0.1 with
@@ -28,7 +29,7 @@ func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
 		return "", err
 	}
 	switch {
-	case e == perf.AppHTTP && a.Kind == perf.Tester, e == perf.SidecarMetrics, e == perf.SidecarProfile:
+	case e == perf.AppHTTP && (a.Kind == perf.Tester || a.Kind == perf.Subscriber), e == perf.SidecarMetrics, e == perf.SidecarProfile:
 		return d.LocalEndpoint(context.Background(), app, e)
 	default:
 		return d.ClusterEndpoint(app, e)

@@ -159,6 +159,15 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
+	// A tester may also load the backends its direct clients can log in to (the direct-to-store
+	// baselines): -allow is repeatable.
+	for i := range descs {
+		if descs[i].Kind == perf.Tester {
+			for _, a := range comps.directAddrs() {
+				descs[i].Args = append(descs[i].Args, "-"+perf.TesterFlagAllow, a)
+			}
+		}
+	}
 	if err := createNamespace(ctx, p.cs, ns); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}

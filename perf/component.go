@@ -212,6 +212,10 @@ type BackendInfo struct {
 	// environment (kubernetes: "DAPR_PERF_REDIS_ADDR"); "" when the platform started the
 	// backend. Credentials are never recorded.
 	From string `json:"from,omitempty"`
+	// Login is set when the backend takes a login other than the one the tester's direct
+	// clients use (apps/tester: no password; PostgreSQL user and database "postgres"), so a
+	// direct-to-store baseline cannot reach it; the login itself is never recorded.
+	Login bool `json:"login,omitempty"`
 }
 
 // BackendLister is a Deployment that can say which backends it provided (local.Deployment).

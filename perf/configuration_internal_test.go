@@ -108,3 +108,17 @@ func TestNoPreflightForAnExecutorLoad(t *testing.T) {
 	cfg.main.Executor = driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: time.Second, Target: 5}}}
 	assert.False(t, preflightWanted(cfg))
 }
+
+// On kubernetes the pub/sub modes configure (the subscriber's GET /stats goes through a
+// port-forward); the configuration mode and a broker restart are refused, each naming why.
+func TestDeliveryPlanOnKubernetes(t *testing.T) {
+	kube := func() *runConfig { return &runConfig{platform: planOnlyPlatform{name: "kubernetes"}} }
+	sc := configSubscribeScenario(HTTP)
+	assert.ErrorContains(t, sc.Plan.configure(sc, kube()), "mode configuration: local platform only: the tester writes the updates straight to the store")
+	sc.Main = Route{To: "sub", ThroughSidecar: true, Operation: Operation{Kind: OpPublish, PubSub: "p", Topic: "t"}}
+	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: SubscribeNormal, Broker: BackendRedis}
+	require.NoError(t, sc.Plan.configure(sc, kube()))
+	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: SubscribeBulk, Broker: BackendRedis, RestartBroker: 10 * time.Second}
+	assert.ErrorContains(t, sc.Plan.configure(sc, kube()), "RestartBroker: local platform only")
+	require.NoError(t, sc.Plan.configure(sc, &runConfig{}), "the local platform restarts its broker")
+}

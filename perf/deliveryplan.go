@@ -35,9 +35,10 @@ import (
 // broker's backend is restarted once during the main load (the platform must implement
 // BackendRestarter) and the report says when and for how long it was down.
 //
-// Local platform only: the plan reads the subscriber's own port, which the kubernetes platform
-// does not forward. HTTP only: the tester stamps messages over HTTP (gRPC publishes send one
-// fixed body).
+// On both platforms the plan reads the subscriber's own port (GET /stats; on kubernetes through
+// a port-forward). Local platform only: RestartBroker (the platform must run the broker) and mode
+// SubscribeConfiguration (the tester writes to the store itself). HTTP only: the tester stamps
+// messages over HTTP (gRPC publishes send one fixed body).
 //
 // Mode SubscribeConfiguration (configuration.go) measures a configuration subscription the
 // same way: Main is then a configuration.set straight to the store (the tester stamps each
@@ -78,8 +79,11 @@ func (d *DeliveryPlan) configure(sc Scenario, cfg *runConfig) error {
 	var errs problems
 	add := errs.add
 	cfg.loadParams(sc, add)
-	if cfg.platform != nil && cfg.platform.Name() == "kubernetes" {
-		add(errors.New("delivery plan: local platform only: it reads the subscriber's own port (GET /stats), which the kubernetes platform does not forward"))
+	if cfg.platform != nil && cfg.platform.Name() == "kubernetes" && d.Mode == SubscribeConfiguration {
+		add(errors.New("delivery plan: mode configuration: local platform only: the tester writes the updates straight to the store, and on kubernetes an app gets no backend address"))
+	}
+	if cfg.platform != nil && cfg.platform.Name() == "kubernetes" && d.RestartBroker > 0 {
+		add(errors.New("delivery plan: RestartBroker: local platform only: the kubernetes platform does not run the broker, so it cannot restart it"))
 	}
 	if sc.Transport != HTTP && d.Mode != SubscribeConfiguration {
 		add(fmt.Errorf("delivery plan: Transport %q: only %q (the tester stamps each message's sequence number and send time over HTTP)", sc.Transport, HTTP))

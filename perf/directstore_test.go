@@ -69,10 +69,16 @@ func TestRoutedDirectStoreErrors(t *testing.T) {
 	other.Store = "other"
 	_, err = routed(backendDeployment{}, stateScenario(StateRedis), Route{To: "tester", Operation: other}, params)
 	assert.ErrorContains(t, err, `no sidecar of the scenario declares component "other"`)
+	// From the environment (kubernetes): direct when the tester's clients can log in, else an
+	// error naming the variable.
 	fromEnv := backendDeployment{backends: []BackendInfo{{Backend: BackendRedis, Address: "redis-master.redis.svc.cluster.local:6379", From: "DAPR_PERF_REDIS_ADDR"}}}
+	p, err := routed(fromEnv, stateScenario(StateRedis), Route{To: "tester", Operation: op}, params)
+	require.NoError(t, err)
+	assert.Equal(t, "redis-master.redis.svc.cluster.local:6379", p.Target)
+	assert.Equal(t, BackendRedis, p.Operation.Direct)
+	fromEnv.backends[0].Login = true
 	_, err = routed(fromEnv, stateScenario(StateRedis), Route{To: "tester", Operation: op}, params)
-	assert.ErrorContains(t, err, "the redis backend of component statestore is the one DAPR_PERF_REDIS_ADDR names")
-	assert.ErrorContains(t, err, "direct-to-store baselines run on the local platform only")
+	assert.ErrorContains(t, err, "the redis backend of component statestore (DAPR_PERF_REDIS_ADDR) takes a login the tester's direct clients do not carry")
 }
 
 // Operation.Direct accepts only a backend, and only for state and publish kinds.

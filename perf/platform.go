@@ -16,7 +16,8 @@ const (
 	HTTPApp AppKind = "httpapp" // the HTTP callee
 	GRPCApp AppKind = "grpcapp" // the gRPC callee (Dapr AppCallback)
 	// Subscriber is the pub/sub subscriber (apps/subscriber): it counts and times each
-	// message daprd delivers; local platform only for now (the delivery plan reads its port).
+	// message daprd delivers; the delivery plan reads its port (GET /stats), on kubernetes
+	// through a port-forward.
 	Subscriber AppKind = "subscriber"
 	// ActorApp hosts actors over Dapr's actor HTTP protocol (apps/actorapp); local platform
 	// only for now (no image yet).

@@ -276,8 +276,8 @@ func directStore(dep Deployment, sc Scenario, op Operation) (Backend, string, er
 		return "", "", fmt.Errorf("route with baseline %q: component %s (%s) runs inside daprd, there is no store to call directly: use baseline %q", string(BaselineStore), name, comp.Type, string(BaselineNoOp))
 	}
 	for _, b := range BackendsOf(dep) {
-		if b.Backend == be && b.From != "" {
-			return "", "", fmt.Errorf("route with baseline %q: the %s backend of component %s is the one %s names, whose credentials the tester's direct clients do not carry: direct-to-store baselines run on the local platform only", string(BaselineStore), be, name, b.From)
+		if b.Backend == be && b.Login {
+			return "", "", fmt.Errorf("route with baseline %q: the %s backend of component %s (%s) takes a login the tester's direct clients do not carry (they use no password, and PostgreSQL user and database postgres): run the direct-to-store baseline against a backend without one, or on the local platform", string(BaselineStore), be, name, b.From)
 		}
 		if b.Backend == be {
 			return be, b.Address, nil

@@ -92,14 +92,16 @@ type Cluster struct {
 	// Timings of the bring-up, in order.
 	Timings []Timing
 
-	tarballs    []string          // image tarballs to import
-	sysctls     map[string]string // the host's, restored at Stop
-	createdDirs []string          // host directories made for mount points, removed at Stop
-	sigc        chan os.Signal
-	onSignal    []func() // run by the signal handler before Stop
-	onSignalMu  sync.Mutex
-	stopOnce    sync.Once
-	stopErr     error
+	tarballs []string // image tarballs to import
+	// hasRedisImage: writeImages wrote the in-cluster Redis image (redis-server is installed).
+	hasRedisImage bool
+	sysctls       map[string]string // the host's, restored at Stop
+	createdDirs   []string          // host directories made for mount points, removed at Stop
+	sigc          chan os.Signal
+	onSignal      []func() // run by the signal handler before Stop
+	onSignalMu    sync.Mutex
+	stopOnce      sync.Once
+	stopErr       error
 }
 
 // OnSignal registers f to run when SIGINT or SIGTERM arrives, before the cluster is torn down

@@ -204,7 +204,7 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 	daprTag := strings.TrimPrefix(c.cfg.DaprVersion, "v")
 	user := "65532:65532"
 	var specs []imageSpec
-	for _, app := range []string{"tester", "httpapp", "grpcapp"} {
+	for _, app := range []string{"tester", "httpapp", "grpcapp", "subscriber"} {
 		src := filepath.Join(bin, app)
 		specs = append(specs, imageSpec{
 			image: Image{Name: ImageRegistry + "/daprperf-" + app + ":" + ImageTag, Files: []ImageFile{{Path: "/app", Source: src}}, Entrypoint: []string{"/app"}, User: user},
@@ -224,6 +224,15 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 		imageSpec{image: Image{Name: ImageRegistry + "/operator:" + daprTag, Files: []ImageFile{{Path: "/operator", Source: c.cfg.daprBin("operator")}}, Entrypoint: []string{"/operator"}, User: user}},
 		imageSpec{image: Image{Name: ImageRegistry + "/metrics-server:" + c.cfg.MetricsServerVersion, Files: []ImageFile{{Path: "/metrics-server", Source: c.cfg.metricsServer()}}, Entrypoint: []string{"/metrics-server"}, User: user}},
 	)
+	// Debian's redis-server for BackendsUp, when installed (make test-kube installs it).
+	if _, err := os.Stat(redisServer); err == nil {
+		im, err := redisImage(ctx)
+		if err != nil {
+			return &PartError{Part: "images", Err: err}
+		}
+		specs = append(specs, imageSpec{image: im})
+		c.hasRedisImage = true
+	}
 	// One go build for every package of this repository: it compiles them in parallel.
 	var pkgs []string
 	for _, s := range specs {

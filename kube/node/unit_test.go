@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,5 +172,51 @@ func TestDNSAnswers(t *testing.T) {
 	}
 	if n := d.refused.Load(); n != 2 {
 		t.Errorf("refused %d queries, want 2", n)
+	}
+}
+
+// TestLibraryFiles parses ldd's output as glibc's ldd prints it: a library resolved by name, the
+// loader by its path, the vDSO (no file) and a library named twice.
+func TestLibraryFiles(t *testing.T) {
+	out := []byte("\tlinux-vdso.so.1 (0x00007ffd5d1f2000)\n" +
+		"\tlibssl.so.3 => /lib/x86_64-linux-gnu/libssl.so.3 (0x00007f2f0f2a1000)\n" +
+		"\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f2f0ee00000)\n" +
+		"\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f2f0ee00000)\n" +
+		"\t/lib64/ld-linux-x86-64.so.2 (0x00007f2f0f4e4000)\n")
+	got := libraryFiles(out)
+	want := []string{"/lib/x86_64-linux-gnu/libssl.so.3", "/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("libraryFiles = %q, want %q", got, want)
+	}
+}
+
+// TestRedisImage describes the in-cluster Redis image from the host's redis-server (make test
+// installs it) and starts the image's loader command on the host with --version, which opens
+// no port: the loader, the library path and the binary work together as the pod runs them.
+func TestRedisImage(t *testing.T) {
+	if _, err := os.Stat(redisServer); err != nil {
+		t.Skipf("%s missing (Debian's redis-server; make test installs it): %v", redisServer, err)
+	}
+	im, err := redisImage(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, f := range im.Files {
+		paths[f.Path] = true
+	}
+	if !paths[redisServer] || !paths[im.Entrypoint[0]] || len(im.Files) < 3 {
+		t.Fatalf("image files %v: want redis-server, the loader %s and its libraries", paths, im.Entrypoint[0])
+	}
+	if im.User != "65532:65532" {
+		t.Errorf("user %q, want 65532:65532 (unprivileged)", im.User)
+	}
+	out, err := exec.CommandContext(t.Context(), im.Entrypoint[0], append(im.Entrypoint[1:4], "--version")...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Redis server v=") {
+		t.Fatalf("%q --version: %v: %s", im.Entrypoint[:4], err, out)
+	}
+	t.Logf("%s", strings.TrimSpace(string(out)))
+	if err := WriteImageTarball(filepath.Join(t.TempDir(), "redis.tar"), im); err != nil {
+		t.Fatal(err)
 	}
 }
