@@ -277,6 +277,14 @@ func reportDir(t *testing.T, root string) string {
 	return abs
 }
 
+// latencyJSON is a latency's percentiles as a result file holds them.
+type latencyJSON struct {
+	Percentiles []struct {
+		P       float64 `json:"p"`
+		Seconds float64 `json:"seconds"`
+	} `json:"percentiles"`
+}
+
 // resultFile is the parts of a result file the tests read.
 type resultFile struct {
 	RunID       string `json:"runID"`
@@ -284,6 +292,11 @@ type resultFile struct {
 	Incomplete  bool   `json:"incomplete"`
 	Environment struct {
 		Platform string `json:"platform"`
+		Backends []struct {
+			Backend string `json:"backend"`
+			Address string `json:"address"`
+			From    string `json:"from"`
+		} `json:"backends"`
 	} `json:"environment"`
 	Validity struct {
 		Valid bool `json:"valid"`
@@ -295,13 +308,8 @@ type resultFile struct {
 	} `json:"verdicts"`
 	Rounds []struct {
 		Main struct {
-			ActualQPS float64 `json:"actualQPS"`
-			Latency   struct {
-				Percentiles []struct {
-					P       float64 `json:"p"`
-					Seconds float64 `json:"seconds"`
-				} `json:"percentiles"`
-			} `json:"latency"`
+			ActualQPS float64     `json:"actualQPS"`
+			Latency   latencyJSON `json:"latency"`
 		} `json:"main"`
 	} `json:"rounds"`
 	Resources []struct {
@@ -717,18 +725,13 @@ func testBackends(t *testing.T, c *node.Cluster) {
 		id := runID + "-subscribe"
 		code := perfRun(t, c, id, nil, env, "-run", "TestPubSubSubscribeHTTPPerformance/^pubsub_subscribe_redis$", "./tests/pubsub_subscribe_http")
 		var r struct {
-			backendResult
+			resultFile
 			Delivery *struct {
-				Sent       int64 `json:"sent"`
-				Received   int64 `json:"received"`
-				Lost       int64 `json:"lost"`
-				Duplicated int64 `json:"duplicated"`
-				Latency    struct {
-					Percentiles []struct {
-						P       float64 `json:"p"`
-						Seconds float64 `json:"seconds"`
-					} `json:"percentiles"`
-				} `json:"latency"`
+				Sent       int64       `json:"sent"`
+				Received   int64       `json:"received"`
+				Lost       int64       `json:"lost"`
+				Duplicated int64       `json:"duplicated"`
+				Latency    latencyJSON `json:"latency"`
 			} `json:"delivery"`
 		}
 		readBackendResult(t, id, "pubsub_subscribe_redis", &r)
@@ -749,14 +752,13 @@ func testBackends(t *testing.T, c *node.Cluster) {
 		if len(lat) == 0 {
 			t.Error("delivery: no latency percentiles")
 		}
-		r.check(t, id, code, "delivery.p95")
+		r.checkOnRedis(t, id, code, "delivery.p95")
 	})
 	t.Run("state_get_redis", func(t *testing.T) {
 		id := runID + "-state"
 		code := perfRun(t, c, id, nil, env, "-run", "TestStateGetHTTPPerformance/^state_get_redis$", "./tests/state_get_http")
 		var (
-			r    backendResult
-			fig  resultFile
+			r    resultFile
 			base struct {
 				Rounds []struct {
 					Baseline struct {
@@ -771,9 +773,9 @@ func testBackends(t *testing.T, c *node.Cluster) {
 				} `json:"rounds"`
 			}
 		)
-		readBackendResult(t, id, "state_get_redis", &r, &fig, &base)
-		t.Logf("%s", summary(fig))
-		if len(base.Rounds) == 0 || len(fig.Rounds) == 0 || fig.Rounds[0].Main.ActualQPS == 0 {
+		readBackendResult(t, id, "state_get_redis", &r, &base)
+		t.Logf("%s", summary(r))
+		if len(base.Rounds) == 0 || len(r.Rounds) == 0 || r.Rounds[0].Main.ActualQPS == 0 {
 			t.Fatal("no round recorded")
 		}
 		b := base.Rounds[0].Baseline
@@ -781,31 +783,8 @@ func testBackends(t *testing.T, c *node.Cluster) {
 		if b.Baseline != "store" || b.Params.Operation.Direct != "redis" || b.Params.Target != node.RedisAddr() {
 			t.Errorf("baseline %q direct %q target %q: want the direct-to-store baseline on redis at %s", b.Baseline, b.Params.Operation.Direct, b.Params.Target, node.RedisAddr())
 		}
-		r.check(t, id, code, "overhead.p90")
+		r.checkOnRedis(t, id, code, "overhead.p90")
 	})
-}
-
-// backendResult is what testBackends reads of every result file.
-type backendResult struct {
-	RunID       string `json:"runID"`
-	Pass        bool   `json:"pass"`
-	Incomplete  bool   `json:"incomplete"`
-	Environment struct {
-		Platform string `json:"platform"`
-		Backends []struct {
-			Backend string `json:"backend"`
-			Address string `json:"address"`
-			From    string `json:"from"`
-		} `json:"backends"`
-	} `json:"environment"`
-	Validity struct {
-		Valid bool `json:"valid"`
-	} `json:"validity"`
-	Verdicts []struct {
-		Figure string  `json:"figure"`
-		Got    float64 `json:"got"`
-		Pass   bool    `json:"pass"`
-	} `json:"verdicts"`
 }
 
 // readBackendResult decodes the one result file of test in run id into each of rs.
@@ -829,10 +808,10 @@ func readBackendResult(t *testing.T, id, test string, rs ...any) {
 	t.Logf("result file %s", paths[0])
 }
 
-// check fails t unless the run is complete, valid and passed on kubernetes with the in-cluster
+// checkOnRedis fails t unless the run is complete, valid and passed on kubernetes with the in-cluster
 // Redis as its backend and perf.sh exited 0; a missed latency bound named in warnOnly (bounds
 // from Dapr's 8-vCPU nodes, warn-only under make test-kube) is logged instead.
-func (r backendResult) check(t *testing.T, id string, code int, warnOnly ...string) {
+func (r resultFile) checkOnRedis(t *testing.T, id string, code int, warnOnly ...string) {
 	t.Helper()
 	if r.Environment.Platform != "kubernetes" || r.RunID != id || r.Incomplete {
 		t.Errorf("platform %q, run %q, incomplete %v: want kubernetes, %s, complete", r.Environment.Platform, r.RunID, r.Incomplete, id)
