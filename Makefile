@@ -174,7 +174,7 @@ images:
 ## shows as "Error N" (make itself exits 2 on any failure).
 perf: test-perf-all
 test-perf-all: daprd $(DAPRD_B) perf-deps
-	@echo "make perf: $(words $(PERF_TESTS)) scenario packages, one at a time: $(PERF_TESTS); each logs its plan and expected time first"
+	@echo "make perf: $(words $(PERF_PACKAGES)) scenario packages, one at a time: $(patsubst ./tests/%,%,$(PERF_PACKAGES)); each logs its plan and expected time first"
 	$(PERF_ENV) DAPR_PERF_COMMAND="make perf" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(PERF_PACKAGES)
 
 ## perf-plan: make perf's plan only (DAPR_PERF_PLAN_ONLY=1): builds the test binaries, prints

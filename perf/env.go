@@ -33,7 +33,7 @@ type Env struct {
 
 	// The overhead plan.
 	Repeats    *int           `envconfig:"DAPR_PERF_REPEATS" min:"1" max:"50" accepts:"an integer from 1 to 50 (interleaved baseline/main rounds)" unset:"1" desc:"interleaved baseline/main rounds"`
-	IdleWindow *time.Duration `envconfig:"DAPR_PERF_IDLE_WINDOW" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 10s" unset:"10s" desc:"resources sampled with no load after the last main phase"`
+	IdleWindow *time.Duration `envconfig:"DAPR_PERF_IDLE_WINDOW" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 10s" unset:"10s" desc:"resources sampled with no load after the last main phase; never shorter than a scenario's own checks need (actor_timer: 15s)"`
 	Preflight  *string        `envconfig:"DAPR_PERF_PREFLIGHT" oneof:"ladder off" accepts:"ladder or off" unset:"off (ladder under make perf)" desc:"without DAPR_PERF_QPS, pick the highest load of 1000, 500, 250, 100 QPS (or the scenario's own ladder: bulk publish, jobs scheduling) a short preflight keeps on schedule"`
 
 	// The bounds.

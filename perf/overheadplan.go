@@ -26,8 +26,12 @@ func (OverheadPlan) configure(sc Scenario, cfg *runConfig) error {
 	var err error
 	cfg.rounds, err = RepeatsFromEnv()
 	add(err)
-	cfg.idle, err = sc.IdleWindowFromEnv()
+	var note string
+	cfg.idle, note, err = sc.IdleWindowFromEnv()
 	add(err)
+	if note != "" {
+		cfg.notes = append(cfg.notes, note)
+	}
 	cfg.preflight, err = preflightFromEnv()
 	add(err)
 	add(sc.validateSetup())
@@ -202,6 +206,7 @@ func runOverheadRounds(s *session, dep Deployment, sides []*side) error {
 func (OverheadPlan) finish(s *session, runErr error) {
 	r := s.rep
 	deriveOverhead(r)
+	r.Warnings = append(r.Warnings, s.cfg.notes...)
 	r.AB.finish(r, s.cfg.thresholds)
 	markEnd(r, s.cfg.rounds, runErr)
 }

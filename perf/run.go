@@ -36,6 +36,7 @@ type runConfig struct {
 	preflight    bool // EnvPreflight=ladder (preflight.go)
 	runID        string
 	growth       *growthConfig // the growth plan's, configured (GrowthPlan.configure)
+	notes        []string      // overrides the plan changed or did not apply, for the result's warnings
 	// stepped is the preflight of an earlier attempt whose full-length run at the load it chose
 	// was invalid (runLadder): this attempt runs at cfg.main.QPS without measuring again.
 	stepped *Preflight

@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -48,6 +49,10 @@ type Scenario struct {
 	// to catch memory that keeps growing (default 10 s; env DAPR_PERF_IDLE_WINDOW; 0 = none
 	// only through the env variable).
 	IdleWindow time.Duration
+	// MinIdleWindow is the shortest idle window the scenario's own checks need, such as timers
+	// due after the main phase that must fire before the hosts' counters are read (actor_timer:
+	// 15 s); a DAPR_PERF_IDLE_WINDOW below it is raised to it, and the result's warnings say so.
+	MinIdleWindow time.Duration
 }
 
 // sampleInterval is SampleInterval, or 1 s when it is not set.
@@ -62,18 +67,27 @@ func (sc Scenario) sampleInterval() time.Duration {
 const EnvIdleWindow = "DAPR_PERF_IDLE_WINDOW"
 
 // IdleWindowFromEnv returns DAPR_PERF_IDLE_WINDOW when set, else the scenario's window (10 s
-// when zero), or an error naming the variable.
-func (sc Scenario) IdleWindowFromEnv() (time.Duration, error) {
+// when zero), raised to MinIdleWindow when shorter; note says why when the variable was raised
+// (for the result's warnings), and err names the variable when its value is bad.
+func (sc Scenario) IdleWindowFromEnv() (d time.Duration, note string, err error) {
 	env, err := LoadEnv()
 	switch {
 	case err != nil:
-		return 0, err
+		return 0, "", err
 	case env.IdleWindow != nil:
-		return *env.IdleWindow, nil
+		d = *env.IdleWindow
 	case sc.IdleWindow > 0:
-		return sc.IdleWindow, nil
+		d = sc.IdleWindow
+	default:
+		d = 10 * time.Second
 	}
-	return 10 * time.Second, nil
+	if d < sc.MinIdleWindow {
+		if env.IdleWindow != nil {
+			note = fmt.Sprintf("%s=%v raised to %v: the scenario's own checks need that idle window after the last main phase", EnvIdleWindow, d, sc.MinIdleWindow)
+		}
+		d = sc.MinIdleWindow
+	}
+	return d, note, nil
 }
 
 // Route is where one phase's load goes.

@@ -109,8 +109,9 @@ func ActorTimer() perf.Scenario {
 			perf.WithQPS(22), perf.WithConnections(10), perf.WithDuration(10 * time.Second),
 		},
 		// The last timers are due 10 s after the main phase: the window lets them fire before
-		// the hosts' counters are read.
-		IdleWindow: 15 * time.Second,
+		// the hosts' counters are read, so a shorter DAPR_PERF_IDLE_WINDOW is raised to it.
+		IdleWindow:    15 * time.Second,
+		MinIdleWindow: 15 * time.Second,
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: source},
 			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: source},
