@@ -348,9 +348,10 @@ func loadsRateChart(rep *perf.Report) (*figure, error) {
 
 // loadsScheduleChart is loadsRateChart for loads that all ran at a target rate: per load the
 // achieved rate over the target and the share of the schedule not kept, each against its
-// validity line. Validity judges the rate against the requests fortio planned
-// (perf.Result.PlannedQPSRatio, up to connections / (QPS x duration) below the target for a
-// short, slow load), so a load at or above the 99 % line is valid and one just below it may be.
+// validity line. Validity judges the rate against the requests fortio planned, with the last
+// request's own time allowed for (perf.Result.KeptQPSRatio: up to connections / (QPS x
+// duration) below the target for a short, slow load, and duration / (duration + service time)
+// for slow requests), so a load at or above the 99 % line is valid and one just below it may be.
 func loadsScheduleChart(rep *perf.Report) (*figure, error) {
 	var ratio, behind plotter.XYs
 	lowest, highest, top := 100.0, 0.0, 100.0

@@ -39,7 +39,7 @@ type Env struct {
 	// The bounds.
 	MaxErrors       *int           `envconfig:"DAPR_PERF_MAX_ERRORS" min:"0" accepts:"a count >= 0" unset:"0" desc:"failed requests allowed (every non-2xx, socket error, non-OK gRPC status)"`
 	MaxRestarts     *int           `envconfig:"DAPR_PERF_MAX_RESTARTS" min:"0" accepts:"a count >= 0" unset:"0" desc:"unexpected exits and restarts allowed"`
-	MinQPSRatio     *float64       `envconfig:"DAPR_PERF_MIN_QPS_RATIO" gt:"0" max:"1" accepts:"a ratio in (0, 1], such as 0.99" unset:"0.99" desc:"lowest achieved/target QPS of the main phases"`
+	MinQPSRatio     *float64       `envconfig:"DAPR_PERF_MIN_QPS_RATIO" gt:"0" max:"1" accepts:"a ratio in (0, 1], such as 0.99" unset:"0.99" desc:"lowest achieved/target QPS of the main phases, where the plan has a target rate"`
 	OverheadGate    *string        `envconfig:"DAPR_PERF_OVERHEAD_GATE" oneof:"enforce warn" accepts:"enforce or warn" unset:"enforce (warn under make perf)" desc:"whether overhead, latency and trigger-rate bounds fail the test"`
 	MaxOverheadP50  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P50" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p50 overhead"`
 	MaxOverheadP75  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P75" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p75 overhead"`

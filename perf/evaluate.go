@@ -12,9 +12,10 @@ import (
 // errNoRounds is the overhead error of a run that completed no round.
 var errNoRounds = errors.New("no complete round")
 
-// Validity bounds: a measured phase is invalid when it achieved less than 99 % of its target
-// QPS, or when more than 1 % of its schedule was skipped or late (the generator fell behind,
-// so its latencies understate queueing: coordinated omission).
+// Validity bounds: a measured phase is invalid when it achieved less than 99 % of its planned
+// QPS, the last request's own time allowed for (Result.KeptQPSRatio), or when more than 1 % of
+// its schedule was skipped or late (the generator fell behind, so its latencies understate
+// queueing: coordinated omission).
 const (
 	minValidQPSRatio       = 0.99
 	maxValidBehindFraction = 0.01
@@ -49,6 +50,7 @@ func judge(r *Report, thresholds []Threshold) {
 	f := DeriveFigures(r)
 	r.Figures = &f
 	r.Verdicts = Evaluate(thresholds, f.Gates)
+	r.Warnings = append(r.Warnings, NotApplied(thresholds, f.Gates)...)
 	for i := range r.Verdicts {
 		if o, ok := r.OverheadOf(strings.TrimPrefix(r.Verdicts[i].Figure, "overhead.")); ok && strings.HasPrefix(r.Verdicts[i].Figure, "overhead.") {
 			r.Verdicts[i].Basis = o.GateBasis()
@@ -84,8 +86,9 @@ func validity(phases []namedResult) Validity {
 	v := Validity{Valid: true}
 	for _, ph := range phases {
 		res := ph.res
-		if q := res.PlannedQPSRatio(); q < minValidQPSRatio && !res.closedLoop() { // a closed loop has no target rate
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio to the planned %d requests %.4f < %.2f)", ph.name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, minValidQPSRatio))
+		if q := res.KeptQPSRatio(); q < minValidQPSRatio && !res.closedLoop() { // a closed loop has no target rate
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio to the planned %d requests %.4f < %.2f, the last request's %.0f ms allowed for)",
+				ph.name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, minValidQPSRatio, 1e3*res.Latency.MaxSeconds))
 		}
 		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: generator fell behind on %.2f %% of %d scheduled requests (%d skipped, %d late; limit %.0f %%)",

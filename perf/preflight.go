@@ -105,15 +105,12 @@ func preflightWanted(cfg runConfig) bool {
 
 // stepKept reports whether a preflight load kept its schedule: at most preflightMaxBehind of
 // it late or skipped, no error, and its rate within minValidQPSRatio of the plan once the last
-// request's own time is allowed for. A step is a few seconds, and fortio's achieved rate
-// counts the last call's service time in its elapsed time: 5 % of a 3 s step for a 150 ms
-// request (100 single publishes), which says nothing about keeping the schedule.
+// request's own time is allowed for (Result.KeptQPSRatio). A step is a few seconds, and
+// fortio's achieved rate counts the last call's service time in its elapsed time: 5 % of a
+// 3 s step for a 150 ms request (100 single publishes), which says nothing about keeping the
+// schedule.
 func stepKept(r Result) bool {
-	ratio := r.PlannedQPSRatio()
-	if d := r.Params.Duration.Seconds(); d > 0 {
-		ratio *= 1 + r.Latency.MaxSeconds/d
-	}
-	return ratio >= minValidQPSRatio && r.Schedule.BehindFraction() <= preflightMaxBehind && r.Errors() == 0
+	return r.KeptQPSRatio() >= minValidQPSRatio && r.Schedule.BehindFraction() <= preflightMaxBehind && r.Errors() == 0
 }
 
 // preflightNote is the sentence every report prints about the preflight.

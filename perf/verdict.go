@@ -31,6 +31,11 @@ type Threshold struct {
 	Source string `json:"source"`
 	// WarnOnly bounds are reported but do not fail the test (DAPR_PERF_OVERHEAD_GATE=warn).
 	WarnOnly bool `json:"warnOnly,omitempty"`
+	// IfMeasured marks a bound an env variable added to a scenario whose own bounds do not
+	// include its figure: it applies where the plan measures the figure, and is dropped, with a
+	// warning (NotApplied), where it does not (a closed loop or the jobs trigger plan has no
+	// qps.ratio). A scenario's own bounds fail when their figure is missing.
+	IfMeasured bool `json:"ifMeasured,omitempty"`
 }
 
 // Verdict is a Threshold applied to a run.
@@ -79,12 +84,16 @@ func formatFigure(figure string, x float64) string {
 	}
 }
 
-// Evaluate applies each threshold to figures (by Figure name).
+// Evaluate applies each threshold to figures (by Figure name). A missing figure fails its
+// verdict, except for an IfMeasured bound, which gets no verdict (NotApplied names it).
 func Evaluate(thresholds []Threshold, figures map[string]float64) []Verdict {
 	out := make([]Verdict, 0, len(thresholds))
 	for _, th := range thresholds {
 		v := Verdict{Threshold: th}
 		v.Got, v.Measured = figures[th.Figure]
+		if !v.Measured && th.IfMeasured {
+			continue
+		}
 		if v.Measured {
 			switch th.Op {
 			case AtMost:
@@ -132,8 +141,23 @@ func MaxOverheadEnv(p float64) string {
 	return EnvMaxOverheadPrefix + strings.ToUpper(strings.ReplaceAll(PercentileName(p), ".", ""))
 }
 
-// ThresholdsFromEnv applies the env overrides to base: a set variable replaces (or adds) the
-// bound of its figure and becomes its Source. With DAPR_PERF_OVERHEAD_GATE=warn the overhead,
+// NotApplied says, one line each, which IfMeasured bounds Evaluate dropped from figures because
+// the plan does not measure their figure: "DAPR_PERF_MIN_QPS_RATIO: this plan measures no
+// qps.ratio; its bound (at least 0.9700) does not apply".
+func NotApplied(thresholds []Threshold, figures map[string]float64) []string {
+	var out []string
+	for _, th := range thresholds {
+		if _, ok := figures[th.Figure]; !ok && th.IfMeasured {
+			out = append(out, fmt.Sprintf("%s: this plan measures no %s; its bound (%s %s) does not apply", th.Source, th.Figure, th.Op, formatFigure(th.Figure, th.Limit)))
+		}
+	}
+	return out
+}
+
+// ThresholdsFromEnv applies the env overrides to base: a set variable replaces the bound of its
+// figure and becomes its Source; for a figure base does not bound it adds an IfMeasured bound,
+// applied only where the plan measures that figure (DAPR_PERF_MIN_QPS_RATIO set suite-wide
+// bounds no closed loop). With DAPR_PERF_OVERHEAD_GATE=warn the overhead,
 // latency-mean (".mean") and absolute latency ("latency.*": actor_activation's p90 < 15 ms and
 // p99 < 35 ms, the k6 scenarios' p95) and trigger-rate (".triggerRate": actor_reminder's and
 // jobs_triggering's fires per second) bounds are reported but not fatal: they come from Dapr's
@@ -148,6 +172,7 @@ func ThresholdsFromEnv(base []Threshold) ([]Threshold, error) {
 				return
 			}
 		}
+		th.IfMeasured = true
 		out = append(out, th)
 	}
 	env, err := LoadEnv()

@@ -60,3 +60,38 @@ func TestBadThresholdEnvNamesTheVariable(t *testing.T) {
 		})
 	}
 }
+
+// A bound override set suite-wide meets plans that do not measure its figure: it must bound
+// the plans that do, and neither fail nor pass the others, which get a warning instead.
+func TestEnvBoundOnlyWhereMeasured(t *testing.T) {
+	t.Setenv(EnvMinQPSRatio, "0.97")
+	closedLoop := []Threshold{{Figure: "errors", Op: AtMost, Limit: 0, Source: "s"}, {Figure: "latency.mean", Op: AtMost, Limit: 0.06, Source: "s"}}
+	ths, err := ThresholdsFromEnv(closedLoop)
+	require.NoError(t, err)
+	require.Len(t, ths, 3)
+	assert.True(t, ths[2].IfMeasured)
+	assert.False(t, ths[0].IfMeasured, "a scenario's own bound fails when its figure is missing")
+
+	figures := map[string]float64{"errors": 0, "latency.mean": 0.01}
+	vs := Evaluate(ths, figures)
+	require.Len(t, vs, 2, "no verdict on a figure the plan does not measure")
+	for _, v := range vs {
+		assert.True(t, v.Pass, v.String())
+	}
+	assert.Equal(t, []string{"DAPR_PERF_MIN_QPS_RATIO: this plan measures no qps.ratio; its bound (at least 0.9700) does not apply"}, NotApplied(ths, figures))
+
+	figures["qps.ratio"] = 0.96
+	vs = Evaluate(ths, figures)
+	require.Len(t, vs, 3)
+	assert.False(t, vs[2].Pass, "where measured, the added bound gates: "+vs[2].String())
+	assert.Empty(t, NotApplied(ths, figures))
+
+	// Replacing a bound the scenario has keeps it strict.
+	ths, err = ThresholdsFromEnv(DefaultThresholds(HTTP))
+	require.NoError(t, err)
+	vs = Evaluate(ths, map[string]float64{"errors": 0, "restarts": 0, "overhead.p90": 0.001})
+	require.Len(t, vs, 4)
+	assert.Equal(t, "qps.ratio", vs[2].Figure)
+	assert.False(t, vs[2].Pass, "a replaced bound on a missing figure still fails")
+	assert.Equal(t, EnvMinQPSRatio, vs[2].Source)
+}
