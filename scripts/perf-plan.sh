@@ -38,7 +38,11 @@ perf_plan() {
 	fi
 	echo "perf: plan: building the test binaries and listing every scenario's plan (DAPR_PERF_PLAN_ONLY=1: nothing starts)"
 	start=$SECONDS
-	DAPR_PERF_PLAN_ONLY=1 "$go" test -tags perf -count=1 -p 1 -v -timeout 20m "$@" >"$out" 2>&1
+	# Not -p 1: go test's -p bounds its compile and link actions too, so -p 1 built the binaries
+	# on one core (cold, 7.8 min on 2 cores). A plan-only binary starts nothing, so they may run
+	# side by side; go test still prints the packages in the order given, which perf_progress
+	# relies on.
+	DAPR_PERF_PLAN_ONLY=1 "$go" test -tags perf -count=1 -v -timeout 20m "$@" >"$out" 2>&1
 	rc=$?
 	if ((rc != 0)); then
 		echo "perf: the plan-only pass failed (go test exit $rc), before any process started:" >&2
