@@ -58,7 +58,6 @@ type IterationsPlan struct {
 	Runs []IterationRun
 
 	loads  []Params   // each run's load, set by configure
-	notes  []string   // the overrides applied or not, for the warnings
 	series [][]Series // each completed run's resource series
 }
 
@@ -109,15 +108,14 @@ func (ip *IterationsPlan) configure(sc Scenario, cfg *runConfig) error {
 	if len(ip.Runs) == 0 {
 		add(errors.New("iterations plan: Runs is empty: list at least one run"))
 	}
-	ip.notes = ip.notes[:0]
 	if env.QPS != nil {
-		ip.notes = append(ip.notes, fmt.Sprintf("%s=%d not applied: shared iterations are a closed loop with no target rate", EnvQPS, *env.QPS))
+		cfg.notes = append(cfg.notes, fmt.Sprintf("%s=%d not applied: shared iterations are a closed loop with no target rate", EnvQPS, *env.QPS))
 	}
 	if env.WarmupQPS != nil || env.WarmupDuration != nil {
-		ip.notes = append(ip.notes, fmt.Sprintf("%s and %s not applied: the warmup is %d shared iterations", EnvWarmupQPS, EnvWarmupDuration, cfg.warmup.Executor.Iterations))
+		cfg.notes = append(cfg.notes, fmt.Sprintf("%s and %s not applied: the warmup is %d shared iterations", EnvWarmupQPS, EnvWarmupDuration, cfg.warmup.Executor.Iterations))
 	}
 	if env.Connections != nil {
-		ip.notes = append(ip.notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", EnvConnections, *env.Connections))
+		cfg.notes = append(cfg.notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", EnvConnections, *env.Connections))
 	}
 	seen := map[string]bool{}
 	ip.loads = ip.loads[:0]
@@ -161,7 +159,7 @@ func (ip *IterationsPlan) configure(sc Scenario, cfg *runConfig) error {
 		for i, p := range ip.loads {
 			parts = append(parts, fmt.Sprintf("%s %d of %d", ip.Runs[i].Name, p.Executor.Iterations, ip.Runs[i].Iterations))
 		}
-		ip.notes = append(ip.notes, fmt.Sprintf("%s=%v: iterations scaled by %v / maxDuration (%s): a smoke, not Dapr's load",
+		cfg.notes = append(cfg.notes, fmt.Sprintf("%s=%v: iterations scaled by %v / maxDuration (%s): a smoke, not Dapr's load",
 			EnvDuration, *env.Duration, *env.Duration, strings.Join(parts, ", ")))
 	}
 	return errors.Join(errs...)
@@ -292,7 +290,6 @@ func (ip *IterationsPlan) finish(s *session, runErr error) {
 	if len(phases) == 0 {
 		r.Validity = Validity{Reasons: []string{"no run completed"}}
 	}
-	r.Warnings = append(r.Warnings, ip.notes...)
 	if len(rounds) > 0 {
 		// The runs are closed loops of whole workflows, a few hundred each: too few requests
 		// for an RSS slope per 1,000 of them to classify.

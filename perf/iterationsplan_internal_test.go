@@ -44,12 +44,12 @@ func TestScaledIterations(t *testing.T) {
 // and did not apply, and DAPR_PAYLOAD_SIZE is refused.
 func TestIterationsLoads(t *testing.T) {
 	runs := []IterationRun{{"t_30_300", 30, 300, 200 * time.Second, false}, {"t_350_1400", 350, 1400, 1000 * time.Second, true}}
-	configure := func(t *testing.T) *IterationsPlan {
+	configure := func(t *testing.T) (*IterationsPlan, []string) {
 		t.Helper()
 		sc := iterationsScenario(runs...)
 		var cfg runConfig
 		require.NoError(t, sc.Plan.configure(sc, &cfg))
-		return sc.Plan.(*IterationsPlan)
+		return sc.Plan.(*IterationsPlan), cfg.notes
 	}
 	exec := func(ip *IterationsPlan) []driver.Executor {
 		var out []driver.Executor
@@ -59,23 +59,23 @@ func TestIterationsLoads(t *testing.T) {
 		return out
 	}
 	t.Run("Dapr's size", func(t *testing.T) {
-		ip := configure(t)
+		ip, notes := configure(t)
 		assert.Equal(t, []driver.Executor{
 			{Kind: driver.SharedIterations, VUs: 30, Iterations: 300, Duration: 200 * time.Second},
 			{Kind: driver.SharedIterations, VUs: 350, Iterations: 1400, Duration: 1000 * time.Second},
 		}, exec(ip))
-		assert.Empty(t, ip.notes)
+		assert.Empty(t, notes)
 		assert.Equal(t, [][]int{{0}, {1}}, ip.groups(), "the fresh run starts a deployment of its own")
 	})
 	t.Run("smoke", func(t *testing.T) {
 		t.Setenv(EnvDuration, "10s")
 		t.Setenv(EnvQPS, "100")
-		ip := configure(t)
+		ip, all := configure(t)
 		assert.Equal(t, []driver.Executor{
 			{Kind: driver.SharedIterations, VUs: 15, Iterations: 15, Duration: 200 * time.Second},
 			{Kind: driver.SharedIterations, VUs: 14, Iterations: 14, Duration: 1000 * time.Second},
 		}, exec(ip))
-		notes := strings.Join(ip.notes, "\n")
+		notes := strings.Join(all, "\n")
 		assert.Contains(t, notes, "DAPR_PERF_QPS=100 not applied")
 		assert.Contains(t, notes, "t_30_300 15 of 300, t_350_1400 14 of 1400")
 	})

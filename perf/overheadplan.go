@@ -206,7 +206,6 @@ func runOverheadRounds(s *session, dep Deployment, sides []*side) error {
 func (OverheadPlan) finish(s *session, runErr error) {
 	r := s.rep
 	deriveOverhead(r)
-	r.Warnings = append(r.Warnings, s.cfg.notes...)
 	r.AB.finish(r, s.cfg.thresholds)
 	markEnd(r, s.cfg.rounds, runErr)
 }

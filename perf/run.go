@@ -114,6 +114,7 @@ func runAttempt(t *testing.T, sc Scenario, cfg runConfig) (*Report, *runFile) {
 	s.readActorStats()
 	s.readAllExits()
 	plan.finish(s, runErr)
+	rep.Warnings = append(rep.Warnings, cfg.notes...) // what the overrides did, for every plan
 	judge(rep, cfg.thresholds)
 	rep.Pass = rep.Pass && rep.planChecksPass()
 
