@@ -90,10 +90,10 @@ func Evaluate(thresholds []Threshold, figures map[string]float64) []Verdict {
 	out := make([]Verdict, 0, len(thresholds))
 	for _, th := range thresholds {
 		v := Verdict{Threshold: th}
-		v.Got, v.Measured = figures[th.Figure]
-		if !v.Measured && th.IfMeasured {
+		if th.notApplicable(figures) {
 			continue
 		}
+		v.Got, v.Measured = figures[th.Figure]
 		if v.Measured {
 			switch th.Op {
 			case AtMost:
@@ -141,13 +141,19 @@ func MaxOverheadEnv(p float64) string {
 	return EnvMaxOverheadPrefix + strings.ToUpper(strings.ReplaceAll(PercentileName(p), ".", ""))
 }
 
+// notApplicable: an IfMeasured bound whose figure the plan did not measure.
+func (th Threshold) notApplicable(figures map[string]float64) bool {
+	_, measured := figures[th.Figure]
+	return th.IfMeasured && !measured
+}
+
 // NotApplied says, one line each, which IfMeasured bounds Evaluate dropped from figures because
 // the plan does not measure their figure: "DAPR_PERF_MIN_QPS_RATIO: this plan measures no
 // qps.ratio; its bound (at least 0.9700) does not apply".
 func NotApplied(thresholds []Threshold, figures map[string]float64) []string {
 	var out []string
 	for _, th := range thresholds {
-		if _, ok := figures[th.Figure]; !ok && th.IfMeasured {
+		if th.notApplicable(figures) {
 			out = append(out, fmt.Sprintf("%s: this plan measures no %s; its bound (%s %s) does not apply", th.Source, th.Figure, th.Op, formatFigure(th.Figure, th.Limit)))
 		}
 	}
