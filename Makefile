@@ -259,13 +259,13 @@ compare:
 
 ## test: every test but the perf scenarios, with the real daprd, a real Pushgateway and a real
 ## Kubernetes API server, each provided first. The last lines list any test that skipped or
-## failed, with its message (gotestsum's summary), then the counts. -p 1: one package at a time.
-## Three at a time took 7 min instead of 14.5 (the tests mostly wait on real processes), but in
-## a cold CI rehearsal local's TestInvokeGRPC failed under it (the callee daprd's dial to its
-## app, discovered 20 ms before, was refused), which one package at a time has not shown.
+## failed, with its message (gotestsum's summary), then the counts. -p 3: three packages at a
+## time, 7 min instead of 14.5 one at a time (the tests mostly wait on real processes). The
+## TestInvokeGRPC failure once blamed on it was a start-order race, seen at -p 1 too and fixed in
+## local (launchSidecars).
 test: daprd kube-bin test-deps
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
-		-count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
+		-count=1 -p 3 -timeout $(TEST_TIMEOUT) ./...
 
 ## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:

@@ -135,9 +135,8 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 // the sidecars (components.go), and nothing else, so none loads the components of ~/.dapr.
 func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") }
 
-// launch starts every app, then every daprd (build B's after A's), for as long as ctx (the
-// test's) lasts.
-func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) error {
+// launchApps starts every app, for as long as ctx (the test's) lasts.
+func (d *Deployment) launchApps(ctx context.Context, bins map[perf.AppKind]string) error {
 	var backends []string // a direct-to-store phase loads them (testerAllowList)
 	for _, b := range d.backends {
 		backends = append(backends, b.addr())
@@ -151,6 +150,15 @@ func (d *Deployment) launch(ctx context.Context, bins map[perf.AppKind]string) e
 		}
 		da.proc = p
 	}
+	return nil
+}
+
+// launchSidecars starts every daprd (build B's after A's), for as long as ctx lasts. Call it
+// once every app answers its health check: daprd (v1.17.5, pkg/runtime/runtime.go) opens its
+// gRPC channel to the app before it waits for the app's port, and a first dial that is refused
+// leaves that channel in gRPC's reconnect backoff (about 1 s), so calls through a daprd that
+// started before its gRPC app fail with "connection refused" after /v1.0/healthz says ready.
+func (d *Deployment) launchSidecars(ctx context.Context) error {
 	for _, da := range d.apps {
 		if da.sidecar == nil {
 			continue
@@ -199,11 +207,19 @@ func (d *Deployment) notifyExit(p *process) {
 	}
 }
 
-// readiness lists the health check of every process.
-func (d *Deployment) readiness() []readiness {
+// appReadiness lists the health check of every app.
+func (d *Deployment) appReadiness() []readiness {
 	var rs []readiness
 	for _, da := range d.apps {
 		rs = append(rs, readiness{proc: da.proc, check: appCheck(da.app, da.port)})
+	}
+	return rs
+}
+
+// sidecarReadiness lists the health check of every daprd.
+func (d *Deployment) sidecarReadiness() []readiness {
+	var rs []readiness
+	for _, da := range d.apps {
 		if da.daprd != nil {
 			rs = append(rs, readiness{proc: da.daprd, check: sidecarCheck(*da.sidecar)})
 		}

@@ -101,7 +101,7 @@ func waitReady(ctx context.Context, checks []readiness, exited <-chan *process) 
 	return nil
 }
 
-// poll runs r's check until it passes or ctx ends.
+// poll runs r's check until it passes, and then stamps r.proc.ready, or until ctx ends.
 func poll(ctx context.Context, r readiness) error {
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()
@@ -111,6 +111,7 @@ func poll(ctx context.Context, r readiness) error {
 		last := r.check(cctx)
 		cancel()
 		if last == nil {
+			r.proc.ready = time.Now()
 			return nil
 		}
 		select {

@@ -30,6 +30,9 @@ type process struct {
 	log  string // path of the file holding its stdout and stderr
 	cmd  *exec.Cmd
 	pid  int
+	// started is when it was started; ready is when its health check first passed (poll), zero
+	// before. The start sequence (Platform.StartE) orders processes by them.
+	started, ready time.Time
 
 	stopSig  syscall.Signal // what terminate sends: SIGTERM, or the procSpec's
 	grace    time.Duration  // how long stop waits after stopSig before SIGKILL
@@ -92,6 +95,7 @@ func startProcessWith(ctx context.Context, name, logPath, bin string, args, env 
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p.pid = cmd.Process.Pid
+	p.started = time.Now()
 	track(p) // for the signal handler; Pdeathsig covers the moment before
 	go p.watch(onExit)
 	return p, nil
