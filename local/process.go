@@ -31,7 +31,7 @@ type process struct {
 	cmd  *exec.Cmd
 	pid  int
 	// started is when it was started; ready is when its health check first passed (poll), zero
-	// before. The start sequence (Platform.StartE) orders processes by them.
+	// before. A test checks Platform.StartE's start order with them.
 	started, ready time.Time
 
 	stopSig  syscall.Signal // what terminate sends: SIGTERM, or the procSpec's
