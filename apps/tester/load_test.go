@@ -32,7 +32,13 @@ func TestLoadAtTargetRate(t *testing.T) {
 			res, err := Run(t.Context(), p)
 			require.NoError(t, err)
 
-			assert.InEpsilon(t, 1000, res.ActualQPS, 0.01, "achieved QPS within 1 %% of target")
+			t.Logf("achieved %.1f QPS, %d requests, slowest call %.1f ms, kept ratio %.4f", res.ActualQPS, res.Requests, 1e3*res.Latency.MaxSeconds, res.KeptQPSRatio())
+			// The rate is judged as validity judges it (perf.Result.KeptQPSRatio): fortio's elapsed
+			// time behind ActualQPS ends when the last call returns, so on a busy machine a run
+			// that sent every request on its slot shows up to (slowest call / 5 s) less. CI saw
+			// 988.2 QPS here with make test running three packages at once.
+			assert.GreaterOrEqual(t, res.KeptQPSRatio(), 0.99, "kept the schedule's rate, within 1 %%, the slowest call (%.1f ms) allowed for; achieved %.1f QPS", 1e3*res.Latency.MaxSeconds, res.ActualQPS)
+			assert.LessOrEqual(t, res.ActualQPS, 1010.0, "no more than 1 %% over the target rate")
 			assert.Zero(t, res.Errors(), "codes: %v", res.RetCodes)
 			assert.InDelta(t, 5000, res.Requests, 50)
 			assert.Equal(t, 3, res.Latency.SignificantDigits, "recorded in an HDR histogram, 3 significant digits")
