@@ -65,7 +65,6 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 # load: without DAPR_PERF_QPS a short preflight picks the highest load of the ladder 1000, 500,
 # 250, 100 QPS that this machine keeps on schedule (DAPR_PERF_PREFLIGHT=off keeps Dapr's 1000).
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
-PERF_GO_TEST = $(GO) test -tags perf -count=1 -p 1 -v -timeout $(PERF_TIMEOUT)
 
 .PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-deps images perf test-perf-all $(PERF_TARGETS) publish compare test unit bench-tester lint charts clean
 

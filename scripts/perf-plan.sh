@@ -1,12 +1,12 @@
 # shellcheck shell=bash
 # Sourced by scripts/perf.sh: the suite's plan before make perf, and its progress during it.
 #
-#   perf_plan PKG...   runs the plan-only pass (DAPR_PERF_PLAN_ONLY=1 go test -tags perf -v over
-#                      the same packages and flags: builds each test binary, prints each
-#                      scenario's plan line, starts no process), prints the suite's plan table
-#                      and expected total (cmd/perfplan), and keeps the expected time of each
-#                      package for perf_progress. Returns non-zero, with go test's output, when
-#                      the pass fails (a configuration error, a build error).
+#   perf_plan          runs the plan-only pass over the test binaries perf_build built
+#                      (scripts/perf-tests.sh; each under DAPR_PERF_PLAN_ONLY=1 with -test.v: it
+#                      prints each scenario's plan line and starts no process), prints the
+#                      suite's plan table and expected total (cmd/perfplan), and keeps the
+#                      expected time of each package for perf_progress. Returns non-zero, with
+#                      the binaries' output, when the pass fails (a configuration error).
 #   perf_progress      a filter for the real run's go test output: passes every line through and
 #                      adds "perf: package k of N ..." at each package's start (elapsed time, the
 #                      suite's ETA from the plan) and end (its wall time against its plan).
@@ -29,23 +29,21 @@ plan_total=0
 plan_upto=0
 
 perf_plan() {
-	local out start rc row name secs
+	local out start rc row name secs pkg
 	out=$(mktemp) || return 1
 	if ! "$go" build -o .bin/perfplan ./cmd/perfplan; then
 		echo "perf: cannot build ./cmd/perfplan to read the plan" >&2
 		rm -f "$out"
 		return 1
 	fi
-	echo "perf: plan: building the test binaries and listing every scenario's plan (DAPR_PERF_PLAN_ONLY=1: nothing starts)"
+	echo "perf: plan: listing every scenario's plan (DAPR_PERF_PLAN_ONLY=1: nothing starts)"
 	start=$SECONDS
-	# Not -p 1: go test's -p bounds its compile and link actions too, so -p 1 built the binaries
-	# on one core (cold, 7.8 min on 2 cores). A plan-only binary starts nothing, so they may run
-	# side by side; go test still prints the packages in the order given, which perf_progress
-	# relies on.
-	DAPR_PERF_PLAN_ONLY=1 "$go" test -tags perf -count=1 -v -timeout 20m "$@" >"$out" 2>&1
-	rc=$?
+	rc=0
+	for pkg in "${perf_pkgs[@]}"; do
+		DAPR_PERF_PLAN_ONLY=1 perf_exec "$pkg" -test.v=true -test.timeout=20m >>"$out" 2>&1 || rc=$?
+	done
 	if ((rc != 0)); then
-		echo "perf: the plan-only pass failed (go test exit $rc), before any process started:" >&2
+		echo "perf: the plan-only pass failed (a test binary exited $rc), before any process started:" >&2
 		grep -v "^daprperf-plan " "$out" | grep -Ev '^(=== |[[:space:]]*--- PASS)' | tail -40 >&2
 		rm -f "$out"
 		return 1
@@ -61,7 +59,7 @@ perf_plan() {
 		plan_upto=$((plan_upto + upto))
 	done < <(.bin/perfplan packages "$out")
 	rm -f "$out"
-	echo "perf: plan listed in $((SECONDS - start)) s (building the test binaries); expected about $(fmt_secs "$plan_total") for ${#plan_order[@]} packages$( ((plan_upto > 0)) && echo ", plus closed-loop runs of up to $(fmt_secs "$plan_upto")"), an estimate from the plans; the ETA lines below count the former only"
+	echo "perf: plan listed in $((SECONDS - start)) s; expected about $(fmt_secs "$plan_total") for ${#plan_order[@]} packages$( ((plan_upto > 0)) && echo ", plus closed-loop runs of up to $(fmt_secs "$plan_upto")"), an estimate from the plans; the ETA lines below count the former only"
 }
 
 perf_progress() {

@@ -15,7 +15,7 @@
 #
 # Environment: DAPR_PERF_RUN_ID (default: UTC time and 4 random hex digits),
 # DAPR_PERF_REPORT_DIR (default: reports; results go to <dir>/runs/<run id>/),
-# DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (go test -timeout, default 90m),
+# DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (each test binary's -test.timeout, default 90m),
 # GO (default go); everything else as README.md says. It first prints the suite's plan
 # (scripts/perf-plan.sh; with DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with
 # the suite's ETA.
@@ -30,25 +30,48 @@ export DAPR_PERF_COMMAND=${DAPR_PERF_COMMAND:-scripts/perf.sh${*:+ $*}}
 export DAPR_PERF_OVERHEAD_GATE=${DAPR_PERF_OVERHEAD_GATE:-warn}
 dir=$root/runs/$run_id
 
-pkgs=("${@:-./tests/...}")
+pkgs=("$@") # packages (./tests/... when none) and -run REGEXP: scripts/perf-tests.sh
 
-# The plan first (scripts/perf-plan.sh): the same packages under DAPR_PERF_PLAN_ONLY=1, which
-# builds the test binaries and prints each scenario's plan, starting nothing; a configuration
-# error stops here, before any load. Under DAPR_PERF_PLAN_ONLY=1 (make perf-plan) that is all.
-# shellcheck source=scripts/perf-plan.sh
-. scripts/perf-plan.sh
 plan_only=${DAPR_PERF_PLAN_ONLY:-}
 case $plan_only in
 '' | 0 | false | 1 | true) ;;
 *) echo "perf: DAPR_PERF_PLAN_ONLY=\"$plan_only\": must be 1 or true (print the plan, start nothing), 0 or false" >&2; exit 5 ;;
 esac
-perf_plan "${pkgs[@]}" || exit 5
+# The test binaries, built once (scripts/perf-tests.sh), and run as go test runs them: in the
+# package's folder, with Go's own bin folder first in PATH (go test's children get the toolchain
+# that built them, go.mod's, not an older go on PATH).
+# shellcheck source=scripts/perf-tests.sh
+. scripts/perf-tests.sh
+trap perf_cleanup EXIT
+echo "perf: building the test binaries"
+start=$SECONDS
+perf_build "${pkgs[@]}" || { echo "perf: cannot build the test binaries: infrastructure error" >&2; exit 5; }
+echo "perf: built ${#perf_pkgs[@]} test binaries in $((SECONDS - start)) s"
+PATH="$("$go" env GOROOT)/bin:$PATH"
+export PATH
+# The plan next (scripts/perf-plan.sh): each binary under DAPR_PERF_PLAN_ONLY=1 prints its
+# scenarios' plans, starting nothing; a configuration error stops here, before any load. Under
+# DAPR_PERF_PLAN_ONLY=1 (make perf-plan) that is all.
+# shellcheck source=scripts/perf-plan.sh
+. scripts/perf-plan.sh
+perf_plan || exit 5
 case $plan_only in 1 | true) exit 0 ;; esac
 
 echo "perf: run $run_id; results go to $dir"
-"$go" test -tags perf -count=1 -p 1 -v -timeout "${PERF_TIMEOUT:-90m}" "${pkgs[@]}" 2>&1 | perf_progress
+# One package at a time. SIGINT (Ctrl-C reaches the running binary too, which stops its run
+# cleanly and writes its result) ends the loop once that binary has exited.
+run_all() {
+	local pkg rc=0 stop=
+	trap 'stop=1' INT
+	for pkg in "${perf_pkgs[@]}"; do
+		perf_exec "$pkg" -test.v=true -test.timeout="${PERF_TIMEOUT:-90m}" 2>&1 || rc=1
+		[ -z "$stop" ] || { echo "perf: interrupted: the packages after ${pkg#*/tests/} do not run"; rc=1; break; }
+	done
+	return "$rc"
+}
+run_all | perf_progress
 rc=${PIPESTATUS[0]}
-echo "perf: go test exited $rc; the result files say:"
+echo "perf: the test binaries exited $rc (1: one failed or was interrupted); the result files say:"
 # Built, not `go run`: go run turns every non-zero exit into 1.
 if "$go" build -o .bin/charts ./charts; then
 	.bin/charts exitcode -go-test-exit "$rc" "$dir"
