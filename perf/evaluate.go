@@ -80,15 +80,26 @@ func roundPhases(rounds []Round) []namedResult {
 	return out
 }
 
+// missedRate says whether a phase fell below minValidQPSRatio of its rate, judged by
+// Result.KeptQPSRatio (against the schedule's plan, the last request's own time allowed for),
+// and the reason naming the phase, in QPS and ms.
+func missedRate(name string, res *Result) (string, bool) {
+	q := res.KeptQPSRatio()
+	if q >= minValidQPSRatio {
+		return "", false
+	}
+	return fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio to the planned %d requests %.4f < %.2f, the last request's %.0f ms allowed for)",
+		name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, minValidQPSRatio, 1e3*res.Latency.MaxSeconds), true
+}
+
 // validity checks that every measured phase kept its schedule and reached its QPS; an invalid
 // run never passes. The hint names the per-connection period of the first phase.
 func validity(phases []namedResult) Validity {
 	v := Validity{Valid: true}
 	for _, ph := range phases {
 		res := ph.res
-		if q := res.KeptQPSRatio(); q < minValidQPSRatio && !res.closedLoop() { // a closed loop has no target rate
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio to the planned %d requests %.4f < %.2f, the last request's %.0f ms allowed for)",
-				ph.name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, minValidQPSRatio, 1e3*res.Latency.MaxSeconds))
+		if r, missed := missedRate(ph.name, res); missed && !res.closedLoop() { // a closed loop has no target rate
+			v.Reasons = append(v.Reasons, r)
 		}
 		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: generator fell behind on %.2f %% of %d scheduled requests (%d skipped, %d late; limit %.0f %%)",

@@ -442,7 +442,7 @@ func defaultReportRoot() (string, error) {
 
 // growthValidity is the validity of a growth run's loads: each round must have sent its
 // requests and reached minValidQPSRatio of its rate, judged as an overhead run's validity judges
-// it (Result.KeptQPSRatio: against the schedule's plan, the last request's own time allowed for;
+// it (missedRate, Result.KeptQPSRatio: against the schedule's plan, the last request's own time allowed for;
 // a 2 s round of 1,000 requests whose last call took 68 ms shows 0.967 by ActualQPS alone, as
 // make test-kube's did on 2026-12-03). Unlike an overhead run, requests sent late
 // do not make it invalid: its figures are RSS and series per request, which lateness does not
@@ -453,9 +453,8 @@ func growthValidity(phases []namedResult) (Validity, []string) {
 	var warnings []string
 	for _, ph := range phases {
 		res := ph.res
-		if q := res.KeptQPSRatio(); q < minValidQPSRatio {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: achieved %.1f of %.0f QPS (ratio to the planned %d requests %.4f < %.2f, the last request's %.0f ms allowed for)",
-				ph.name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, minValidQPSRatio, 1e3*res.Latency.MaxSeconds))
+		if r, missed := missedRate(ph.name, res); missed {
+			v.Reasons = append(v.Reasons, r)
 		}
 		if b := res.Schedule.BehindFraction(); b > maxValidBehindFraction {
 			warnings = append(warnings, fmt.Sprintf("%s: %.2f %% of %d requests went out late (%d late, %d skipped); memory per request is unaffected, latency was not measured here",

@@ -27,7 +27,7 @@ declare -A perf_dirs=() perf_bins=()
 perf_bindir=
 
 perf_build() {
-	local args=() a imp dir ntest nxtest
+	local args=() a imp dir ntest nxtest list
 	while (($#)); do
 		case $1 in
 		-run)
@@ -43,12 +43,13 @@ perf_build() {
 	((${#args[@]})) || args=(./tests/...)
 	mkdir -p .bin || return 1
 	perf_bindir=$(mktemp -d "$PWD/.bin/perf-tests.XXXXXX") || return 1
+	list=$("$go" list -tags perf -f '{{.ImportPath}}{{"\t"}}{{.Dir}}{{"\t"}}{{len .TestGoFiles}}{{"\t"}}{{len .XTestGoFiles}}' "${args[@]}") || return 1
 	while IFS=$'\t' read -r imp dir ntest nxtest; do
 		((ntest + nxtest > 0)) || continue # go test -c writes no binary for a package without tests
 		perf_pkgs+=("$imp")
 		perf_dirs[$imp]=$dir
 		perf_bins[$imp]=$perf_bindir/${imp##*/}.test
-	done < <("$go" list -tags perf -f '{{.ImportPath}}{{"\t"}}{{.Dir}}{{"\t"}}{{len .TestGoFiles}}{{"\t"}}{{len .XTestGoFiles}}' "${args[@]}") || return 1
+	done <<<"$list"
 	((${#perf_pkgs[@]})) || { echo "perf: no test package in ${args[*]}" >&2; return 2; }
 	"$go" test -tags perf -c -o "$perf_bindir/" "${perf_pkgs[@]}" || return 1
 	for a in "${perf_pkgs[@]}"; do
