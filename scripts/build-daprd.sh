@@ -14,6 +14,8 @@
 #   DAPRD_TAGS  components build tag; default "stablecomponents" (has the kubernetes name resolver
 #               the local platform uses; builds in about 70 % of the CPU time of allcomponents).
 set -euo pipefail
+# shellcheck source=scripts/build-flags.sh
+. "$(dirname "$0")/build-flags.sh"
 
 version=${1:?usage: build-daprd.sh VERSION OUT}
 out=${2:?usage: build-daprd.sh VERSION OUT}
@@ -112,7 +114,7 @@ echo "$cmd $version: [2/4] resolving and downloading modules (several GB when co
 
 echo "$cmd $version: [3/4] compiling with -tags $tags (minutes when the build cache is cold)"
 bare=${version#v}
-(cd "$work" && CGO_ENABLED=0 go build -v -tags "$tags" -trimpath \
+(cd "$work" && CGO_ENABLED=0 go build -v -tags "$tags" -trimpath -gcflags "$build_gcflags" \
 	-ldflags "-s -w -X github.com/dapr/dapr/pkg/buildinfo.version=$bare -X github.com/dapr/kit/logger.DaprVersion=$bare" \
 	-o "$out.tmp" "github.com/dapr/dapr/cmd/$cmd" 2>&1) | progress "compiled packages" ""
 mv "$out.tmp" "$out"

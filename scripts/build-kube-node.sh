@@ -6,7 +6,11 @@
 #                    same throw-away wrapper module as scripts/build-kube.sh (its staging modules
 #                    replaced by their v0.<minor>.<patch> releases)
 #   DIR/metrics-server-$METRICS_SERVER_VERSION/metrics-server
-#                    sigs.k8s.io/metrics-server/cmd/metrics-server (go install: no replaces)
+#                    sigs.k8s.io/metrics-server/cmd/metrics-server (go install: no replaces). Its own
+#                    module, not the kubelet's: v0.8.0 built on Kubernetes v1.37.2's libraries
+#                    (which would share their compile with kube-apiserver's) exits at start with
+#                    "cannot find model definition for
+#                    io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics" (tried 2026-12-03)
 #   DIR/dapr-$DAPR_VERSION/injector, sentry, operator
 #                    github.com/dapr/dapr/cmd/<name> at DAPR_VERSION, through a wrapper module
 #                    that repeats dapr's replace directives, as scripts/build-daprd.sh does
@@ -18,12 +22,15 @@
 #
 # Environment:
 #   KUBE_VERSION            default v1.37.2
-#   METRICS_SERVER_VERSION  default v0.9.0
+#   METRICS_SERVER_VERSION  default v0.8.0 (v0.9.0 is served by the module proxy here but is not
+#                           an approved release)
 #   DAPR_VERSION            default v1.17.5
 set -euo pipefail
+# shellcheck source=scripts/build-flags.sh
+. "$(dirname "$0")/build-flags.sh"
 
 kube_version=${KUBE_VERSION:-v1.37.2}
-ms_version=${METRICS_SERVER_VERSION:-v0.9.0}
+ms_version=${METRICS_SERVER_VERSION:-v0.8.0}
 dapr_version=${DAPR_VERSION:-v1.17.5}
 dir=${1:-.kube-node}
 
@@ -33,7 +40,7 @@ v1.[0-9]*.[0-9]*) ;;
 esac
 case "$ms_version" in
 v[0-9]*.[0-9]*.[0-9]*) ;;
-*) echo "build-kube-node: METRICS_SERVER_VERSION must look like v0.9.0, got '$ms_version'" >&2; exit 2 ;;
+*) echo "build-kube-node: METRICS_SERVER_VERSION must look like v0.8.0, got '$ms_version'" >&2; exit 2 ;;
 esac
 case "$dapr_version" in
 v[0-9]*.[0-9]*.[0-9]*) ;;
@@ -102,7 +109,7 @@ else
 	for bin in $missing; do
 		echo "kube-node: compiling $bin (minutes when the build cache is cold)"
 		t0=$(date +%s)
-		(cd "$work" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" -o "$kdir/$bin.tmp" "k8s.io/kubernetes/cmd/$bin" 2>&1) |
+		(cd "$work" && CGO_ENABLED=0 go build -v -trimpath -gcflags "$build_gcflags" -ldflags "$ldflags" -o "$kdir/$bin.tmp" "k8s.io/kubernetes/cmd/$bin" 2>&1) |
 			progress "compiled packages"
 		mv "$kdir/$bin.tmp" "$kdir/$bin"
 		echo "kube-node: $bin built in $(($(date +%s) - t0)) s"
@@ -119,7 +126,7 @@ else
 	echo "kube-node: compiling metrics-server $ms_version (minutes when the build cache is cold)"
 	t0=$(date +%s)
 	ms_ver=${ms_version#v}
-	GOBIN="$mdir" CGO_ENABLED=0 go install -v -trimpath \
+	GOBIN="$mdir" CGO_ENABLED=0 go install -v -trimpath -gcflags "$build_gcflags" \
 		-ldflags "-s -w -X sigs.k8s.io/metrics-server/pkg/version.gitVersion=$ms_version -X k8s.io/client-go/pkg/version.gitVersion=$ms_version" \
 		"sigs.k8s.io/metrics-server/cmd/metrics-server@$ms_version" 2>&1 | progress "compiled packages"
 	echo "kube-node: metrics-server $ms_ver built in $(($(date +%s) - t0)) s"
@@ -171,7 +178,7 @@ else
 	for bin in $missing; do
 		echo "kube-node: compiling Dapr's $bin"
 		t0=$(date +%s)
-		(cd "$work" && CGO_ENABLED=0 go build -v -trimpath \
+		(cd "$work" && CGO_ENABLED=0 go build -v -trimpath -gcflags "$build_gcflags" \
 			-ldflags "-s -w -X github.com/dapr/dapr/pkg/buildinfo.version=$bare -X github.com/dapr/kit/logger.DaprVersion=$bare" \
 			-o "$ddir/$bin.tmp" "github.com/dapr/dapr/cmd/$bin" 2>&1) | progress "compiled packages"
 		mv "$ddir/$bin.tmp" "$ddir/$bin"

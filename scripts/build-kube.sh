@@ -25,6 +25,8 @@
 #   KUBE_VERSION  default v1.37.2 (the staging modules are v0.37.2)
 #   KWOK_VERSION  default v0.8.0
 set -euo pipefail
+# shellcheck source=scripts/build-flags.sh
+. "$(dirname "$0")/build-flags.sh"
 
 kube_version=${KUBE_VERSION:-v1.37.2}
 kwok_version=${KWOK_VERSION:-v0.8.0}
@@ -113,7 +115,7 @@ else
 		fi
 		echo "kube $kube_version: compiling $bin (minutes when the build cache is cold)"
 		t0=$(date +%s)
-		(cd "$work" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$flags" -o "$dir/$bin.tmp" "$pkg" 2>&1) |
+		(cd "$work" && CGO_ENABLED=0 go build -v -trimpath -gcflags "$build_gcflags" -ldflags "$flags" -o "$dir/$bin.tmp" "$pkg" 2>&1) |
 			progress "compiled packages"
 		mv "$dir/$bin.tmp" "$dir/$bin"
 		echo "kube $kube_version: $bin built in $(($(date +%s) - t0)) s"
@@ -125,7 +127,7 @@ if [ -x "$dir/kwok" ] && [ -d "$dir/kwok-stages" ]; then
 	echo "kwok $kwok_version: cached in $dir"
 else
 	echo "kwok $kwok_version: go install sigs.k8s.io/kwok/cmd/kwok@$kwok_version"
-	GOBIN="$dir" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$kwok_version"
+	GOBIN="$dir" CGO_ENABLED=0 go install -trimpath -gcflags "$build_gcflags" -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$kwok_version"
 	src=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kwok@$kwok_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 	rm -rf "$dir/kwok-stages.tmp"
 	mkdir -p "$dir/kwok-stages.tmp"

@@ -9,6 +9,12 @@
 #                       perf_pkgs (import paths), perf_dirs and perf_bins (by import path) and
 #                       perf_run. Returns non-zero, with the reason on stderr, on a bad flag or a
 #                       build error.
+#                       With PERF_TEST_BINARIES=DIR it builds nothing and takes each package's
+#                       binary from DIR (DIR/<last path element>.test, as `go test -tags perf -c
+#                       -o DIR/ PACKAGE...` names them), which perf_cleanup leaves in place; a
+#                       package with no binary there is an error naming the file. Whether those
+#                       binaries are current is the caller's business: .ci/run builds them from
+#                       its own checkout in the background while daprd compiles.
 #   perf_exec PKG ARG...
 #                       runs PKG's binary in its package folder, as go test does, with
 #                       -test.count=1 -test.paniconexit0 (-test.run when given) and ARG, then
@@ -41,16 +47,29 @@ perf_build() {
 		esac
 	done
 	((${#args[@]})) || args=(./tests/...)
-	mkdir -p .bin || return 1
-	perf_bindir=$(mktemp -d "$PWD/.bin/perf-tests.XXXXXX") || return 1
+	local bindir=${PERF_TEST_BINARIES:-}
+	if [ -n "$bindir" ]; then
+		[ -d "$bindir" ] || { echo "perf: PERF_TEST_BINARIES=$bindir: not a folder (it names a folder of test binaries built by go test -tags perf -c -o DIR/)" >&2; return 2; }
+		bindir=$(realpath "$bindir") || return 1
+	else
+		mkdir -p .bin || return 1
+		perf_bindir=$(mktemp -d "$PWD/.bin/perf-tests.XXXXXX") || return 1
+		bindir=$perf_bindir
+	fi
 	list=$("$go" list -tags perf -f '{{.ImportPath}}{{"\t"}}{{.Dir}}{{"\t"}}{{len .TestGoFiles}}{{"\t"}}{{len .XTestGoFiles}}' "${args[@]}") || return 1
 	while IFS=$'\t' read -r imp dir ntest nxtest; do
 		((ntest + nxtest > 0)) || continue # go test -c writes no binary for a package without tests
 		perf_pkgs+=("$imp")
 		perf_dirs[$imp]=$dir
-		perf_bins[$imp]=$perf_bindir/${imp##*/}.test
+		perf_bins[$imp]=$bindir/${imp##*/}.test
 	done <<<"$list"
 	((${#perf_pkgs[@]})) || { echo "perf: no test package in ${args[*]}" >&2; return 2; }
+	if [ -n "${PERF_TEST_BINARIES:-}" ]; then
+		for a in "${perf_pkgs[@]}"; do
+			[ -x "${perf_bins[$a]}" ] || { echo "perf: PERF_TEST_BINARIES=$PERF_TEST_BINARIES has no test binary for $a (want ${perf_bins[$a]}; build them with go test -tags perf -c -o DIR/ PACKAGE...)" >&2; return 2; }
+		done
+		return 0
+	fi
 	"$go" test -tags perf -c -o "$perf_bindir/" "${perf_pkgs[@]}" || return 1
 	for a in "${perf_pkgs[@]}"; do
 		[ -x "${perf_bins[$a]}" ] || { echo "perf: go test -c wrote no test binary for $a at ${perf_bins[$a]}" >&2; return 1; }

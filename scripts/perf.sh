@@ -16,7 +16,7 @@
 # Environment: DAPR_PERF_RUN_ID (default: UTC time and 4 random hex digits),
 # DAPR_PERF_REPORT_DIR (default: reports; results go to <dir>/runs/<run id>/),
 # DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (each test binary's -test.timeout, default 90m),
-# GO (default go); everything else as README.md says. It first prints the suite's plan
+# PERF_TEST_BINARIES (a folder of prebuilt test binaries: scripts/perf-tests.sh), GO (default go); everything else as README.md says. It first prints the suite's plan
 # (scripts/perf-plan.sh; with DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with
 # the suite's ETA.
 set -uo pipefail
@@ -43,10 +43,14 @@ esac
 # shellcheck source=scripts/perf-tests.sh
 . scripts/perf-tests.sh
 trap perf_cleanup EXIT
-echo "perf: building the test binaries"
+if [ -n "${PERF_TEST_BINARIES:-}" ]; then
+	echo "perf: the test binaries come from PERF_TEST_BINARIES=$PERF_TEST_BINARIES (built by the caller; nothing is built here)"
+else
+	echo "perf: building the test binaries"
+fi
 start=$SECONDS
-perf_build "${pkgs[@]}" || { echo "perf: cannot build the test binaries: infrastructure error" >&2; exit 5; }
-echo "perf: built ${#perf_pkgs[@]} test binaries in $((SECONDS - start)) s"
+perf_build "${pkgs[@]}" || { echo "perf: no test binaries to run: infrastructure error" >&2; exit 5; }
+[ -n "${PERF_TEST_BINARIES:-}" ] || echo "perf: built ${#perf_pkgs[@]} test binaries in $((SECONDS - start)) s"
 PATH="$("$go" env GOROOT)/bin:$PATH"
 export PATH
 # The plan next (scripts/perf-plan.sh): each binary under DAPR_PERF_PLAN_ONLY=1 prints its

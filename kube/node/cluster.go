@@ -45,7 +45,7 @@ const (
 // Versions the parts are built at; Config's zero values mean these.
 const (
 	DefaultKubeVersion          = "v1.37.2"
-	DefaultMetricsServerVersion = "v0.9.0"
+	DefaultMetricsServerVersion = "v0.8.0"
 	DefaultDaprVersion          = "v1.17.5"
 )
 

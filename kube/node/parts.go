@@ -184,8 +184,12 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 	})
 }
 
-// Images the cluster imports.
-var pauseImage = ImageRegistry + "/pause:" + ImageTag
+// Images the cluster imports. metrics-server's carries the cluster's tag, not its version, so
+// that manifests/metrics-server.yaml names it whatever METRICS_SERVER_VERSION built it.
+var (
+	pauseImage         = ImageRegistry + "/pause:" + ImageTag
+	metricsServerImage = ImageRegistry + "/metrics-server:" + ImageTag
+)
 
 // image is one image to build: Go packages of this repository (built into the cache) or
 // binaries already built, and where each goes.
@@ -222,7 +226,7 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 		imageSpec{image: Image{Name: ImageRegistry + "/injector:" + daprTag, Files: []ImageFile{{Path: "/injector", Source: c.cfg.daprBin("injector")}}, Entrypoint: []string{"/injector"}, User: user}},
 		imageSpec{image: Image{Name: ImageRegistry + "/sentry:" + daprTag, Files: []ImageFile{{Path: "/sentry", Source: c.cfg.daprBin("sentry")}}, Entrypoint: []string{"/sentry"}, User: user}},
 		imageSpec{image: Image{Name: ImageRegistry + "/operator:" + daprTag, Files: []ImageFile{{Path: "/operator", Source: c.cfg.daprBin("operator")}}, Entrypoint: []string{"/operator"}, User: user}},
-		imageSpec{image: Image{Name: ImageRegistry + "/metrics-server:" + c.cfg.MetricsServerVersion, Files: []ImageFile{{Path: "/metrics-server", Source: c.cfg.metricsServer()}}, Entrypoint: []string{"/metrics-server"}, User: user}},
+		imageSpec{image: Image{Name: metricsServerImage, Files: []ImageFile{{Path: "/metrics-server", Source: c.cfg.metricsServer()}}, Entrypoint: []string{"/metrics-server"}, User: user}},
 	)
 	// Debian's redis-server for BackendsUp, when installed (make test-kube installs it).
 	if _, err := os.Stat(redisServer); err == nil {
@@ -233,7 +237,9 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 		specs = append(specs, imageSpec{image: im})
 		c.hasRedisImage = true
 	}
-	// One go build for every package of this repository: it compiles them in parallel.
+	// One go build for every package of this repository: it compiles them in parallel. .ci/run
+	// compiles the same packages with the same flags in its background job, so that a cold CI
+	// run finds them in Go's build cache here: keep the two in step.
 	var pkgs []string
 	for _, s := range specs {
 		for _, pkg := range s.build {

@@ -220,3 +220,21 @@ func TestRedisImage(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The metrics-server Deployment names the image writeImages imports, and no other: a version in
+// the manifest's tag had left the pod pulling an image no one imported when the version moved.
+func TestMetricsServerManifestNamesTheImportedImage(t *testing.T) {
+	data, err := manifests.ReadFile("manifests/metrics-server.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var images []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "image:"); ok {
+			images = append(images, strings.TrimSpace(v))
+		}
+	}
+	if len(images) != 1 || images[0] != metricsServerImage {
+		t.Errorf("manifests/metrics-server.yaml names images %q, want exactly [%q]", images, metricsServerImage)
+	}
+}
