@@ -261,9 +261,10 @@ compare:
 ## failed, with its message (gotestsum's summary), then the counts. -p 3: three packages at a
 ## time, 7 min instead of 14.5 one at a time (the tests mostly wait on real processes). The
 ## TestInvokeGRPC failure once blamed on it was a start-order race, seen at -p 1 too and fixed in
-## local (launchSidecars). The three longest packages are named first (perf 5.4 min, local 4.3,
-## apps/tester 3.1 in a cold CI run): go test builds and runs packages in the order they are given,
-## so they start first instead of last (by import path, perf started 4 min in and ended the run).
+## local (launchSidecars). The three longest packages are named first: go test builds and runs
+## packages in the order given. By import path, in a cold CI rehearsal of 2026-12-03, perf (5.4
+## min), local (4.3) and apps/tester (3.1) came last, perf started 4 min in, and make test took
+## 584 s; in this order the next cold rehearsal's took 328 s (perf 3.3 min by then).
 test: daprd kube-bin test-deps
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
 		-count=1 -p 3 -timeout $(TEST_TIMEOUT) ./perf/ ./local/ ./apps/tester/ ./...

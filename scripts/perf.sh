@@ -16,9 +16,9 @@
 # Environment: DAPR_PERF_RUN_ID (default: UTC time and 4 random hex digits),
 # DAPR_PERF_REPORT_DIR (default: reports; results go to <dir>/runs/<run id>/),
 # DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (each test binary's -test.timeout, default 90m),
-# PERF_TEST_BINARIES (a folder of prebuilt test binaries: scripts/perf-tests.sh), GO (default go); everything else as README.md says. It first prints the suite's plan
-# (scripts/perf-plan.sh; with DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with
-# the suite's ETA.
+# PERF_TEST_BINARIES (a folder of prebuilt test binaries: scripts/perf-tests.sh), GO (default go);
+# everything else as README.md says. It first prints the suite's plan (scripts/perf-plan.sh; with
+# DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with the suite's ETA.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
