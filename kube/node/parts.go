@@ -191,6 +191,17 @@ var (
 	metricsServerImage = ImageRegistry + "/metrics-server:" + ImageTag
 )
 
+// imageApps are this repository's apps the cluster runs, each built from ./apps/<name>/cmd/<name>
+// with the node's probe (nodeprobePkg), all with CGO_ENABLED=0 and imageBuildFlags. .ci/run's
+// background job compiles the same packages with the same flags, so that a cold CI run finds them
+// in Go's build cache here; TestCIRunPrebuildsTheImageBinaries keeps the two in step.
+var (
+	imageApps       = []string{"tester", "httpapp", "grpcapp", "subscriber"}
+	imageBuildFlags = []string{"-trimpath", "-ldflags", "-s -w"}
+)
+
+const nodeprobePkg = "./kube/node/nodeprobe"
+
 // image is one image to build: Go packages of this repository (built into the cache) or
 // binaries already built, and where each goes.
 type imageSpec struct {
@@ -208,7 +219,7 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 	daprTag := strings.TrimPrefix(c.cfg.DaprVersion, "v")
 	user := "65532:65532"
 	var specs []imageSpec
-	for _, app := range []string{"tester", "httpapp", "grpcapp", "subscriber"} {
+	for _, app := range imageApps {
 		src := filepath.Join(bin, app)
 		specs = append(specs, imageSpec{
 			image: Image{Name: ImageRegistry + "/daprperf-" + app + ":" + ImageTag, Files: []ImageFile{{Path: "/app", Source: src}}, Entrypoint: []string{"/app"}, User: user},
@@ -219,7 +230,7 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 	specs = append(specs,
 		imageSpec{
 			image: Image{Name: pauseImage, Files: []ImageFile{{Path: "/nodeprobe", Source: probe}}, Entrypoint: []string{"/nodeprobe"}, User: user},
-			build: map[string]string{probe: "./kube/node/nodeprobe"},
+			build: map[string]string{probe: nodeprobePkg},
 		},
 		imageSpec{image: Image{Name: ImageRegistry + "/daprd:" + daprTag, Files: []ImageFile{{Path: "/daprd", Source: c.cfg.Daprd}}, Entrypoint: []string{"/daprd"}, User: user}},
 		// Dapr's chart names one image per part: <registry>/<part>:<tag>, run as /<part>.
@@ -237,16 +248,15 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 		specs = append(specs, imageSpec{image: im})
 		c.hasRedisImage = true
 	}
-	// One go build for every package of this repository: it compiles them in parallel. .ci/run
-	// compiles the same packages with the same flags in its background job, so that a cold CI
-	// run finds them in Go's build cache here: keep the two in step.
+	// One go build for every package of this repository: it compiles them in parallel.
 	var pkgs []string
 	for _, s := range specs {
 		for _, pkg := range s.build {
 			pkgs = append(pkgs, pkg)
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-trimpath", "-ldflags", "-s -w", "-o", bin + "/"}, pkgs...)...)
+	args := append(append([]string{"build"}, imageBuildFlags...), "-o", bin+"/")
+	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = c.cfg.Root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

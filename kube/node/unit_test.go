@@ -238,3 +238,35 @@ func TestMetricsServerManifestNamesTheImportedImage(t *testing.T) {
 		t.Errorf("manifests/metrics-server.yaml names images %q, want exactly [%q]", images, metricsServerImage)
 	}
 }
+
+// .ci/run's background job compiles the images' binaries ahead of the first bring-up: the same
+// packages with the same flags as writeImages, or the bring-up compiles them again.
+func TestCIRunPrebuildsTheImageBinaries(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), "\\\n", " ")
+	var step string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "step kube-images ") {
+			step = strings.Join(strings.Fields(line), " ")
+		}
+	}
+	if step == "" {
+		t.Fatal(".ci/run has no step kube-images")
+	}
+	want := `env CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o`
+	if got := strings.Join(imageBuildFlags, " "); got != `-trimpath -ldflags -s -w` || !strings.Contains(step, want) {
+		t.Errorf(".ci/run's kube-images step %q does not build with writeImages' flags %q (want %q in it)", step, imageBuildFlags, want)
+	}
+	pkgs := []string{nodeprobePkg}
+	for _, app := range imageApps {
+		pkgs = append(pkgs, "./apps/"+app+"/cmd/"+app)
+	}
+	for _, p := range pkgs {
+		if !strings.Contains(" "+step+" ", " "+p+" ") {
+			t.Errorf(".ci/run's kube-images step does not compile %s: %q", p, step)
+		}
+	}
+}
