@@ -32,33 +32,19 @@ func namedLoads(rep *perf.Report) bool {
 var loadPercentiles = []float64{50, 90, 95, 99}
 
 // loadWord names one load of rep's plan for titles and axes: "stage", "run", "phase" or "load".
-func loadWord(rep *perf.Report) string {
-	switch rep.Plan {
-	case perf.StagePlanKind:
-		return "stage"
-	case perf.IterationsPlanKind:
-		return "run"
-	case perf.FaultPlanKind:
-		return "phase"
-	}
-	return "load"
-}
+func loadWord(rep *perf.Report) string { return perf.KindOf(rep).LoadWord() }
 
-// latencyWhat names the latency a load's service time is for rep's plan: one iteration's whole
-// duration for the iterations plan (one workflow, started and awaited), else one request's.
+// latencyWhat names what a load's latency times for rep's plan: one request's service time,
+// or one iteration's whole duration (the iterations plan: one workflow, started and awaited).
 func latencyWhat(rep *perf.Report) string {
-	if rep.Plan == perf.IterationsPlanKind {
-		return "iteration duration (one workflow, start to completion)"
-	}
-	return "service time"
+	long, _ := perf.KindOf(rep).LatencyWhat()
+	return long
 }
 
 // latencyAxis is latencyWhat, short, for a y axis.
 func latencyAxis(rep *perf.Report) string {
-	if rep.Plan == perf.IterationsPlanKind {
-		return "iteration duration"
-	}
-	return "service time"
+	_, short := perf.KindOf(rep).LatencyWhat()
+	return short
 }
 
 // loadBound is a verdict on one load's latency: its load's index, the statistic ("mean" or a
@@ -282,11 +268,8 @@ func loadsRateChart(rep *perf.Report) (*figure, error) {
 		return loadsScheduleChart(rep)
 	}
 	word := loadWord(rep)
-	unitName, iterWord := "requests/s", "requests"
-	what := "achieved rate"
-	if rep.Plan == perf.IterationsPlanKind {
-		unitName, iterWord, what = "workflows/s", "iterations", "workflows completed per second (one iteration = one workflow)"
-	}
+	rate := perf.KindOf(rep).Rate()
+	unitName, iterWord, what := rate.Unit, rate.Count, rate.What
 	fig := newFigure(fmt.Sprintf("%s: %s per %s", heading(rep), what, word))
 	fig.Plot.Y.Label.Text = unitName
 	fig.Plot.Y.Min = 0

@@ -116,10 +116,7 @@ func loadsRateCell(rep *perf.Report) string {
 	if all {
 		return fmt.Sprintf("%s of %.0f%s", fmtQPS(l.ActualQPS), l.RequestedQPS, name)
 	}
-	unit := "/s"
-	if rep.Plan == perf.IterationsPlanKind {
-		unit = " workflows/s"
-	}
+	unit := perf.KindOf(rep).Rate().Short
 	return fmt.Sprintf("%s%s%s", fmtQPS(l.ActualQPS), unit, name)
 }
 

@@ -133,42 +133,7 @@ func DeriveFigures(r *Report) Figures {
 			f.Gates[ph.Phase+".mean"] = ph.MeanSeconds
 		}
 	}
-	if r.Plan == StagePlanKind {
-		deriveStageFigures(r, &f)
-	}
-	if r.Plan == FaultPlanKind {
-		deriveFaultFigures(r, &f)
-	}
-	if r.Plan == IterationsPlanKind {
-		deriveIterationsFigures(r, &f)
-	}
-	if r.Growth != nil {
-		f.NoOverhead = "the growth plan runs no baseline phase: it measures sidecar memory across rounds of load, so it has no sidecar overhead"
-		var errs int64
-		for _, v := range r.Growth.Variants {
-			errs += v.Errors
-		}
-		minRatio := math.Inf(1)
-		for i := range r.Loads {
-			minRatio = min(minRatio, r.Loads[i].QPSRatio())
-		}
-		f.Gates["errors"] = float64(errs)
-		if !math.IsInf(minRatio, 1) {
-			f.Gates["qps.ratio"] = minRatio
-		}
-	}
-	if r.Plan == ReminderPlanKind {
-		f.NoOverhead = "the reminder plan runs no baseline phase: Dapr's actor_reminder measures registration and trigger throughput"
-		reminderGates(r, f.Gates)
-	}
-	if r.Delivery != nil {
-		f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
-		deliveryGates(r, f.Gates)
-	}
-	if r.Jobs != nil {
-		f.NoOverhead = "the jobs trigger plan runs no baseline phase: it counts every job's triggers and measures the trigger lag (receipt minus due time)"
-		jobsGates(r, f.Gates)
-	}
+	KindOf(r).Figures(r, &f)
 	return f
 }
 

@@ -187,16 +187,6 @@ func (g *GrowthPlan) finish(s *session, runErr error) {
 	}
 }
 
-// growthChecksPass is true when every check of the growth detector passed.
-func growthChecksPass(g *growth.Report) bool {
-	for _, c := range g.Checks {
-		if !c.Pass {
-			return false
-		}
-	}
-	return true
-}
-
 // EnvGrowthThreshold overrides the growth threshold, in KiB per 1,000 requests (> 0).
 const EnvGrowthThreshold = "DAPR_PERF_GROWTH_THRESHOLD_KIB"
 

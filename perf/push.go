@@ -256,24 +256,153 @@ func (d *pushStatusDoer) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// pushRegistry builds a fresh registry holding rep's figures: the new daprperf_* metrics in
-// base units, and Dapr's legacy gauges in Dapr's units and shape (no labels).
+// pushKinds are the figures each plan kind adds to those every report pushes (pushCommon),
+// by Kind.Name. Every kind has an entry (TestPushKnowsEveryKind); a kind whose figures are all
+// gates and named loads adds nothing.
+var pushKinds = map[string]func(g *gauges, rep *Report, f *Figures) error{
+	KindOverhead:   pushOverhead,
+	KindGrowth:     pushGrowth,
+	KindStages:     pushNothing,
+	KindIterations: pushNothing,
+	KindDelivery:   pushNothing,
+	KindJobs:       pushNothing,
+	KindReminders:  pushNothing,
+	KindFaults:     pushNothing,
+}
+
+func pushNothing(*gauges, *Report, *Figures) error { return nil }
+
+// pushRegistry builds a fresh registry holding rep's figures, in base units: those of every
+// kind (pushCommon: pass, bounds, gate figures, named loads, per-process resources), then its
+// kind's own (pushKinds: the overhead's latencies and Dapr's legacy gauges, the growth
+// detector's slopes).
 func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	figures := rep.Figures
 	if figures == nil {
 		f := DeriveFigures(rep)
 		figures = &f
 	}
-	base, main := figures.Phase(PhaseBaseline), figures.Phase(PhaseMain)
-	switch {
-	case rep.Growth != nil:
-		return pushGrowthRegistry(rep, figures)
-	case base == nil || main == nil:
-		return nil, errors.New("report has no rounds")
+	kind := KindOf(rep)
+	pushKind, ok := pushKinds[kind.Name()]
+	if !ok {
+		return nil, fmt.Errorf("no push for plan kind %q", kind.Name())
 	}
-	gr := newGauges()
-	reg, vec, one := gr.reg, gr.vec, gr.one
+	g := newGauges()
+	if err := pushCommon(g, rep, figures); err != nil {
+		return nil, err
+	}
+	if err := pushKind(g, rep, figures); err != nil {
+		return nil, err
+	}
+	return g.reg, nil
+}
 
+// pushCommon registers the figures every report has: pass, the missed bounds, every gate
+// figure (Figures.Gates, the values thresholds are compared with), each named load's latency,
+// rate and counts, and each process's CPU, peak RSS and RSS slope.
+func pushCommon(g *gauges, rep *Report, figures *Figures) error {
+	pass := g.one("daprperf_pass",
+		"1 if the run was valid and every enforced threshold and plan check passed, else 0.")
+	missed := g.vec("daprperf_bounds_missed",
+		"Thresholds the run missed: enforced=true fail the run, enforced=false are warn-only (reported, not fatal).",
+		"enforced")
+	figure := g.vec("daprperf_figure",
+		"A figure of the run as its thresholds see it (Figures.Gates, by its threshold name): seconds for latencies, lags and durations, per second for rates, plain numbers for counts and ratios.",
+		"figure")
+	loadLatency := g.vec("daprperf_load_latency_seconds",
+		"Service time of a named load (a stage, run or phase of a plan without baseline rounds) at a quantile, in seconds (HDR histogram, 3 significant digits).",
+		"load", "quantile")
+	loadQPS := g.vec("daprperf_load_qps",
+		"Achieved rate of a named load, in requests (or iterations) per second.",
+		"load")
+	loadTarget := g.vec("daprperf_load_target_qps",
+		"Target rate of a named load, in requests per second; absent for a closed-loop load.",
+		"load")
+	loadRequests := g.vec("daprperf_load_requests",
+		"Requests (or iterations) a named load completed. A count; a gauge because each run is pushed once.",
+		"load")
+	loadErrors := g.vec("daprperf_load_errors",
+		"Failed requests of a named load (any non-2xx HTTP status, socket error or non-OK gRPC status).",
+		"load")
+	cpu := g.vec("daprperf_cpu_cores",
+		"Mean CPU use of a process under load (main phases), in cores: 1 is one core fully busy.",
+		"role", "process")
+	rss := g.vec("daprperf_rss_bytes",
+		"Peak resident set size of a process sampled during the main phases, in bytes.",
+		"role", "process")
+	rssSlope := g.vec("daprperf_rss_slope_bytes_per_second",
+		"Least-squares RSS growth of a process over the last main phase, in bytes per second.",
+		"role", "process")
+	if err := errors.Join(g.errs...); err != nil {
+		return err
+	}
+	if rep.Pass {
+		pass.Set(1)
+	}
+	var enforced, warned int
+	for _, v := range rep.Verdicts {
+		switch {
+		case !v.Pass && v.WarnOnly:
+			warned++
+		case !v.Pass:
+			enforced++
+		}
+	}
+	missed.WithLabelValues("true").Set(float64(enforced))
+	missed.WithLabelValues("false").Set(float64(warned))
+	for name, v := range figures.Gates {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue // not a measurement: nothing to push
+		}
+		figure.WithLabelValues(name).Set(v)
+	}
+	if KindOf(rep).Name() != KindGrowth { // a growth run's loads are its rounds: the growth figures cover them
+		seen := map[string]bool{}
+		for i := range rep.Loads {
+			l := &rep.Loads[i]
+			if seen[l.Name] {
+				return fmt.Errorf("report has two loads named %q", l.Name)
+			}
+			seen[l.Name] = true
+			for _, p := range OverheadPercentiles {
+				if d, err := l.Percentile(p); err == nil {
+					loadLatency.WithLabelValues(l.Name, pushQuantile(p)).Set(d.Seconds())
+				}
+			}
+			loadQPS.WithLabelValues(l.Name).Set(l.ActualQPS)
+			if l.RequestedQPS > 0 {
+				loadTarget.WithLabelValues(l.Name).Set(l.RequestedQPS)
+			}
+			loadRequests.WithLabelValues(l.Name).Set(float64(l.Requests))
+			loadErrors.WithLabelValues(l.Name).Set(float64(l.Errors()))
+		}
+	}
+	seen := map[[2]string]bool{}
+	for _, rs := range rep.Resources {
+		key := [2]string{rs.Role, rs.Process}
+		if seen[key] {
+			return fmt.Errorf("report has two resource summaries for role %q, process %q", rs.Role, rs.Process)
+		}
+		seen[key] = true
+		if rs.NoReadings() { // unknown, not 0: push nothing for it
+			continue
+		}
+		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUCores)
+		rss.WithLabelValues(rs.Role, rs.Process).Set(float64(rs.PeakRSSBytes))
+		rssSlope.WithLabelValues(rs.Role, rs.Process).Set(rs.RSSSlopeBytesPerSecond)
+	}
+	return nil
+}
+
+// pushOverhead registers an overhead run's own figures: per phase its latency quantiles and
+// errors, the rates and rounds, the overhead with its interval, and Dapr's legacy gauges in
+// Dapr's units and shape (no labels).
+func pushOverhead(g *gauges, rep *Report, figures *Figures) error {
+	base, main := figures.Phase(PhaseBaseline), figures.Phase(PhaseMain)
+	if base == nil || main == nil {
+		return errors.New("report has no rounds")
+	}
+	reg, vec, one := g.reg, g.vec, g.one
 	latency := vec("daprperf_latency_seconds",
 		"Request service time at a quantile, in seconds (HDR histogram, 3 significant digits): the median over rounds of each round's percentile. phase=baseline is tester -> app, phase=main is tester -> sidecar -> sidecar -> app.",
 		"phase", "quantile")
@@ -292,17 +421,6 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		"Target request rate of the main phase, in requests per second.")
 	rounds := one("daprperf_rounds",
 		"Number of interleaved baseline/main rounds the figures are computed from.")
-	cpu := vec("daprperf_cpu_cores",
-		"Mean CPU use of a process under load (main phases), in cores: 1 is one core fully busy.",
-		"role", "process")
-	rss := vec("daprperf_rss_bytes",
-		"Peak resident set size of a process sampled during the main phases, in bytes.",
-		"role", "process")
-	rssSlope := vec("daprperf_rss_slope_bytes_per_second",
-		"Least-squares RSS growth of a process over the last main phase, in bytes per second.",
-		"role", "process")
-	pass := one("daprperf_pass",
-		"1 if the run was valid and every enforced threshold passed, else 0.")
 
 	legacyBaseline := one("BASELINE_RESPONSE_TIME",
 		"Dapr perf suite gauge: mean latency of the baseline phase (no sidecar), in milliseconds; median over rounds.")
@@ -320,8 +438,8 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		"Dapr perf suite gauge: peak RSS of the callee's sidecar (role callee-sidecar) under load, in MB (MiB, 2^20 bytes).")
 	legacyThroughput := one("APPLICATION_THROUGHPUT",
 		"Dapr perf suite gauge: achieved request rate of the main phase, in requests per second; median over rounds.")
-	if err := errors.Join(gr.errs...); err != nil {
-		return nil, err
+	if err := errors.Join(g.errs...); err != nil {
+		return err
 	}
 
 	// Latency, errors and rates, per phase: the figures, medians over rounds.
@@ -329,7 +447,7 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 		for _, p := range OverheadPercentiles {
 			v, ok := ph.Quantile(p, false)
 			if !ok {
-				return nil, missingPercentile(rep, ph.Phase, p)
+				return missingPercentile(rep, ph.Phase, p)
 			}
 			latency.WithLabelValues(ph.Phase, pushQuantile(p)).Set(v)
 		}
@@ -343,7 +461,7 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	for _, p := range OverheadPercentiles {
 		o, ok := rep.OverheadOf(PercentileName(p))
 		if !ok {
-			return nil, fmt.Errorf("report has no overhead at %s", PercentileName(p))
+			return fmt.Errorf("report has no overhead at %s", PercentileName(p))
 		}
 		q := pushQuantile(p)
 		overhead.WithLabelValues(q, "median").Set(o.MedianSeconds)
@@ -352,31 +470,18 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 	}
 	meanOverhead, ok := rep.OverheadOf("mean")
 	if !ok {
-		return nil, errors.New("report has no mean overhead")
+		return errors.New("report has no mean overhead")
 	}
 	overheadMean.WithLabelValues("median").Set(meanOverhead.MedianSeconds)
 	overheadMean.WithLabelValues("low").Set(meanOverhead.LowSeconds)
 	overheadMean.WithLabelValues("high").Set(meanOverhead.HighSeconds)
 
-	// Resources, one series per process.
-	seen := map[[2]string]bool{}
+	// The legacy gauges below take one process per role (pushCommon pushed each process).
 	byRole := map[string][]ResourceSummary{}
 	for _, rs := range rep.Resources {
-		key := [2]string{rs.Role, rs.Process}
-		if seen[key] {
-			return nil, fmt.Errorf("report has two resource summaries for role %q, process %q", rs.Role, rs.Process)
+		if !rs.NoReadings() {
+			byRole[rs.Role] = append(byRole[rs.Role], rs)
 		}
-		seen[key] = true
-		if rs.NoReadings() { // unknown, not 0: push nothing for it
-			continue
-		}
-		byRole[rs.Role] = append(byRole[rs.Role], rs)
-		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUCores)
-		rss.WithLabelValues(rs.Role, rs.Process).Set(float64(rs.PeakRSSBytes))
-		rssSlope.WithLabelValues(rs.Role, rs.Process).Set(rs.RSSSlopeBytesPerSecond)
-	}
-	if rep.Pass {
-		pass.Set(1)
 	}
 
 	// Dapr's legacy gauges: Dapr's units (ms, millicores, MB) and no labels, so that existing
@@ -402,7 +507,7 @@ func pushRegistry(rep *Report) (*prometheus.Registry, error) {
 			reg.Unregister(l.mem)
 		}
 	}
-	return reg, nil
+	return nil
 }
 
 // missingPercentile names the first round whose phase lacks percentile p.
@@ -446,16 +551,15 @@ func (g *gauges) one(name, help string) prometheus.Gauge {
 	return v
 }
 
-// pushGrowthRegistry builds the registry of a growth-plan report: per variant and sidecar the
+// pushGrowth registers a growth-plan report's own figures: per variant and sidecar the
 // RSS slope per 1,000 requests and its verdict, the metric series added per request and the
 // last RSS reading; the threshold; the run's errors and pass. Base units: bytes.
-func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, error) {
+func pushGrowth(gr *gauges, rep *Report, figures *Figures) error {
 	g := rep.Growth
-	if len(g.Variants) == 0 {
-		return nil, errors.New("report has no growth variant")
+	if g == nil || len(g.Variants) == 0 {
+		return errors.New("report has no growth variant")
 	}
-	gr := newGauges()
-	reg, vec, one := gr.reg, gr.vec, gr.one
+	vec, one := gr.vec, gr.one
 	slope := vec("daprperf_growth_rss_slope_bytes_per_1000_requests",
 		"Least-squares RSS growth of a sidecar over the rounds of a growth variant, in bytes per 1,000 requests.",
 		"variant", "role", "process")
@@ -472,10 +576,8 @@ func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, er
 		"The growth threshold the sidecars were classified against, in bytes per 1,000 requests.")
 	errorCount := one("daprperf_growth_errors",
 		"Failed requests over every variant's rounds. A count; a gauge because each run is pushed once.")
-	pass := one("daprperf_pass",
-		"1 if the run was valid and every enforced threshold and detector check passed, else 0.")
 	if err := errors.Join(gr.errs...); err != nil {
-		return nil, err
+		return err
 	}
 	for _, v := range g.Variants {
 		for _, sc := range v.Sidecars {
@@ -494,8 +596,5 @@ func pushGrowthRegistry(rep *Report, figures *Figures) (*prometheus.Registry, er
 	}
 	threshold.Set(g.ThresholdKiBPer1000 * 1024)
 	errorCount.Set(figures.Gates["errors"])
-	if rep.Pass {
-		pass.Set(1)
-	}
-	return reg, nil
+	return nil
 }

@@ -137,7 +137,7 @@ func pushSeries(name string, labels map[string]string) string {
 // resource figures are the report's own fields in the pushed unit.
 func pushWant(t testing.TB, rep *Report, factor float64) map[string]float64 {
 	t.Helper()
-	want := map[string]float64{}
+	want := pushWantCommon(t, rep)
 	quantiles := []string{"0.5", "0.75", "0.9", "0.99", "0.999"}
 	for i, q := range quantiles {
 		want[pushSeries("daprperf_latency_seconds", map[string]string{"phase": "baseline", "quantile": q})] = pushWantBaseline[i] * factor

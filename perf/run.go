@@ -42,13 +42,10 @@ type runConfig struct {
 	stepped *Preflight
 }
 
-// planChecksPass is false when a plan's own check failed: a check of the growth detector, or a
-// bound of build B in an A/B run (the report's verdicts are build A's).
+// planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
+// detector's), or a bound of build B in an A/B run (the report's verdicts are build A's).
 func (r *Report) planChecksPass() bool {
-	if r.Growth != nil && !growthChecksPass(r.Growth) {
-		return false
-	}
-	return r.AB == nil || r.AB.verdictsPass()
+	return len(KindOf(r).Failures(r)) == 0 && (r.AB == nil || r.AB.verdictsPass())
 }
 
 // Run is the one runner, for every kind of scenario. In order:
@@ -330,11 +327,7 @@ func failOn(t *testing.T, rep *Report) {
 			t.Logf("%s/%s: %s: this bound comes from 8-vCPU cluster nodes; on a machine with %d CPUs the tester, both sidecars and the app share the cores", rep.Test, rep.Transport, v, rep.Environment.CPUs)
 		}
 	}
-	if rep.Growth != nil {
-		for _, c := range rep.Growth.Checks {
-			if !c.Pass {
-				t.Errorf("memory-growth detector: %s", c)
-			}
-		}
+	for _, f := range KindOf(rep).Failures(rep) {
+		t.Errorf("%s/%s: %s", rep.Test, rep.Transport, f)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // Summary renders a report as a plain-text table like Dapr's published report: latency per
@@ -15,30 +13,9 @@ import (
 func Summary(r *Report) string {
 	var b strings.Builder
 	env := r.Environment
-	if r.Growth != nil {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), growth plan: %d variant(s), each %d round(s) of %d requests at %d QPS over %d connections\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Growth.Variants),
-			r.Growth.Rounds, r.Growth.RequestsPerRound, r.Params.QPS, r.Params.Connections)
-	} else if r.Delivery != nil {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), delivery plan: %d msg/s x %v over %d connections\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, r.Params.QPS, r.Params.Duration, r.Params.Connections)
-	} else if r.Plan == ReminderPlanKind {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), reminder plan: registration at %d requests/s x %v over %d connections, then a trigger phase\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, r.Params.QPS, r.Params.Duration, r.Params.Connections)
-	} else if r.Plan == StagePlanKind {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), stage plan: %d stage(s) at fixed rates, each its own load and bound\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
-	} else if r.Plan == FaultPlanKind {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), fault plan: %d closed-loop phase(s), base then faults on one replica\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
-	} else if r.Plan == IterationsPlanKind {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), iterations plan: %d run(s) of shared iterations, each iteration timed whole\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Loads))
-	} else {
-		fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %d round(s), %d QPS x %v, %d connections, %d-byte payload\n",
-			r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, len(r.Rounds),
-			r.Params.QPS, r.Params.Duration, r.Params.Connections, r.Params.PayloadBytes)
-	}
+	kind := KindOf(r)
+	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %s\n",
+		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, kind.Header(r))
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")
 	}
@@ -48,28 +25,7 @@ func Summary(r *Report) string {
 		f := DeriveFigures(r)
 		figures = &f
 	}
-	switch {
-	case r.Growth != nil:
-		b.WriteString(growth.Table(r.Growth) + "\n" + growth.FamilyTable(r.Growth) + "\n" + growth.Findings(r.Growth))
-	case r.Delivery != nil:
-		deliveryTable(&b, r)
-	case r.Jobs != nil:
-		jobsTable(&b, r)
-	case r.Plan == StagePlanKind:
-		stageTable(&b, r, figures)
-	case r.Plan == FaultPlanKind:
-		faultTable(&b, r, figures)
-	case r.Plan == IterationsPlanKind:
-		iterationsTable(&b, r)
-	case r.Plan == ReminderPlanKind:
-		reminderTable(&b, r)
-	case len(r.Rounds) == 0:
-		b.WriteString("no complete round: nothing measured\n")
-	default:
-		latencyTable(&b, r, figures)
-		phaseTable(&b, r)
-		perEventLines(&b, figures)
-	}
+	kind.Table(&b, r, figures)
 	b.WriteString(actorSummary(r.Actors))
 	if figures.NoOverhead != "" {
 		b.WriteString("sidecar overhead: none: " + figures.NoOverhead + "\n")
