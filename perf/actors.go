@@ -1,13 +1,7 @@
 package perf
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -147,105 +141,4 @@ type FaultStats struct {
 	Until        time.Time     `json:"until"`
 	Calls        int64         `json:"calls"`
 	Failed       int64         `json:"failed"`
-}
-
-// actorFigures adds the gate figures of the actor hosts' counters: "actors.activations",
-// "actors.doubleActivations", "actors.errors" and "actors.timersUnfired" (counts, summed over
-// hosts), and "actors.timerLag.p99" (seconds, the highest over hosts) when timers fired.
-func actorFigures(gates map[string]float64, hosts []ActorStats) {
-	if len(hosts) == 0 {
-		return
-	}
-	var act, dbl, errs, unfired float64
-	for _, h := range hosts {
-		act += float64(h.Activations)
-		dbl += float64(h.DoubleActivations)
-		errs += float64(h.Errors)
-		unfired += float64(max(h.TimersRegistered-h.TimerFires, 0))
-		if lag, ok := h.TimerLagSeconds["p99"]; ok {
-			gates["actors.timerLag.p99"] = max(gates["actors.timerLag.p99"], lag)
-		}
-	}
-	gates["actors.activations"] = act
-	gates["actors.doubleActivations"] = dbl
-	gates["actors.errors"] = errs
-	gates["actors.timersUnfired"] = unfired
-}
-
-// actorStatsTimeout bounds reading one host's counters.
-const actorStatsTimeout = 10 * time.Second
-
-// readActorStats reads GET /stats of every ActorApp of every deployment into the report; a
-// host that does not answer is an infrastructure error.
-func (s *session) readActorStats() {
-	s.mu.Lock()
-	deps := append([]*deployed(nil), s.deps...)
-	s.mu.Unlock()
-	for _, d := range deps {
-		for _, a := range s.sc.Apps {
-			if a.Kind != ActorApp {
-				continue
-			}
-			st, err := fetchActorStats(d.dep, a.Name)
-			if err != nil {
-				s.infraError("actor stats of "+a.Name+labelSuffix(d.label), err)
-				continue
-			}
-			st.App = a.Name
-			if d.label != "" {
-				st.App = d.label + "/" + a.Name
-			}
-			s.rep.Actors = append(s.rep.Actors, st)
-		}
-	}
-}
-
-// fetchActorStats reads GET /stats of app's own HTTP port on dep.
-func fetchActorStats(dep interface {
-	Endpoint(app string, e Endpoint) (string, error)
-}, app string) (ActorStats, error) {
-	base, err := dep.Endpoint(app, AppHTTP)
-	if err != nil {
-		return ActorStats{}, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), actorStatsTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/stats", nil)
-	if err != nil {
-		return ActorStats{}, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ActorStats{}, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return ActorStats{}, fmt.Errorf("GET %s/stats: %s: %s", base, resp.Status, bytes.TrimSpace(body))
-	}
-	var st ActorStats
-	if err := json.Unmarshal(body, &st); err != nil {
-		return ActorStats{}, fmt.Errorf("GET %s/stats: %w", base, err)
-	}
-	return st, nil
-}
-
-// actorSummary is the summary's lines on the actor hosts.
-func actorSummary(hosts []ActorStats) string {
-	var b strings.Builder
-	for _, h := range hosts {
-		fmt.Fprintf(&b, "actor host %s (lock %s): %d activations of %d ids (at most %d per id), %d double activations, %d calls through daprd, %d direct, %d deactivations, %d errors",
-			h.App, h.Lock, h.Activations, h.IDs, h.MaxActivationsPerID, h.DoubleActivations, h.Calls, h.DirectCalls, h.Deactivations, h.Errors)
-		if h.TimersRegistered > 0 {
-			fmt.Fprintf(&b, "; timers %d registered, %d fired", h.TimersRegistered, h.TimerFires)
-			if l := h.TimerLagSeconds; l != nil {
-				fmt.Fprintf(&b, ", fire lag p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms", l["p50"]*1e3, l["p90"]*1e3, l["p99"]*1e3, l["max"]*1e3)
-			}
-		}
-		if h.LastError != "" {
-			fmt.Fprintf(&b, "; last error: %s", h.LastError)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }

@@ -27,17 +27,17 @@ func TestDeliveryPlanConfigurationMode(t *testing.T) {
 	for _, tr := range []Protocol{HTTP, GRPC} {
 		sc := configSubscribeScenario(tr)
 		var cfg runConfig
-		require.NoError(t, sc.Plan.configure(sc, &cfg), tr)
+		require.NoError(t, scenarioPlan(sc).configure(sc, &cfg), tr)
 		assert.Equal(t, 100, cfg.main.QPS)
 		assert.Equal(t, time.Minute, cfg.main.Duration)
-		assert.Contains(t, sc.Plan.steps(sc, cfg)[1].name, "write configuration updates to the store, 100 msg/s x 1m0s, configuration subscribe")
+		assert.Contains(t, scenarioPlan(sc).steps(sc, cfg)[1].name, "write configuration updates to the store, 100 msg/s x 1m0s, configuration subscribe")
 	}
 	sc := configSubscribeScenario(GRPC)
 	sc.Main = Route{To: "sub", ThroughSidecar: true, Operation: Operation{Kind: OpPublish, PubSub: "p", Topic: "t"}}
-	assert.ErrorContains(t, sc.Plan.configure(sc, &runConfig{}), `mode configuration: Main must write configuration straight to the store (Operation.Kind "configuration.set", ThroughSidecar false); got "publish", true`)
+	assert.ErrorContains(t, scenarioPlan(sc).configure(sc, &runConfig{}), `mode configuration: Main must write configuration straight to the store (Operation.Kind "configuration.set", ThroughSidecar false); got "publish", true`)
 	sc = configSubscribeScenario(GRPC)
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: SubscribeNormal, Broker: BackendRedis}
-	err := sc.Plan.configure(sc, &runConfig{})
+	err := scenarioPlan(sc).configure(sc, &runConfig{})
 	assert.ErrorContains(t, err, `Transport "grpc": only "http"`)
 	assert.ErrorContains(t, err, `Main must publish through the tester's sidecar`)
 }
@@ -114,11 +114,11 @@ func TestNoPreflightForAnExecutorLoad(t *testing.T) {
 func TestDeliveryPlanOnKubernetes(t *testing.T) {
 	kube := func() *runConfig { return &runConfig{platform: planOnlyPlatform{name: "kubernetes"}} }
 	sc := configSubscribeScenario(HTTP)
-	assert.ErrorContains(t, sc.Plan.configure(sc, kube()), "mode configuration: local platform only: the tester writes the updates straight to the store")
+	assert.ErrorContains(t, scenarioPlan(sc).configure(sc, kube()), "mode configuration: local platform only: the tester writes the updates straight to the store")
 	sc.Main = Route{To: "sub", ThroughSidecar: true, Operation: Operation{Kind: OpPublish, PubSub: "p", Topic: "t"}}
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: SubscribeNormal, Broker: BackendRedis}
-	require.NoError(t, sc.Plan.configure(sc, kube()))
+	require.NoError(t, scenarioPlan(sc).configure(sc, kube()))
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: SubscribeBulk, Broker: BackendRedis, RestartBroker: 10 * time.Second}
-	assert.ErrorContains(t, sc.Plan.configure(sc, kube()), "RestartBroker: local platform only")
-	require.NoError(t, sc.Plan.configure(sc, &runConfig{}), "the local platform restarts its broker")
+	assert.ErrorContains(t, scenarioPlan(sc).configure(sc, kube()), "RestartBroker: local platform only")
+	require.NoError(t, scenarioPlan(sc).configure(sc, &runConfig{}), "the local platform restarts its broker")
 }

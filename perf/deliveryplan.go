@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 )
 
@@ -58,8 +57,8 @@ type DeliveryPlan struct {
 	RestartBroker time.Duration
 }
 
-// Kind is "delivery".
-func (*DeliveryPlan) Kind() string { return "delivery" }
+// Kind is KindDelivery.
+func (*DeliveryPlan) Kind() string { return KindDelivery }
 
 // defaultDrain is DeliveryPlan.Drain when unset: RabbitMQ's redelivery after a reconnect
 // took several seconds here, and a drain that ends early reads late messages as lost.
@@ -135,68 +134,6 @@ func (d *DeliveryPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 	}
 }
 
-// DeliveryReport is what a delivery run measured (Report.Delivery). Counts are messages;
-// latencies seconds.
-type DeliveryReport struct {
-	Mode SubscribeMode `json:"mode"`
-	// Delivery is how daprd delivers to the subscriber: http (POST to its routes) or grpc
-	// (Dapr's AppCallback OnTopicEvent / OnBulkTopicEvent), the subscriber sidecar's
-	// AppProtocol. The publishes are HTTP either way (Scenario.Transport).
-	Delivery Protocol `json:"delivery,omitempty"`
-	Broker   Backend  `json:"broker"`
-	PubSub   string   `json:"pubsub"`
-	Topic    string   `json:"topic"`
-	// Sequenced is how many messages the main load stamped (sequence numbers 0 .. Sequenced-1);
-	// Sent those daprd accepted (2xx), PublishErrors the others.
-	Sequenced     int64 `json:"sequenced"`
-	Sent          int64 `json:"sent"`
-	PublishErrors int64 `json:"publishErrors"`
-	// Received is the distinct sequence numbers that arrived; Lost = Sent - Received, at least 0
-	// (a failed publish is an error, not a loss: Missing - PublishErrors); Duplicated counts
-	// deliveries of a sequence number already received.
-	Received   int64 `json:"received"`
-	Lost       int64 `json:"lost"`
-	Duplicated int64 `json:"duplicated"`
-	// Missing is Sequenced - Received, before discounting the failed publishes.
-	Missing int64 `json:"missing"`
-	// Stale (the warmup's late messages), Malformed and Unexpected (sequence numbers beyond
-	// Sequenced), as the subscriber counted them.
-	Stale      int64 `json:"stale"`
-	Malformed  int64 `json:"malformed"`
-	Unexpected int64 `json:"unexpected"`
-	// DrainSeconds is the wait after the main load until the counts were read: all in, or the
-	// drain window (DrainWindowSeconds) ended.
-	DrainSeconds       float64 `json:"drainSeconds"`
-	DrainWindowSeconds float64 `json:"drainWindowSeconds"`
-	DrainComplete      bool    `json:"drainComplete"`
-	// Latency is delivery latency: receipt at the subscriber minus send time at the tester,
-	// first delivery of each message (DeliveryPercentiles).
-	Latency Latency `json:"latency"`
-	// HandlerCalls is how many deliveries daprd made (bulk: several messages per call).
-	HandlerCalls int64 `json:"handlerCalls"`
-	// Handler is the subscriber's own time per delivery call: its cost, beside its CPU in
-	// Report.Resources (role app).
-	Handler Latency `json:"handler"`
-	// BrokerRestart is set when the plan restarted the broker during the main load.
-	BrokerRestart *BrokerRestart `json:"brokerRestart,omitempty"`
-}
-
-// BrokerRestart is one restart of the broker during the main load.
-type BrokerRestart struct {
-	// AtSeconds is when it was stopped, from the main load's start; DownSeconds the time from
-	// the stop until it answered again.
-	AtSeconds   float64 `json:"atSeconds"`
-	DownSeconds float64 `json:"downSeconds"`
-	Error       string  `json:"error,omitempty"`
-}
-
-// BackendRestarter is a Deployment that can restart one of its backends in place (same port
-// and data directory; local.Deployment). RestartBackend returns once the backend answers again,
-// with how long it was down.
-type BackendRestarter interface {
-	RestartBackend(ctx context.Context, b Backend) (time.Duration, error)
-}
-
 func (d *DeliveryPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	dep := s.deploy(t, "", sc.Apps, cfg.main, cfg.warmup)
@@ -251,7 +188,7 @@ func (d *DeliveryPlan) run(s *session) error {
 		dr.PubSub = op.Store // the configuration store's component
 	}
 	rep.Delivery = dr
-	rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+	rec := Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
 	restarted := make(chan struct{})
 	if d.RestartBroker > 0 {
 		go func() {
@@ -347,23 +284,13 @@ func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep Deployment
 	dr.BrokerRestart = br
 }
 
-// fill takes the subscriber's counts after a drain of waited.
-func (dr *DeliveryReport) fill(st SubscriberStats, waited time.Duration) {
-	dr.Received, dr.Duplicated, dr.Missing = st.Received, st.Duplicates, st.Missing
-	dr.Lost = max(0, st.Missing-dr.PublishErrors)
-	dr.Stale, dr.Malformed, dr.Unexpected = st.Stale, st.Malformed, st.Unexpected
-	dr.Latency, dr.Handler, dr.HandlerCalls = st.Latency, st.Handler, st.HandlerCalls
-	dr.DrainSeconds = waited.Seconds()
-	dr.DrainComplete = dr.Received >= dr.Sent
-}
-
 func (d *DeliveryPlan) finish(s *session, runErr error) {
 	r := s.rep
 	var phases []namedResult
 	for i := range r.Loads {
 		phases = append(phases, namedResult{r.Loads[i].Name, &r.Loads[i].Result})
 	}
-	r.Validity = validity(phases)
+	r.Validity = phaseValidity(phases)
 	if runErr != nil {
 		r.InfraErrors = append(r.InfraErrors, "delivery: "+runErr.Error())
 	}
@@ -378,86 +305,6 @@ func (d *DeliveryPlan) finish(s *session, runErr error) {
 		r.Incomplete = true
 		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
 	}
-}
-
-// deliveryGates adds the delivery figures to gates: lost, duplicated, the latency percentiles,
-// and errors and qps.ratio of the loads.
-func deliveryGates(r *Report, gates map[string]float64) {
-	dr := r.Delivery
-	if dr == nil {
-		return
-	}
-	var errs int64
-	ratio := 0.0
-	for i, l := range r.Loads {
-		errs += l.Errors()
-		if q := l.QPSRatio(); i == 0 || q < ratio {
-			ratio = q
-		}
-	}
-	if len(r.Loads) > 0 {
-		gates["errors"], gates["qps.ratio"] = float64(errs), ratio
-	}
-	if len(r.Loads) == 0 || dr.DrainWindowSeconds == 0 {
-		return
-	}
-	gates["delivery.lost"] = float64(dr.Lost)
-	gates["delivery.duplicated"] = float64(dr.Duplicated)
-	if dr.Received > 0 {
-		gates["delivery.mean"] = dr.Latency.AvgSeconds
-	}
-	for _, p := range dr.Latency.Percentiles {
-		gates["delivery."+PercentileName(p.P)] = p.Seconds
-	}
-}
-
-// deliveryTable is the summary's block of a delivery run.
-func deliveryTable(b *strings.Builder, r *Report) {
-	dr := r.Delivery
-	if dr.Mode == SubscribeConfiguration {
-		fmt.Fprintf(b, "delivery: configuration subscribe over %s, store %s (%s), updates written straight to the store at %d/s x %v, %d-byte values\n",
-			r.Transport, dr.PubSub, orNone(string(dr.Broker)), r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
-	} else {
-		fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
-			dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
-	}
-	fmt.Fprintf(b, "messages: sent %d (of %d stamped, %d publish errors), received %d, LOST %d, duplicated %d, stale %d, malformed %d; drain %.2f s of %.0f s (%s)\n",
-		dr.Sent, dr.Sequenced, dr.PublishErrors, dr.Received, dr.Lost, dr.Duplicated, dr.Stale, dr.Malformed, dr.DrainSeconds, dr.DrainWindowSeconds,
-		map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])
-	if br := dr.BrokerRestart; br != nil {
-		fmt.Fprintf(b, "broker restart: %s stopped %.1f s into the main load, down %.2f s %s\n", dr.Broker, br.AtSeconds, br.DownSeconds, br.Error)
-	}
-	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "\tmean\tp50\tp90\tp95\tp99\tmax\t")
-	row := func(name string, l Latency) {
-		ms := func(p float64) string {
-			for _, q := range l.Percentiles {
-				if q.P == p {
-					return fmt.Sprintf("%.3f", 1e3*q.Seconds)
-				}
-			}
-			return "-"
-		}
-		fmt.Fprintf(w, "%s (ms)\t%.3f\t%s\t%s\t%s\t%s\t%.3f\t\n", name, 1e3*l.AvgSeconds, ms(50), ms(90), ms(95), ms(99), 1e3*l.MaxSeconds)
-	}
-	row("delivery latency", dr.Latency)
-	row("subscriber handler", dr.Handler)
-	_ = w.Flush()
-	fmt.Fprintf(b, "subscriber: %d delivery calls for %d messages\n", dr.HandlerCalls, dr.Received+dr.Duplicated)
-}
-
-func orHTTP(p Protocol) Protocol {
-	if p == "" {
-		return HTTP
-	}
-	return p
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "in-memory"
-	}
-	return s
 }
 
 // subscriberClient reads and resets the subscriber app's counts.

@@ -14,7 +14,8 @@ import (
 
 // Env is every environment variable daprperf's Go code reads (perf, local, kube and the
 // scenarios' platform choice), in one place, parsed by envconfig (LoadEnv). A nil field was
-// not set. Each field's tags say, as README.md's variable table must (a test compares them):
+// not set. Each field's tags say, as docs/configuration.md's variable table must (a test
+// compares them):
 // envconfig, the name; accepts, the unit and range; unset, what applies when it is not set
 // (not envconfig's default tag: the defaults live in the code that owns them);
 // desc, what it does. Ranges are checked by LoadEnv from the tags min and max (numbers and
@@ -245,8 +246,8 @@ func inRange(x reflect.Value, tag reflect.StructTag) bool {
 	return true
 }
 
-// EnvTableMarkdown renders EnvVars as the Markdown table README.md shows under "Environment
-// variables" (a test keeps the two identical).
+// EnvTableMarkdown renders EnvVars as the Markdown table docs/configuration.md shows under
+// "Environment variables" (a test keeps the two identical).
 func EnvTableMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| variable | accepts | when unset | what it does |\n|---|---|---|---|\n")

@@ -10,16 +10,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// README.md's variable table is EnvTableMarkdown, row for row: a variable added to Env, or a
-// changed range or default, fails here until the README says the same.
+// docs/configuration.md's variable table is EnvTableMarkdown, row for row: a variable added to
+// Env, or a changed range or default, fails here until that page says the same.
 func TestREADMEVariableTableIsEnv(t *testing.T) {
 	root, err := RepoRoot()
 	require.NoError(t, err)
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	b, err := os.ReadFile(filepath.Join(root, "docs", "configuration.md"))
 	require.NoError(t, err)
-	readme := string(b)
-	_, after, ok := strings.Cut(readme, "## Environment variables\n")
-	require.True(t, ok, "README.md has no '## Environment variables' section")
+	doc := string(b)
+	_, after, ok := strings.Cut(doc, "## Environment variables\n")
+	require.True(t, ok, "docs/configuration.md has no '## Environment variables' section")
 	var rows []string
 	for _, line := range strings.Split(strings.TrimLeft(after, "\n"), "\n") {
 		if !strings.HasPrefix(line, "|") {
@@ -28,7 +28,7 @@ func TestREADMEVariableTableIsEnv(t *testing.T) {
 		rows = append(rows, line)
 	}
 	want := strings.Split(strings.TrimSuffix(EnvTableMarkdown(), "\n"), "\n")
-	assert.Equal(t, want, rows, "README.md's variable table differs from perf.Env; it should read:\n%s", EnvTableMarkdown())
+	assert.Equal(t, want, rows, "docs/configuration.md's variable table differs from perf.Env; it should read:\n%s", EnvTableMarkdown())
 	for _, v := range EnvVars() {
 		assert.NotEmpty(t, v.Accepts, v.Name)
 		assert.NotEmpty(t, v.Default, v.Name)

@@ -31,7 +31,7 @@ func deriveOverhead(r *Report) {
 	} else {
 		r.Overhead, err = ComputeOverheads(r.Rounds)
 	}
-	r.Validity = validity(roundPhases(r.Rounds))
+	r.Validity = phaseValidity(roundPhases(r.Rounds))
 	if err != nil {
 		r.Validity.Valid = false
 		r.Validity.Reasons = append(r.Validity.Reasons, "overhead: "+err.Error())
@@ -94,7 +94,7 @@ func missedRate(name string, res *Result) (string, bool) {
 
 // validity checks that every measured phase kept its schedule and reached its QPS; an invalid
 // run never passes. The hint names the per-connection period of the first phase.
-func validity(phases []namedResult) Validity {
+func phaseValidity(phases []namedResult) Validity {
 	v := Validity{Valid: true}
 	for _, ph := range phases {
 		res := ph.res

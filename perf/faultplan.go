@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/daprperf/daprperf/perf/driver"
@@ -55,8 +54,6 @@ type FaultPlan struct {
 	series       [][]Series
 }
 
-// FaultPlanKind is the Report.Plan of a fault plan.
-const FaultPlanKind = "faults"
 
 // Phase names of a fault plan's loads (Report.Loads).
 const (
@@ -64,20 +61,8 @@ const (
 	FaultPhaseFaults = "faults"
 )
 
-// FaultReport is what a fault plan injected, and where (Report.Faults); the counts are in the
-// target host's ActorStats.Faults.
-type FaultReport struct {
-	// Target is the host app the fault went to: the one hosting the actor after the warmup.
-	Target       string        `json:"target"`
-	Delay        time.Duration `json:"delay"`
-	FailFraction float64       `json:"failFraction"`
-	Window       time.Duration `json:"window"`
-	// Note says how the window relates to the load (for the summary).
-	Note string `json:"note,omitempty"`
-}
-
 // Kind is "faults".
-func (*FaultPlan) Kind() string { return FaultPlanKind }
+func (*FaultPlan) Kind() string { return KindFaults }
 
 func (fp *FaultPlan) configure(sc Scenario, cfg *runConfig) error {
 	var errs problems
@@ -204,7 +189,7 @@ func (fp *FaultPlan) run(s *session) error {
 			}
 		}
 		done := s.prog.phase(fmt.Sprintf("%s: %s up to %d VUs over %v to %s", ph.name, lp.Executor.Kind, lp.Executor.PeakVUs(), lp.Executor.ScheduleDuration(), lp.Target), lp.RunDuration())
-		rec := Record(ctx, dep, sc.sampleInterval(), roles)
+		rec := Record(ctx, dep, sc.ResourceInterval(), roles)
 		res, err := RunLoad(ctx, tester, lp)
 		series, sampleErrs := rec.Stop()
 		done()
@@ -296,7 +281,7 @@ func (fp *FaultPlan) finish(s *session, runErr error) {
 		}
 		rounds = append(rounds, rd)
 	}
-	r.Validity = validity(phases)
+	r.Validity = phaseValidity(phases)
 	if len(phases) == 0 {
 		r.Validity = Validity{Reasons: []string{"no phase completed"}}
 	}
@@ -312,73 +297,4 @@ func (fp *FaultPlan) finish(s *session, runErr error) {
 		}
 	}
 	endLoads(r, 2, "phases", runErr)
-}
-
-// FaultFigures derives a fault plan's gate figures from its loads and its hosts' counters into
-// gates: "errors", "errors.500", "errors.injected", "errors.other", "faults.calls" (counts) and
-// "<phase>.p95", "<phase>.mean" (service time, seconds). errors.other = the errors that are not
-// HTTP 500 + max(0, the 500s - the injected 500s): a 500 the hosts did not inject, or a 500
-// beyond their count, is not excused. When daprd does not relay every injected 500 (it retries,
-// or the caller went away), up to that many foreign 500s could hide in the difference; the
-// summary gives both counts.
-func FaultFigures(gates map[string]float64, loads []NamedLoad, hosts []ActorStats) {
-	var errs, e500 int64
-	for i := range loads {
-		l := &loads[i]
-		errs += l.Errors()
-		e500 += l.RetCodes["500"]
-		if v, err := l.Percentile(95); err == nil {
-			gates[l.Name+".p95"] = v.Seconds()
-		}
-		gates[l.Name+".mean"] = l.Latency.AvgSeconds
-	}
-	var injected, calls int64
-	for _, h := range hosts {
-		if h.Faults != nil {
-			injected += h.Faults.Failed
-			calls += h.Faults.Calls
-		}
-	}
-	gates["errors"] = float64(errs)
-	gates["errors.500"] = float64(e500)
-	gates["errors.injected"] = float64(injected)
-	gates["errors.other"] = float64(errs - e500 + max(0, e500-injected))
-	gates["faults.calls"] = float64(calls)
-}
-
-// deriveFaultFigures fills in f for a fault plan's report.
-func deriveFaultFigures(r *Report, f *Figures) {
-	f.NoOverhead = "the fault plan runs no baseline phase (Dapr's actor_double_activation has none): it gates on errors outside the injected ones and on double activations"
-	for i := range r.Loads {
-		l := &r.Loads[i]
-		f.Phases = append(f.Phases, phaseFigures(l.Name, []Round{{Main: l.Result}}, func(rd *Round) *Result { return &rd.Main }))
-	}
-	FaultFigures(f.Gates, r.Loads, r.Actors)
-}
-
-// faultTable writes one line per phase (peak VUs, requests, QPS, errors, 500s, p50/p95/p99
-// service time in ms) and the fault window's counts.
-func faultTable(b *strings.Builder, r *Report, figures *Figures) {
-	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "phase\tpeak VUs\trequests\tQPS\terrors\t500s\tp50 (ms)\tp95 (ms)\tp99 (ms)\tmax (ms)\t")
-	for i := range r.Loads {
-		l := &r.Loads[i]
-		q := func(p float64) string {
-			if v, err := l.Percentile(p); err == nil {
-				return fmt.Sprintf("%.1f", float64(v)/1e6)
-			}
-			return "-"
-		}
-		vus := 0
-		if l.Executor != nil {
-			vus = l.Executor.MaxActiveVUs
-		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t%s\t%s\t\n", l.Name, vus, l.Requests, l.ActualQPS, l.Errors(), l.RetCodes["500"], q(50), q(95), q(99), fmt.Sprintf("%.1f", float64(l.Max())/1e6))
-	}
-	_ = w.Flush()
-	if fr := r.Faults; fr != nil {
-		g := figures.Gates
-		fmt.Fprintf(b, "faults: %v delay, %.0f %% 500s for %v, %s; %.0f calls in the window, %.0f 500s injected, %.0f 500s at the client, %.0f errors other than injected 500s\n",
-			fr.Delay, 100*fr.FailFraction, fr.Window, fr.Note, g["faults.calls"], g["errors.injected"], g["errors.500"], g["errors.other"])
-	}
 }

@@ -99,7 +99,7 @@ func TestFaultFiguresExcuseOnlyInjected500s(t *testing.T) {
 		{"two windows", map[string]int64{"200": 1000}, map[string]int64{"200": 80, "500": 20}, []int64{10, 10}, 20, 20, 20, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{Plan: FaultPlanKind, Loads: []NamedLoad{load(FaultPhaseBase, tc.base), load(FaultPhaseFaults, tc.faults)}, Actors: hosts(tc.injected...)}
+			r := &Report{Plan: KindFaults, Loads: []NamedLoad{load(FaultPhaseBase, tc.base), load(FaultPhaseFaults, tc.faults)}, Actors: hosts(tc.injected...)}
 			f := DeriveFigures(r)
 			assert.Equal(t, tc.errs, f.Gates["errors"])
 			assert.Equal(t, tc.e500, f.Gates["errors.500"])

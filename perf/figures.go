@@ -5,94 +5,6 @@ import (
 	"slices"
 )
 
-// Figures are a run's derived figures, computed once from its measurements (DeriveFigures)
-// and stored in the result file: the summary, the push and the charts render them and derive
-// nothing of their own. Base units only: seconds, bytes, cores, requests per second. The
-// per-process figures (mean CPU cores, peak RSS bytes, RSS slope) are Report.Resources; the
-// overhead per percentile with its interval is Report.Overhead.
-type Figures struct {
-	// Phases has one entry per measured phase kind of the rounds: "baseline", "main" and, in an
-	// A/B run, "main (build B)"; empty when the plan has no rounds.
-	Phases []PhaseFigures `json:"phases,omitempty"`
-	// NoOverhead says why the run has no sidecar overhead, when its plan defines none (the
-	// growth plan has no baseline phase); empty otherwise.
-	NoOverhead string `json:"noOverhead,omitempty"`
-	// Gates are the figures thresholds are compared with, by Threshold.Figure: "errors" (a
-	// count over every measured phase), "restarts" (a count), "qps.ratio" (the lowest
-	// achieved/target of the main phases, or of every load of a plan without them),
-	// "overhead.p90" (seconds, Overhead.GateSeconds) and the other overhead figures; and the
-	// main phases' own figures, k6's kind of gate (mainGates): "latency.p95" and the other
-	// GatePercentiles, "latency.mean" (seconds), "requests", "dropped" (counts) and "qps".
-	Gates map[string]float64 `json:"gates"`
-}
-
-// PhaseFigures is one phase kind over the rounds.
-type PhaseFigures struct {
-	Phase string `json:"phase"`
-	// Rounds is how many rounds contributed.
-	Rounds int `json:"rounds"`
-	// ServiceTime and ResponseTime: per percentile (OverheadPercentiles), the median over
-	// rounds of each round's percentile, seconds; ResponseTime is empty when a round has none.
-	ServiceTime  []QuantileFigure `json:"serviceTime"`
-	ResponseTime []QuantileFigure `json:"responseTime,omitempty"`
-	// MeanSeconds is the median over rounds of each round's mean service time;
-	// ResponseMeanSeconds the same of the response time (0 when a round has none).
-	MeanSeconds         float64 `json:"meanSeconds"`
-	ResponseMeanSeconds float64 `json:"responseMeanSeconds,omitempty"`
-	// QPS is the median over rounds of the achieved rate, LowestQPS the lowest round's (the
-	// one qps.ratio gates on); TargetQPS the requested one.
-	QPS       float64 `json:"qps"`
-	LowestQPS float64 `json:"lowestQPS"`
-	TargetQPS float64 `json:"targetQPS"`
-	// Requests and Errors are totals over the rounds.
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
-	// EventsPerRequest is how many events each request published when more than one (a bulk
-	// publish, or single publishes in turn: Operation.EventsPerRequest); 0 otherwise. A
-	// latency divided by it is the latency per event.
-	EventsPerRequest int `json:"eventsPerRequest,omitempty"`
-}
-
-// QuantileFigure is one percentile (0..100) in seconds.
-type QuantileFigure struct {
-	Percentile float64 `json:"p"`
-	Seconds    float64 `json:"seconds"`
-}
-
-// Quantile returns the figure at percentile p; false when it is not there.
-func (f PhaseFigures) Quantile(p float64, response bool) (float64, bool) {
-	qs := f.ServiceTime
-	if response {
-		qs = f.ResponseTime
-	}
-	for _, q := range qs {
-		if q.Percentile == p {
-			return q.Seconds, true
-		}
-	}
-	return 0, false
-}
-
-// Phase returns the figures of phase kind name ("baseline", "main"); nil when absent.
-func (f *Figures) Phase(name string) *PhaseFigures {
-	if f == nil {
-		return nil
-	}
-	for i := range f.Phases {
-		if f.Phases[i].Phase == name {
-			return &f.Phases[i]
-		}
-	}
-	return nil
-}
-
-// The phase kinds of Figures.Phases.
-const (
-	PhaseBaseline = "baseline"
-	PhaseMain     = "main"
-	PhaseMainB    = "main (build B)"
-)
-
 // DeriveFigures computes r's figures from its rounds (and build B's), its growth loads and its
 // exits. It is the only place the median over rounds is taken for reporting: the runner stores
 // its answer in Report.Figures, and ReadReport calls it for files written before that field.
@@ -104,8 +16,8 @@ func DeriveFigures(r *Report) Figures {
 	}
 	f.Gates["restarts"] = float64(restarts)
 	if len(r.Rounds) > 0 {
-		f.Phases = append(f.Phases, phaseFigures(PhaseBaseline, r.Rounds, func(rd *Round) *Result { return &rd.Baseline }),
-			phaseFigures(PhaseMain, r.Rounds, func(rd *Round) *Result { return &rd.Main }))
+		f.Phases = append(f.Phases, derivePhaseFigures(PhaseBaseline, r.Rounds, func(rd *Round) *Result { return &rd.Baseline }),
+			derivePhaseFigures(PhaseMain, r.Rounds, func(rd *Round) *Result { return &rd.Main }))
 		var errs int64
 		minRatio := math.Inf(1)
 		for _, rd := range r.Rounds {
@@ -122,7 +34,7 @@ func DeriveFigures(r *Report) Figures {
 	}
 	actorFigures(f.Gates, r.Actors)
 	if r.AB != nil && len(r.AB.Rounds) > 0 {
-		f.Phases = append(f.Phases, phaseFigures(PhaseMainB, r.AB.Rounds, func(rd *Round) *Result { return &rd.Main }))
+		f.Phases = append(f.Phases, derivePhaseFigures(PhaseMainB, r.AB.Rounds, func(rd *Round) *Result { return &rd.Main }))
 	}
 	for _, o := range r.Overhead {
 		f.Gates["overhead."+o.Figure] = o.GateSeconds()
@@ -139,7 +51,7 @@ func DeriveFigures(r *Report) Figures {
 
 // phaseFigures takes, for one phase kind picked from each round, the median over rounds of
 // each percentile, of the mean and of the achieved QPS, and the totals.
-func phaseFigures(name string, rounds []Round, pick func(*Round) *Result) PhaseFigures {
+func derivePhaseFigures(name string, rounds []Round, pick func(*Round) *Result) PhaseFigures {
 	f := PhaseFigures{Phase: name, Rounds: len(rounds)}
 	var means, respMeans, qps []float64
 	for i := range rounds {
@@ -189,11 +101,6 @@ func medianQuantile(rounds []Round, p float64, pick func(*Round) *Latency) (floa
 	return median(vals), len(vals) > 0
 }
 
-// GatePercentiles are the percentiles of the main phases' service time that DeriveFigures
-// offers as gates ("latency.p95"): OverheadPercentiles plus p95, the one k6's thresholds and
-// Dapr's k6 tests use (actor_type_scale p95 < 95 ms).
-var GatePercentiles = []float64{50, 75, 90, 95, 99, 99.9}
-
 // mainGates adds the main phases' own figures to gates, as k6's thresholds see a run
 // (http_req_duration p(95), avg; iterations; dropped_iterations):
 //   - "latency.p<N>" for each of GatePercentiles and "latency.mean": the median over rounds
@@ -227,6 +134,3 @@ func mainGates(gates map[string]float64, rounds []Round) {
 		}
 	}
 }
-
-// closedLoop reports whether r's load was a closed loop of the driver (no target rate).
-func (r *Result) closedLoop() bool { return r.Params.Executor.ClosedLoop() }

@@ -15,7 +15,7 @@ func TestSummaryMemoryColumnSaysWhyGrowthIsMissing(t *testing.T) {
 		pts = append(pts, Sample{At: t0.Add(time.Duration(i) * time.Second), CPUCores: 0.1, RSSBytes: 50 << 20})
 	}
 	rounds := []Round{{Main: Result{ActualQPS: 3, Requests: 300}, Resources: []Series{{Process: "wf-daprd", Role: RoleCalleeSidecar, Points: pts}}}}
-	rep := &Report{Schema: ReportSchema, Test: "workflows", Transport: HTTP, Plan: IterationsPlanKind, Resources: resourcesWithoutGrowth(rounds)}
+	rep := &Report{Schema: ReportSchema, Test: "workflows", Transport: HTTP, Plan: KindIterations, Resources: resourcesWithoutGrowth(rounds)}
 	if got := rep.Resources[0].GrowthNote; got != "not classified by this plan" {
 		t.Fatalf("GrowthNote %q", got)
 	}

@@ -45,8 +45,8 @@ type GrowthPlan struct {
 	ExpectedVerdicts string
 }
 
-// Kind is "growth".
-func (*GrowthPlan) Kind() string { return "growth" }
+// Kind is KindGrowth.
+func (*GrowthPlan) Kind() string { return KindGrowth }
 
 // growthConfig is a GrowthPlan with its defaults and env overrides applied, and its
 // expected-verdicts table read.
@@ -187,9 +187,6 @@ func (g *GrowthPlan) finish(s *session, runErr error) {
 	}
 }
 
-// EnvGrowthThreshold overrides the growth threshold, in KiB per 1,000 requests (> 0).
-const EnvGrowthThreshold = "DAPR_PERF_GROWTH_THRESHOLD_KIB"
-
 // growthThreshold is growth.DeriveThreshold with DAPR_PERF_GROWTH_THRESHOLD_KIB when it is
 // set; a bad value is an error naming it.
 func growthThreshold(control string, reference [][]growth.Point) (growth.ThresholdDerivation, error) {
@@ -206,30 +203,6 @@ func growthThreshold(control string, reference [][]growth.Point) (growth.Thresho
 	}
 	return growth.DeriveThreshold(control, reference, set, EnvGrowthThreshold), nil
 }
-
-// GrowthVariant is one deployment of a GrowthPlan.
-type GrowthVariant struct {
-	// Name is a short label, e.g. "b-unique".
-	Name string
-	// Description says what differs, for the table.
-	Description string
-	Apps        []App
-	// Tester is the load generator's app name; Route is where its load goes (through its
-	// sidecar); UniquePath appends a fresh "/<uuid>" to the method of every request.
-	Tester     string
-	Route      Route
-	UniquePath bool
-	// Control marks the control variant, whose noise sets the growth threshold and which must
-	// be flat (the fixed method); at most one variant.
-	Control bool
-}
-
-// Env variables of the growth plan (read by LoadEnv).
-const (
-	EnvGrowthRounds   = "DAPR_PERF_GROWTH_ROUNDS"   // K, 2 to 20
-	EnvGrowthRequests = "DAPR_PERF_GROWTH_REQUESTS" // M, 100 to 1,000,000, a multiple of the connections
-	EnvGrowthIdle     = "DAPR_PERF_GROWTH_IDLE"     // a Go duration, 0s to 1h
-)
 
 // withEnv returns the scenario with its defaults and env overrides applied, or an error naming
 // each bad variable.
@@ -420,14 +393,6 @@ func scrapeSidecar(ctx context.Context, dep Deployment, app string) (heap uint64
 		}
 	}
 	return heap, families, nil
-}
-
-func defaultReportRoot() (string, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, "reports"), nil
 }
 
 // growthValidity is the validity of a growth run's loads: each round must have sent its

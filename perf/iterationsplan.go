@@ -6,32 +6,10 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	"github.com/daprperf/daprperf/perf/driver"
 )
-
-// IterationRun is one load of an IterationsPlan: k6's shared-iterations executor, VUs virtual
-// users sharing Iterations iterations, for at most MaxDuration (k6's maxDuration). It mirrors
-// one scenario of Dapr's workflow k6 script (t_30_300: 30 VUs, 300 iterations, 200 s).
-type IterationRun struct {
-	// Name names the run in the result, the summary and as a subtest when it starts a
-	// deployment (Fresh): lowercase letters, digits, '-' and '_', such as "t_30_300-1".
-	Name string `json:"name"`
-	// VUs are the virtual users, 1 to driver.MaxVUsLimit.
-	VUs int `json:"vus"`
-	// Iterations are the iterations the VUs share, 1 to driver.MaxIterations.
-	Iterations int64 `json:"iterations"`
-	// MaxDuration bounds the run (k6's maxDuration); iterations not started by then are
-	// dropped (and gated on). Above 0 and at most 12 h.
-	MaxDuration time.Duration `json:"maxDuration"`
-	// Fresh starts this run on a deployment of its own, the previous one stopped first: Dapr's
-	// app restart between subtests (restart = true in dapr/dapr tests/perf/workflows), here a
-	// restart of every process, the store and the control plane included. The first run always
-	// has a fresh deployment.
-	Fresh bool `json:"fresh,omitempty"`
-}
 
 // IterationsPlan runs a scenario's Main route as a sequence of closed-loop loads on the
 // driver's shared-iterations executor (package perf/driver), one per IterationRun, each
@@ -61,18 +39,12 @@ type IterationsPlan struct {
 	series [][]Series // each completed run's resource series
 }
 
-// IterationsPlanKind is the Report.Plan of an iterations plan.
-const IterationsPlanKind = "iterations"
-
-// IterationsUnfinishedFigure is the gate figure of the iterations planned but not completed,
-// over all runs of an iterations plan.
-const IterationsUnfinishedFigure = "iterations.unfinished"
 
 // maxIterationsRun bounds IterationRun.MaxDuration.
 const maxIterationsRun = 12 * time.Hour
 
 // Kind is "iterations".
-func (*IterationsPlan) Kind() string { return IterationsPlanKind }
+func (*IterationsPlan) Kind() string { return KindIterations }
 
 // ScaledIterations is how many iterations a run of iterations with bound maxDuration does under
 // a DAPR_TEST_DURATION override d: ceil(iterations x d / maxDuration), at least 1, at most
@@ -245,7 +217,7 @@ func (ip *IterationsPlan) runGroup(t *testing.T, s *session, dep Deployment, idx
 		}
 		ex := lp.Executor
 		done := s.prog.phase(fmt.Sprintf("run %s: %d VUs share %d iterations to %s", name, ex.VUs, ex.Iterations, lp.Target), ex.Duration)
-		rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+		rec := Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
 		res, err := RunLoad(ctx, tester, lp)
 		series, sampleErrs := rec.Stop()
 		done()
@@ -286,7 +258,7 @@ func (ip *IterationsPlan) finish(s *session, runErr error) {
 		}
 		rounds = append(rounds, rd)
 	}
-	r.Validity = validity(phases)
+	r.Validity = phaseValidity(phases)
 	if len(phases) == 0 {
 		r.Validity = Validity{Reasons: []string{"no run completed"}}
 	}
@@ -297,67 +269,4 @@ func (ip *IterationsPlan) finish(s *session, runErr error) {
 		r.Warnings = append(r.Warnings, "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)")
 	}
 	endLoads(r, len(ip.loads), "runs", runErr)
-}
-
-// IterationsPercentiles are the service-time percentiles the iterations plan reports per run
-// (Dapr's workflow report gives p50, p90 and p95; p99 is ours).
-var IterationsPercentiles = []float64{50, 90, 95, 99}
-
-// RunFigureRate and RunFigurePercentile name a run's figures in Figures.Gates: its rate,
-// iterations/s ("run.t_30_300-1.rate"), and a service-time percentile in seconds
-// ("run.t_30_300-1.p95").
-func RunFigureRate(name string) string { return "run." + name + ".rate" }
-
-// RunFigurePercentile: see RunFigureRate.
-func RunFigurePercentile(name string, p float64) string {
-	return fmt.Sprintf("run.%s.p%s", name, strings.ReplaceAll(fmt.Sprintf("%g", p), ".", "_"))
-}
-
-// deriveIterationsFigures fills in f for an iterations plan's report: one phase per run, its
-// rate and percentiles as figures, "errors" and IterationsUnfinishedFigure over every run.
-func deriveIterationsFigures(r *Report, f *Figures) {
-	f.NoOverhead = "the iterations plan runs no baseline phase (Dapr's k6 workflow tests have none): each iteration's whole duration is the figure"
-	var errs, unfinished int64
-	for i := range r.Loads {
-		l := &r.Loads[i]
-		f.Phases = append(f.Phases, phaseFigures(l.Name, []Round{{Main: l.Result}}, func(rd *Round) *Result { return &rd.Main }))
-		f.Gates[RunFigureRate(l.Name)] = l.ActualQPS
-		for _, p := range IterationsPercentiles {
-			if v, err := l.Percentile(p); err == nil {
-				f.Gates[RunFigurePercentile(l.Name, p)] = v.Seconds()
-			}
-		}
-		errs += l.Errors()
-		if l.Executor != nil {
-			unfinished += max(l.Executor.Scheduled-l.Requests, 0)
-		}
-	}
-	f.Gates["errors"] = float64(errs)
-	f.Gates[IterationsUnfinishedFigure] = float64(unfinished)
-}
-
-// iterationsTable writes one line per run: VUs, iterations done of planned, failed, elapsed,
-// rate, and p50/p90/p95/p99 of one iteration's duration in ms.
-func iterationsTable(b *strings.Builder, r *Report) {
-	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "run\tVUs\titerations\tplanned\tfailed\telapsed (s)\trate (/s)\tp50 (ms)\tp90 (ms)\tp95 (ms)\tp99 (ms)\t")
-	for i := range r.Loads {
-		l := &r.Loads[i]
-		var vus int
-		var planned int64
-		if l.Executor != nil {
-			vus, planned = l.Executor.MaxVUs, l.Executor.Scheduled
-		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t", l.Name, vus, l.Requests, planned, l.Errors(), l.ActualDuration.Seconds(), l.ActualQPS)
-		for _, p := range IterationsPercentiles {
-			v, err := l.Percentile(p)
-			if err != nil {
-				fmt.Fprint(w, "-\t")
-				continue
-			}
-			fmt.Fprintf(w, "%.1f\t", 1e3*v.Seconds())
-		}
-		fmt.Fprintln(w)
-	}
-	_ = w.Flush()
 }

@@ -48,7 +48,7 @@ func TestIterationsLoads(t *testing.T) {
 		t.Helper()
 		sc := iterationsScenario(runs...)
 		var cfg runConfig
-		require.NoError(t, sc.Plan.configure(sc, &cfg))
+		require.NoError(t, scenarioPlan(sc).configure(sc, &cfg))
 		return sc.Plan.(*IterationsPlan), cfg.notes
 	}
 	exec := func(ip *IterationsPlan) []driver.Executor {
@@ -82,7 +82,7 @@ func TestIterationsLoads(t *testing.T) {
 	t.Run("payload size refused", func(t *testing.T) {
 		t.Setenv(EnvPayloadSize, "10")
 		sc := iterationsScenario(runs...)
-		err := sc.Plan.configure(sc, &runConfig{})
+		err := scenarioPlan(sc).configure(sc, &runConfig{})
 		assert.ErrorContains(t, err, "DAPR_PAYLOAD_SIZE is not applied")
 	})
 }
@@ -92,7 +92,7 @@ func TestIterationsPlanErrorsNameTheField(t *testing.T) {
 		IterationRun{"Bad", 1, 1, time.Second, false}, IterationRun{"v", 0, 1, time.Second, false},
 		IterationRun{"i", 1, 0, time.Second, false}, IterationRun{"d", 1, 1, 0, false})
 	sc.WarmupOptions = nil
-	err := sc.Plan.configure(sc, &runConfig{})
+	err := scenarioPlan(sc).configure(sc, &runConfig{})
 	require.Error(t, err)
 	for _, w := range []string{`Runs[1] ("ok").Name = "ok": must be distinct`, `Runs[2] ("Bad").Name`, `Runs[3] ("v").VUs = 0: must be from 1`,
 		`Runs[4] ("i").Iterations = 0`, `Runs[5] ("d").MaxDuration = 0s`, "WarmupOptions must set a driver executor"} {
@@ -122,7 +122,7 @@ func TestIterationsFigures(t *testing.T) {
 	for i := range ms {
 		ms[i] = i + 1 // 1..100 ms
 	}
-	r := &Report{Plan: IterationsPlanKind, Loads: []NamedLoad{load("a", ms, 0, 100, 10*time.Second), load("b", ms[:10], 2, 12, time.Second)}}
+	r := &Report{Plan: KindIterations, Loads: []NamedLoad{load("a", ms, 0, 100, 10*time.Second), load("b", ms[:10], 2, 12, time.Second)}}
 	f := DeriveFigures(r)
 	assert.InDelta(t, 10.0, f.Gates[RunFigureRate("a")], 1e-9)
 	assert.InDelta(t, 0.050, f.Gates[RunFigurePercentile("a", 50)], 0.001)

@@ -27,7 +27,7 @@ func TestJobsPlanScalesWithTheLoad(t *testing.T) {
 		ths, err := ThresholdsFromEnv(sc.Thresholds) // as newRunConfig, before the plan's configure
 		require.NoError(t, err)
 		cfg := runConfig{thresholds: ths}
-		require.NoError(t, sc.Plan.configure(sc, &cfg))
+		require.NoError(t, scenarioPlan(sc).configure(sc, &cfg))
 		return cfg
 	}
 	cfg := configure(t)
@@ -66,13 +66,13 @@ func TestJobsPlanRefusesBadFields(t *testing.T) {
 		{JobTriggerPlan{App: "jobapp", Fault: &JobFault{Kind: "pause", After: time.Second}}, `Kind must be "restart" or "kill"`},
 	} {
 		sc := jobsScenario(&tc.plan)
-		err := sc.Plan.configure(sc, &runConfig{})
+		err := scenarioPlan(sc).configure(sc, &runConfig{})
 		require.Error(t, err, "%+v", tc.plan)
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	sc := jobsScenario(&JobTriggerPlan{App: "jobapp"})
 	sc.Apps[0].Sidecar.Scheduler = false
-	err := sc.Plan.configure(sc, &runConfig{})
+	err := scenarioPlan(sc).configure(sc, &runConfig{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "needs a sidecar with Scheduler true")
 }

@@ -8,19 +8,6 @@ import (
 	"github.com/daprperf/daprperf/perf/growth"
 )
 
-// The plan kinds, as Report.Plan names them. A result file written before Report.Plan existed
-// has "" there; KindOf infers its kind from the sections it carries.
-const (
-	KindOverhead   = "overhead"
-	KindGrowth     = "growth"
-	KindStages     = StagePlanKind
-	KindIterations = IterationsPlanKind
-	KindDelivery   = "delivery"
-	KindJobs       = JobTriggerPlanKind
-	KindReminders  = ReminderPlanKind
-	KindFaults     = FaultPlanKind
-)
-
 // Kind is what one plan kind adds to the figures, the summary and the verdicts that every
 // report shares. It works from the Report alone, so a result file can be read, judged, pushed
 // and drawn without running anything; every consumer of a report (DeriveFigures, Summary,

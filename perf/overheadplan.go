@@ -16,8 +16,8 @@ import (
 // minus baseline per round and percentile (ComputeOverheads).
 type OverheadPlan struct{}
 
-// Kind is "overhead".
-func (OverheadPlan) Kind() string { return "overhead" }
+// Kind is KindOverhead.
+func (OverheadPlan) Kind() string { return KindOverhead }
 
 func (OverheadPlan) configure(sc Scenario, cfg *runConfig) error {
 	var errs problems
@@ -50,7 +50,7 @@ func (OverheadPlan) steps(sc Scenario, cfg runConfig) []planPhase {
 		if sc.PreflightBaseline {
 			n *= 2
 		}
-		step := preflightStep(n, cfg.main.Duration)
+		step := preflightStepLength(n, cfg.main.Duration)
 		out = append(out, planPhase{fmt.Sprintf("preflight (up to %d loads of %v: %s QPS)", n, step, joinInts(ladderFrom(cfg.main.QPS, sc.Ladder))), time.Duration(n) * step})
 	}
 	for i := range cfg.rounds {
@@ -136,7 +136,7 @@ func runOverheadRounds(s *session, dep Deployment, sides []*side) error {
 			return fmt.Errorf("warmup%s: %w", buildName(sd), err)
 		}
 	}
-	interval := sc.sampleInterval()
+	interval := sc.ResourceInterval()
 	for i := range cfg.rounds {
 		done := s.prog.phase(fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.rounds, baseline.QPS, baseline.Target), baseline.Duration)
 		b, err := RunLoad(ctx, tester, baseline)
@@ -206,6 +206,6 @@ func runOverheadRounds(s *session, dep Deployment, sides []*side) error {
 func (OverheadPlan) finish(s *session, runErr error) {
 	r := s.rep
 	deriveOverhead(r)
-	r.AB.finish(r, s.cfg.thresholds)
+	finishAB(r.AB, r, s.cfg.thresholds)
 	markEnd(r, s.cfg.rounds, runErr)
 }

@@ -9,22 +9,12 @@ import (
 	"time"
 )
 
-// Plan is what a scenario does with its running deployments, between the configuration and
-// the figures: Run validates it with everything else before any process starts, hands it a
-// session to start deployments and record phases in, then reads the exits, derives the
-// figures and writes, pushes and summarises the result the same way for every plan.
-//
-// Three plans exist: OverheadPlan (interleaved baseline and main rounds with one warmup, the
-// default), GrowthPlan (rounds of distinct-path load and an idle window, per variant) and
-// StagePlan (fixed-rate stages, each its own load and bound, as Dapr's k6 stage tests), besides
-// IterationsPlan (k6 shared-iterations runs, as Dapr's workflow tests; iterationsplan.go). The
-// scenarios still to come take the same seam: a throughput plan (actor reminders: register,
-// then measure the triggers), a delivery plan (pub/sub subscribe: publish at a fixed rate,
-// measure delivery latency and losses) and a ramping plan (k6-style stages of virtual
-// users). A plan's methods are unexported: plans live in this package, beside the runner.
-type Plan interface {
-	// Kind names the plan in the result file (Report.Plan).
-	Kind() string
+// runnable is a Plan this runner can run: each plan of this package. Run validates it with
+// everything else before any process starts, hands it a session to start deployments and
+// record phases in, then reads the exits, derives the figures and writes, pushes and
+// summarises the result the same way for every plan.
+type runnable interface {
+	Plan
 	// configure applies the plan's env overrides and validates it against sc, before any
 	// process starts; it may set cfg's plan-dependent fields.
 	configure(sc Scenario, cfg *runConfig) error
@@ -38,13 +28,27 @@ type Plan interface {
 	finish(s *session, runErr error)
 }
 
-// plan returns the scenario's plan: sc.Plan, or the overhead plan of its routes.
-func (sc Scenario) plan() Plan {
-	if sc.Plan != nil {
-		return sc.Plan
+// scenarioPlan returns the scenario's plan: sc.Plan, or the overhead plan of its routes. A
+// Plan that is not one of this package's fails its configuration (foreignPlan).
+func scenarioPlan(sc Scenario) runnable {
+	if sc.Plan == nil {
+		return OverheadPlan{}
 	}
-	return OverheadPlan{}
+	if p, ok := sc.Plan.(runnable); ok {
+		return p
+	}
+	return foreignPlan{sc.Plan}
 }
+
+// foreignPlan is a Plan of another package: its configuration fails, naming it.
+type foreignPlan struct{ Plan }
+
+func (p foreignPlan) configure(Scenario, *runConfig) error {
+	return fmt.Errorf("plan %T (kind %q) is not a plan of package runner", p.Plan, p.Kind())
+}
+func (foreignPlan) steps(Scenario, runConfig) []planPhase { return nil }
+func (foreignPlan) run(*session) error                    { return nil }
+func (foreignPlan) finish(*session, error)                {}
 
 // session is one run as a plan sees it: the test, the configuration, the report being filled
 // and its result file, the progress log, and the deployments started so far.

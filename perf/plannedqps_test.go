@@ -15,12 +15,12 @@ func TestPlannedQPSRatio(t *testing.T) {
 		RequestedQPS: 20, ActualQPS: 19.57, Requests: 192, Schedule: Schedule{Scheduled: 192}}
 	assert.Less(t, kept.QPSRatio(), minValidQPSRatio)
 	assert.InDelta(t, 19.57/19.2, kept.PlannedQPSRatio(), 1e-9)
-	assert.True(t, validity([]namedResult{{"round 1 baseline", &kept}}).Valid)
+	assert.True(t, phaseValidity([]namedResult{{"round 1 baseline", &kept}}).Valid)
 
 	slow := kept
 	slow.ActualQPS = 15
 	assert.InDelta(t, 15/19.2, slow.PlannedQPSRatio(), 1e-9)
-	v := validity([]namedResult{{"round 1 baseline", &slow}})
+	v := phaseValidity([]namedResult{{"round 1 baseline", &slow}})
 	assert.False(t, v.Valid)
 	assert.Contains(t, v.Reasons[0], "achieved 15.0 of 20 QPS (ratio to the planned 192 requests 0.7812 < 0.99, the last request's 0 ms allowed for)")
 
@@ -54,10 +54,10 @@ func TestValidityAllowsTheLastRequest(t *testing.T) {
 		Latency: Latency{MaxSeconds: 0.42}}
 	assert.Less(t, r.PlannedQPSRatio(), minValidQPSRatio)
 	assert.InDelta(t, 30.42/30.4, r.KeptQPSRatio(), 1e-9)
-	assert.True(t, validity([]namedResult{{"round 1 baseline", &r}}).Valid)
+	assert.True(t, phaseValidity([]namedResult{{"round 1 baseline", &r}}).Valid)
 
 	r.ActualQPS = 480 / 31.0 // 0.58 s behind beyond the last request's own time
-	v := validity([]namedResult{{"round 1 baseline", &r}})
+	v := phaseValidity([]namedResult{{"round 1 baseline", &r}})
 	assert.False(t, v.Valid)
 	assert.Contains(t, v.Reasons[0], "the last request's 420 ms allowed for")
 }

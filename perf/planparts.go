@@ -3,8 +3,6 @@ package perf
 import (
 	"fmt"
 	"time"
-
-	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // The steps several plans share: connect to the tester, run the discarded warmup, sum the
@@ -33,19 +31,6 @@ func (s *session) runWarmup(tester TesterClient, warm Params, what string, d tim
 		return Result{}, fmt.Errorf("warmup: %w", err)
 	}
 	return res, nil
-}
-
-// resourcesWithoutGrowth sums rounds' resource series (summariseResources) and clears every
-// memory-growth class: for plans whose loads are too short, too sparse or not counted in
-// requests for an RSS slope per 1,000 requests to mean anything; GrowthNote says so. Peak RSS
-// and mean CPU stay.
-func resourcesWithoutGrowth(rounds []Round) []ResourceSummary {
-	out := summariseResources(rounds, nil)
-	for i := range out {
-		out[i].Growth = growth.Classification{}
-		out[i].GrowthNote = "not classified by this plan"
-	}
-	return out
 }
 
 // endLoads records the end of a plan of want loads in r: the load error runErr (nil for none)

@@ -26,13 +26,13 @@ func TestLadderFrom(t *testing.T) {
 	if got := fmt.Sprint(ladderFrom(300, []int{500, 250, 100})); got != "[300 250 100]" {
 		t.Errorf("ladderFrom(300, [500 250 100]) = %s", got)
 	}
-	if got := preflightStep(4, time.Minute); got != 6*time.Second {
+	if got := preflightStepLength(4, time.Minute); got != 6*time.Second {
 		t.Errorf("4 steps before a 1 min phase: %v, want 6 s", got)
 	}
-	if got := preflightStep(10, time.Minute); got != 3*time.Second {
+	if got := preflightStepLength(10, time.Minute); got != 3*time.Second {
 		t.Errorf("10 steps: %v, want 3 s (30 s budget)", got)
 	}
-	if got := preflightStep(4, 2*time.Second); got != 2*time.Second {
+	if got := preflightStepLength(4, 2*time.Second); got != 2*time.Second {
 		t.Errorf("before a 2 s phase: %v, want 2 s", got)
 	}
 }

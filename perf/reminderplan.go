@@ -66,11 +66,9 @@ type ReminderPlan struct {
 	reminders int // Reminders after the load-override cap, set by configure
 }
 
-// ReminderPlanKind is the Report.Plan of a reminder plan.
-const ReminderPlanKind = "reminders"
 
 // Kind is "reminders".
-func (*ReminderPlan) Kind() string { return ReminderPlanKind }
+func (*ReminderPlan) Kind() string { return KindReminders }
 
 // Bounds of the trigger phase's due time (dueMargin) and its poll period.
 const (
@@ -134,45 +132,6 @@ func (rp *ReminderPlan) steps(_ Scenario, cfg runConfig) []planPhase {
 	}
 }
 
-// ReminderReport is what a reminder run measured (Report.Reminders); counts are reminders or
-// fires, times seconds.
-type ReminderReport struct {
-	ActorType string `json:"actorType"`
-	// Reminders were registered for the trigger phase (ReminderPlan.Reminders after the
-	// load-override cap), RequestedReminders what the scenario asked for; FiresPerReminder,
-	// PeriodSeconds and TTLSeconds their schedule, ExpectedFires = Reminders x FiresPerReminder.
-	Reminders          int     `json:"reminders"`
-	RequestedReminders int     `json:"requestedReminders"`
-	FiresPerReminder   int     `json:"firesPerReminder"`
-	PeriodSeconds      float64 `json:"periodSeconds"`
-	TTLSeconds         float64 `json:"ttlSeconds"`
-	ExpectedFires      int64   `json:"expectedFires"`
-	// Due is when every trigger reminder was due; LeadSeconds how long after the start of
-	// their registration; RegisteredSeconds how long their registration took, Registered and
-	// RegisterErrors its successes and failures; RegistrationOverran is set when it ended after
-	// Due (some reminders were then registered late and fired at once).
-	Due                 time.Time `json:"due"`
-	LeadSeconds         float64   `json:"leadSeconds"`
-	RegisteredSeconds   float64   `json:"registeredSeconds"`
-	Registered          int64     `json:"registered"`
-	RegisterErrors      int64     `json:"registerErrors"`
-	RegistrationOverran bool      `json:"registrationOverran"`
-	// Fires are the timed fires that arrived by the end of the wait (all of them may exceed
-	// ExpectedFires), RemindersFired the distinct reminders that fired, MaxFiresPerReminder the
-	// most of one; Missing = ExpectedFires - Fires, at least 0.
-	Fires               int64 `json:"fires"`
-	RemindersFired      int   `json:"remindersFired"`
-	MaxFiresPerReminder int64 `json:"maxFiresPerReminder"`
-	Missing             int64 `json:"missing"`
-	// TriggerSeconds is from Due to the arrival of the ExpectedFires-th fire (or of the last
-	// one, when fewer arrived); TriggerRate = min(Fires, ExpectedFires) / TriggerSeconds.
-	TriggerSeconds float64 `json:"triggerSeconds"`
-	TriggerRate    float64 `json:"triggerRate"`
-	WindowSeconds  float64 `json:"windowSeconds"`
-	// LagSeconds are the fire-lag percentiles ("p50", "p90", "p99", "max") of every timed fire.
-	LagSeconds map[string]float64 `json:"lagSeconds,omitempty"`
-}
-
 func (rp *ReminderPlan) run(s *session) error {
 	t, sc, cfg, rep := s.t, s.sc, s.cfg, s.rep
 	ctx := t.Context()
@@ -203,7 +162,7 @@ func (rp *ReminderPlan) run(s *session) error {
 		return err
 	}
 
-	rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+	rec := Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
 	done := s.prog.phase(fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), main.Duration)
 	res, err := RunLoad(ctx, tester, main)
 	done()
@@ -292,21 +251,6 @@ func (rp *ReminderPlan) triggerBody(due time.Time) string {
 	return string(b)
 }
 
-// fill takes the host's counters at the end of the wait.
-func (rr *ReminderReport) fill(st ActorStats) {
-	rr.Fires, rr.RemindersFired, rr.MaxFiresPerReminder = st.ReminderFiresTimed, st.RemindersFired, st.MaxFiresPerReminder
-	rr.Missing = max(0, rr.ExpectedFires-rr.Fires)
-	rr.LagSeconds = st.ReminderLagSeconds
-	end := st.ReminderNthFire
-	if end == nil {
-		end = st.ReminderLastTimedFire
-	}
-	if end != nil && end.After(rr.Due) {
-		rr.TriggerSeconds = end.Sub(rr.Due).Seconds()
-		rr.TriggerRate = float64(min(rr.Fires, rr.ExpectedFires)) / rr.TriggerSeconds
-	}
-}
-
 func (rp *ReminderPlan) finish(s *session, runErr error) {
 	r := s.rep
 	r.Validity = Validity{Valid: true}
@@ -327,59 +271,6 @@ func (rp *ReminderPlan) finish(s *session, runErr error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("registration: achieved %.1f of %.0f requests/s: a throughput test (Dapr's gate is the achieved rate), not invalid", r.Loads[0].ActualQPS, r.Loads[0].RequestedQPS))
 	}
 }
-
-// reminderGates adds the reminder figures: "qps" of the registration, "errors" of both
-// registrations, and the trigger phase's (ReminderPlan).
-func reminderGates(r *Report, gates map[string]float64) {
-	var errs int64
-	for _, l := range r.Loads {
-		errs += l.Errors()
-	}
-	if len(r.Loads) > 0 {
-		gates["errors"], gates["qps"] = float64(errs), r.Loads[0].ActualQPS
-	}
-	rr := r.Reminders
-	if rr == nil || rr.WindowSeconds == 0 {
-		return
-	}
-	gates["reminders.triggerRate"] = rr.TriggerRate
-	gates["reminders.missing"] = float64(rr.Missing)
-	gates["reminders.registrationOverran"] = map[bool]float64{true: 1}[rr.RegistrationOverran]
-	for k, v := range rr.LagSeconds {
-		gates["reminders.lag."+k] = v
-	}
-}
-
-// reminderTable is the summary's block of a reminder run.
-func reminderTable(b *strings.Builder, r *Report) {
-	for _, l := range r.Loads {
-		fmt.Fprintf(b, "%s: %d requests, %d errors, %.1f of %.0f requests/s over %d connections, service time p50 %.2f ms, p90 %.2f ms, p99 %.2f ms\n",
-			l.Name, l.Requests, l.Errors(), l.ActualQPS, l.RequestedQPS, l.Params.Connections, ms(l.Latency, 50), ms(l.Latency, 90), ms(l.Latency, 99))
-	}
-	rr := r.Reminders
-	if rr == nil {
-		return
-	}
-	fmt.Fprintf(b, "trigger: %d reminders (of %d asked) x %d fires (period %v, ttl %v) due %s, %.1f s after their registration began; registered %d in %.1f s (%d errors)%s\n",
-		rr.Reminders, rr.RequestedReminders, rr.FiresPerReminder, secs(rr.PeriodSeconds), secs(rr.TTLSeconds), rr.Due.Format(time.RFC3339), rr.LeadSeconds,
-		rr.Registered, rr.RegisteredSeconds, rr.RegisterErrors, map[bool]string{true: ", PAST THE DUE TIME"}[rr.RegistrationOverran])
-	fmt.Fprintf(b, "fires: %d of %d expected (%d missing), %d reminders fired (at most %d fires each); trigger rate %.0f fires/s over %.2f s from the due time (window %.0f s)\n",
-		rr.Fires, rr.ExpectedFires, rr.Missing, rr.RemindersFired, rr.MaxFiresPerReminder, rr.TriggerRate, rr.TriggerSeconds, rr.WindowSeconds)
-	if l := rr.LagSeconds; l != nil {
-		fmt.Fprintf(b, "fire lag (arrival - scheduled): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n", l["p50"]*1e3, l["p90"]*1e3, l["p99"]*1e3, l["max"]*1e3)
-	}
-}
-
-func ms(l Latency, p float64) float64 {
-	for _, q := range l.Percentiles {
-		if q.P == p {
-			return q.Seconds * 1e3
-		}
-	}
-	return 0
-}
-
-func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // actorHost reads an actor host's counters (apps/actorapp GET /stats).
 type actorHost struct{ url string }

@@ -44,8 +44,8 @@ type runConfig struct {
 
 // planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
 // detector's), or a bound of build B in an A/B run (the report's verdicts are build A's).
-func (r *Report) planChecksPass() bool {
-	return len(KindOf(r).Failures(r)) == 0 && (r.AB == nil || r.AB.verdictsPass())
+func planChecksPass(r *Report) bool {
+	return len(KindOf(r).Failures(r)) == 0 && (r.AB == nil || abVerdictsPass(r.AB))
 }
 
 // Run is the one runner, for every kind of scenario. In order:
@@ -92,7 +92,7 @@ func Run(t *testing.T, sc Scenario, opts ...RunOption) *Report {
 // cfg as configured. It returns the report and its file.
 func runAttempt(t *testing.T, sc Scenario, cfg runConfig) (*Report, *runFile) {
 	t.Helper()
-	plan := sc.plan()
+	plan := scenarioPlan(sc)
 	rep := newReport(sc, cfg)
 	rep.Command = commandFromEnv()
 	rf, err := createRunFile(cfg.reportRoot, rep)
@@ -113,7 +113,7 @@ func runAttempt(t *testing.T, sc Scenario, cfg runConfig) (*Report, *runFile) {
 	plan.finish(s, runErr)
 	rep.Warnings = append(rep.Warnings, cfg.notes...) // what the overrides did, for every plan
 	judge(rep, cfg.thresholds)
-	rep.Pass = rep.Pass && rep.planChecksPass()
+	rep.Pass = rep.Pass && planChecksPass(rep)
 
 	if werr := rf.finish(rep); werr != nil { // first: nothing after it can lose the figures
 		t.Errorf("%v", werr)
@@ -151,7 +151,7 @@ func newRunConfig(sc Scenario, opts []RunOption) (runConfig, error) {
 	add := errs.add
 	cfg.thresholds, err = ThresholdsFromEnv(sc.Thresholds)
 	add(err)
-	add(sc.plan().configure(sc, &cfg))
+	add(scenarioPlan(sc).configure(sc, &cfg))
 	cfg.push, err = PushConfigFromEnv()
 	add(err)
 	cfg.runID, err = RunIDFromEnv()
@@ -186,7 +186,7 @@ func withTesterLimits(apps []App, loads ...Params) []App {
 
 // sampleIdle samples resources for window with no load.
 func sampleIdle(ctx context.Context, dep Deployment, window time.Duration, sc Scenario) []Series {
-	interval := sc.sampleInterval()
+	interval := sc.ResourceInterval()
 	rec := Record(ctx, dep, interval, sc.Roles())
 	select {
 	case <-ctx.Done():

@@ -11,11 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Run files. Every run writes under its own run id,
@@ -37,9 +34,6 @@ const (
 	// EnvCommand is the command that started the run, recorded as given ("make perf").
 	EnvCommand = "DAPR_PERF_COMMAND"
 )
-
-// RunsDir is the folder under the report root that holds one folder per run id.
-const RunsDir = "runs"
 
 // maxRunFiles bounds the names tried for one scenario in one run (result.json, result-2.json, ...).
 const maxRunFiles = 100
@@ -72,28 +66,6 @@ func RunIDFromEnv() (string, error) {
 		return "", fmt.Errorf("perf: %s=%q: must be letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters", EnvRunID, raw)
 	}
 	return raw, nil
-}
-
-// RunDir is the folder of run id under the report root: <root>/runs/<id>.
-func RunDir(root, id string) string { return filepath.Join(root, RunsDir, id) }
-
-// RunPath is the first name a run tries for r under root:
-// <root>/runs/<run id>/<test>/<transport>/result.json.
-func (r *Report) RunPath(root string) string {
-	return filepath.Join(RunDir(root, r.RunID), r.Test, string(r.Transport), "result.json")
-}
-
-// Command is how a run was started, recorded in its result file.
-type Command struct {
-	// Invocation is DAPR_PERF_COMMAND as given ("make perf"); empty when unset.
-	Invocation string `json:"invocation,omitempty"`
-	// Args are the test binary's command line, the binary first.
-	Args []string `json:"args"`
-	// Dir is the working directory.
-	Dir string `json:"dir"`
-	// Env holds every DAPR_* and DAPRD_* variable that was set, and CI; values of names
-	// containing PASSWORD, TOKEN or SECRET are replaced by "<redacted>".
-	Env map[string]string `json:"env,omitempty"`
 }
 
 // commandFromEnv records the current process's command line and settings.
@@ -322,43 +294,6 @@ func (f *runFile) stopped(t testing.TB, rep *Report) {
 		return
 	}
 	t.Logf("result file (incomplete): %s", f.path)
-}
-
-// Interrupted marks every run file of this process that has not had its final write as
-// interrupted by sig, and writes it at once with the phases completed so far. A platform's
-// signal handler calls it before stopping its processes (package local does); without one the
-// process dies of the signal and the files keep their last phase, also marked incomplete.
-func Interrupted(sig os.Signal) {
-	activeFiles.Lock()
-	files := make([]*runFile, 0, len(activeFiles.m))
-	for f := range activeFiles.m {
-		files = append(files, f)
-	}
-	activeFiles.Unlock()
-	for _, f := range files {
-		f.mu.Lock()
-		if !f.done && f.last != nil {
-			f.interrupted = signalName(sig)
-			last := *f.last
-			last.Incomplete, last.IncompleteReason = false, "" // snapshot marks it anew
-			if err := f.replace(&last, false); err != nil {
-				fmt.Fprintf(os.Stderr, "perf: interrupted: %v\n", err)
-			} else {
-				fmt.Fprintf(os.Stderr, "perf: interrupted by %v: partial result kept in %s\n", sig, f.path)
-			}
-		}
-		f.mu.Unlock()
-	}
-}
-
-// signalName is "SIGINT" for syscall.SIGINT; other signals as they print.
-func signalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok {
-		if name := unix.SignalName(s); name != "" {
-			return name
-		}
-	}
-	return sig.String()
 }
 
 // markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:

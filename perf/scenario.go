@@ -55,8 +55,8 @@ type Scenario struct {
 	MinIdleWindow time.Duration
 }
 
-// sampleInterval is SampleInterval, or 1 s when it is not set.
-func (sc Scenario) sampleInterval() time.Duration {
+// ResourceInterval is SampleInterval, or 1 s when it is not set: how often resources are sampled.
+func (sc Scenario) ResourceInterval() time.Duration {
 	if sc.SampleInterval > 0 {
 		return sc.SampleInterval
 	}

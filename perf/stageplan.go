@@ -4,26 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
-	"strings"
-	"text/tabwriter"
 	"time"
 )
-
-// Stage is one fixed-rate load of a StagePlan: Samples requests at QPS requests/s (a stage
-// lasts Samples/QPS seconds, at least MinDuration), each with a generated payload of
-// PayloadBytes bytes. It mirrors one k6 constant-arrival-rate scenario of Dapr's k6 tests.
-type Stage struct {
-	// Name names the stage in the result, the summary and its gate figure
-	// (StageMeanFigure); lowercase letters, digits, '-' and '_', such as "2kb-200ps".
-	Name string `json:"name"`
-	// QPS is the stage's arrival rate, requests/s, from 1 to MaxQPS.
-	QPS int `json:"qps"`
-	// Samples is the number of requests the stage sends at its full length, at least 1.
-	Samples int `json:"samples"`
-	// PayloadBytes is the size of each request's generated payload, 0 to MaxPayloadBytes.
-	PayloadBytes int `json:"payloadBytes"`
-}
 
 // StagePlan runs a scenario's Main route as a sequence of fixed-rate loads, one per stage,
 // each recorded like any phase (HDR service and response time, schedule, resources) and stored
@@ -46,17 +28,9 @@ type StagePlan struct {
 	series [][]Series // each completed stage's resource series
 }
 
-// StagePlanKind is the Report.Plan of a stage plan.
-const StagePlanKind = "stages"
-
-// StageMeanFigure is the gate figure of stage name: its mean service time, seconds
-// ("stage.2kb-200ps.mean").
-func StageMeanFigure(name string) string { return "stage." + name + ".mean" }
 
 // Kind is "stages".
-func (*StagePlan) Kind() string { return StagePlanKind }
-
-var stageName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+func (*StagePlan) Kind() string { return KindStages }
 
 func (sp *StagePlan) configure(sc Scenario, cfg *runConfig) error {
 	var errs problems
@@ -157,7 +131,7 @@ func (sp *StagePlan) run(s *session) error {
 			return fmt.Errorf("stage %s: %w", name, err)
 		}
 		done := s.prog.phase(fmt.Sprintf("stage %d/%d %s: %d QPS x %v, %d-byte payload to %s", i+1, len(sp.loads), name, lp.QPS, lp.Duration, lp.PayloadBytes, lp.Target), lp.Duration)
-		rec := Record(ctx, dep, sc.sampleInterval(), sc.Roles())
+		rec := Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
 		res, err := RunLoad(ctx, tester, lp)
 		series, sampleErrs := rec.Stop()
 		done()
@@ -188,7 +162,7 @@ func (sp *StagePlan) finish(s *session, runErr error) {
 		}
 		rounds = append(rounds, rd)
 	}
-	r.Validity = validity(phases)
+	r.Validity = phaseValidity(phases)
 	if len(phases) == 0 {
 		r.Validity = Validity{Reasons: []string{"no stage completed"}}
 	}
@@ -204,47 +178,4 @@ func (sp *StagePlan) finish(s *session, runErr error) {
 		r.Warnings = append(r.Warnings, "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)")
 	}
 	endLoads(r, len(sp.loads), "stages", runErr)
-}
-
-// deriveStageFigures fills in f for a stage plan's report: one phase per stage (named as the
-// stage), its mean as the gate StageMeanFigure, "errors" over every stage and "qps.ratio" the
-// lowest stage's.
-func deriveStageFigures(r *Report, f *Figures) {
-	f.NoOverhead = "the stage plan runs no baseline phase (Dapr's k6 stage tests have none): each stage is gated on its own mean"
-	var errs int64
-	minRatio := math.Inf(1)
-	for i := range r.Loads {
-		l := &r.Loads[i]
-		f.Phases = append(f.Phases, phaseFigures(l.Name, []Round{{Main: l.Result}}, func(rd *Round) *Result { return &rd.Main }))
-		f.Gates[StageMeanFigure(l.Name)] = l.Latency.AvgSeconds
-		errs += l.Errors()
-		minRatio = min(minRatio, l.QPSRatio())
-	}
-	f.Gates["errors"] = float64(errs)
-	if !math.IsInf(minRatio, 1) {
-		f.Gates["qps.ratio"] = minRatio
-	}
-}
-
-// stageTable writes one line per stage: target and achieved QPS, requests, errors, mean and
-// p50/p90/p99 service time and the p99 response time, in ms.
-func stageTable(b *strings.Builder, r *Report, figures *Figures) {
-	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "stage\tpayload (B)\tconns\ttarget QPS\tQPS\trequests\terrors\tmean (ms)\tp50 (ms)\tp90 (ms)\tp99 (ms)\tresp p99 (ms)\t")
-	for i := range r.Loads {
-		l := &r.Loads[i]
-		ph := figures.Phase(l.Name)
-		if ph == nil {
-			continue
-		}
-		q := func(p float64, resp bool) string {
-			if v, ok := ph.Quantile(p, resp); ok {
-				return fmt.Sprintf("%.3f", 1e3*v)
-			}
-			return "-"
-		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%.0f\t%.1f\t%d\t%d\t%.3f\t%s\t%s\t%s\t%s\t\n", l.Name, l.Params.PayloadBytes, l.Params.Connections, ph.TargetQPS, ph.QPS,
-			ph.Requests, ph.Errors, 1e3*ph.MeanSeconds, q(50, false), q(90, false), q(99, false), q(99, true))
-	}
-	_ = w.Flush()
 }

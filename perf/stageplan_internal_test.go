@@ -25,7 +25,7 @@ func TestStageLoads(t *testing.T) {
 		t.Helper()
 		sc := stageScenario(stages...)
 		var cfg runConfig
-		require.NoError(t, sc.Plan.configure(sc, &cfg))
+		require.NoError(t, scenarioPlan(sc).configure(sc, &cfg))
 		return sc.Plan.(*StagePlan).loads
 	}
 	type want struct {
@@ -51,7 +51,7 @@ func TestStageLoads(t *testing.T) {
 
 func TestStagePlanErrorsNameTheField(t *testing.T) {
 	sc := stageScenario(Stage{"ok", 10, 10, 0}, Stage{"ok", 10, 10, 0}, Stage{"Bad Name", 10, 10, 0}, Stage{"q", 0, 10, 0}, Stage{"s", 10, 0, 0}, Stage{"p", 10, 10, -1})
-	err := sc.Plan.configure(sc, &runConfig{})
+	err := scenarioPlan(sc).configure(sc, &runConfig{})
 	require.Error(t, err)
 	for _, w := range []string{`Stages[1] ("ok").Name = "ok": must be distinct`, `Stages[2] ("Bad Name").Name`, `Stages[3] ("q").QPS = 0: must be from 1`,
 		`Stages[4] ("s").Samples = 0: must be at least 1`, `Stages[5] ("p").PayloadBytes = -1`} {
@@ -59,11 +59,11 @@ func TestStagePlanErrorsNameTheField(t *testing.T) {
 	}
 	t.Setenv(EnvPayloadSize, "10")
 	sc = stageScenario(Stage{"ok", 10, 10, 0})
-	err = sc.Plan.configure(sc, &runConfig{})
+	err = scenarioPlan(sc).configure(sc, &runConfig{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DAPR_PAYLOAD_SIZE and DAPR_PAYLOAD are not applied")
 	empty := stageScenario()
-	assert.ErrorContains(t, empty.Plan.configure(empty, &runConfig{}), "Stages is empty")
+	assert.ErrorContains(t, scenarioPlan(empty).configure(empty, &runConfig{}), "Stages is empty")
 }
 
 // TestStageFigures: each stage is a phase of the figures under its name, gated on its own mean.
@@ -75,7 +75,7 @@ func TestStageFigures(t *testing.T) {
 		}
 		return NamedLoad{Name: name, Result: Result{RequestedQPS: 10, ActualQPS: qps, Requests: 100, RetCodes: codes, Latency: Latency{AvgSeconds: mean}}}
 	}
-	r := &Report{Plan: StagePlanKind, Loads: []NamedLoad{load("a", 0.0004, 10, 0), load("b", 0.0021, 9.5, 3)}}
+	r := &Report{Plan: KindStages, Loads: []NamedLoad{load("a", 0.0004, 10, 0), load("b", 0.0021, 9.5, 3)}}
 	f := DeriveFigures(r)
 	assert.Equal(t, 0.0004, f.Gates[StageMeanFigure("a")])
 	assert.Equal(t, 0.0021, f.Gates[StageMeanFigure("b")])

@@ -35,7 +35,7 @@ func TestRunStagePlan(t *testing.T) {
 	rep := perf.Run(t, sc, perf.WithPlatform(&fakePlatform{}), perf.WithReportDir(dir))
 	back, err := perf.ReadReport(rep.RunPath(dir))
 	require.NoError(t, err)
-	assert.Equal(t, perf.StagePlanKind, back.Plan)
+	assert.Equal(t, perf.KindStages, back.Plan)
 	require.Len(t, back.Loads, 2)
 	assert.Equal(t, "fast", back.Loads[0].Name)
 	assert.Equal(t, 100.0, back.Loads[0].RequestedQPS)

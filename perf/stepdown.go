@@ -18,24 +18,11 @@ import (
 // next load, until a run is valid or the ladder ends. A load the user named (DAPR_PERF_QPS) is
 // never stepped down, and an invalid run never passes.
 
-// StepDown is one full-length attempt, at the load the preflight chose (or the one below it),
-// that was invalid: its load, why, and where its result file was set aside.
-type StepDown struct {
-	// QPS is the attempt's main-phase load.
-	QPS int `json:"qps"`
-	// Reasons are the attempt's validity reasons (Validity.Reasons).
-	Reasons []string `json:"reasons"`
-	// File is the attempt's result file, beside result.json: renamed to
-	// attempt-<qps>qps.json, so charts and the exit code (which read result.json and
-	// result-<n>.json) leave it out; never deleted.
-	File string `json:"file"`
-}
-
 // stepDownPossible reports whether Run may step the load down after an invalid run: the
 // overhead plan (the one plan with a preflight) with the preflight wanted (preflightWanted)
 // and more than one load on its ladder.
 func stepDownPossible(sc Scenario, cfg runConfig) bool {
-	if _, ok := sc.plan().(OverheadPlan); !ok {
+	if _, ok := scenarioPlan(sc).(OverheadPlan); !ok {
 		return false
 	}
 	return preflightWanted(cfg) && len(ladderFrom(cfg.main.QPS, sc.Ladder)) > 1
