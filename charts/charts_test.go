@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 const (
@@ -225,7 +226,7 @@ func assertPNG(t *testing.T, path string, w, h int) {
 
 func readFixture(t *testing.T, dir string) *perf.Report {
 	t.Helper()
-	rep, err := perf.ReadReport(filepath.Join(reportsFixtures, dir, resultFile))
+	rep, err := report.ReadReport(filepath.Join(reportsFixtures, dir, resultFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/stats"
 )
 
@@ -55,7 +56,7 @@ type compareOptions struct {
 }
 
 func defaultCompareOptions() compareOptions {
-	return compareOptions{Reports: "reports", Alpha: 0.05, MinChange: perf.DefaultMinChange, Confidence: perf.DefaultConfidence}
+	return compareOptions{Reports: "reports", Alpha: 0.05, MinChange: report.DefaultMinChange, Confidence: report.DefaultConfidence}
 }
 
 // side is one side of a comparison as named on the command line.

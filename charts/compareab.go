@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // compareAB compares, in every A/B result that name (a run id, a version directory or a
-// result file) holds, build B against build A round by round (perf.PairedDifferences with the
+// result file) holds, build B against build A round by round (report.PairedDifferences with the
 // options' confidence and minimum change), and writes the Markdown to w or opts.Out. It
 // returns exitRegression when a gating figure of B regressed beyond noise. A name with no A/B
 // result is bad input.
@@ -44,7 +45,7 @@ func compareAB(opts compareOptions, name string, w io.Writer) (int, error) {
 			envLine(rep), sc.Path)
 		fmt.Fprintf(&b, "Validity: %s.\n\n", validityText(rep))
 		var rows [][]string
-		for _, d := range perf.PairedDifferences(rep.Rounds, ab.Rounds, opts.Confidence, opts.MinChange) {
+		for _, d := range report.PairedDifferences(rep.Rounds, ab.Rounds, opts.Confidence, opts.MinChange) {
 			conf := fmt.Sprintf("%.1f %%", 100*d.Confidence)
 			if !d.HasInterval {
 				conf += " (widest)"
@@ -57,9 +58,9 @@ func compareAB(opts compareOptions, name string, w io.Writer) (int, error) {
 			case d.Verdict == perf.VerdictTooFew:
 				tooFew++
 			}
-			rows = append(rows, []string{d.Figure, perf.FormatValue(d.A, d.Unit, false), perf.FormatValue(d.B, d.Unit, false),
-				perf.FormatValue(d.Median, d.Unit, true),
-				fmt.Sprintf("[%s, %s]", perf.FormatValue(d.Low, d.Unit, true), perf.FormatValue(d.High, d.Unit, true)),
+			rows = append(rows, []string{d.Figure, report.FormatValue(d.A, d.Unit, false), report.FormatValue(d.B, d.Unit, false),
+				report.FormatValue(d.Median, d.Unit, true),
+				fmt.Sprintf("[%s, %s]", report.FormatValue(d.Low, d.Unit, true), report.FormatValue(d.High, d.Unit, true)),
 				conf, fmt.Sprintf("%+.1f %%", 100*d.Change), verdict})
 		}
 		writeTable(&b, []string{"figure", "A " + ab.A.Version, "B " + ab.B.Version, "B − A (median)", "interval", "confidence", "change", "verdict"}, "lrrrrrrl", rows)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // runFiles lists the result files under dir (result.json and result-<n>.json), in lexical
@@ -59,7 +60,7 @@ func exitCode(dir string, goTestExit int, w io.Writer) perf.Outcome {
 		note(perf.OutcomeInfra, dir, "no result file: the run measured nothing (see the test log)")
 	}
 	for _, p := range paths {
-		rep, err := perf.ReadReport(p)
+		rep, err := report.ReadReport(p)
 		if err != nil {
 			note(perf.OutcomeInfra, p, err.Error())
 			continue

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/stats"
 )
 
@@ -21,11 +22,11 @@ func tablePercentiles() []float64 { return []float64{50, 90, 99, 99.9} }
 func summaryOverheads() []string { return []string{"p50", "p90", "p99"} }
 
 // figures returns rep's derived figures; charts render these and derive nothing of their own.
-// A report built in memory without them (a test's fixture) gets them from perf.DeriveFigures,
-// as perf.ReadReport does for an older file.
+// A report built in memory without them (a test's fixture) gets them from report.DeriveFigures,
+// as report.ReadReport does for an older file.
 func figures(rep *perf.Report) *perf.Figures {
 	if rep.Figures == nil {
-		f := perf.DeriveFigures(rep)
+		f := report.DeriveFigures(rep)
 		rep.Figures = &f
 	}
 	return rep.Figures

@@ -15,6 +15,7 @@ import (
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/growth"
 	"github.com/daprperf/daprperf/perf/hdr"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // go test ./charts -update rewrites the fixture result files and the golden Markdown files.
@@ -297,7 +298,7 @@ func buildReport(s reportSpec) (*perf.Report, error) {
 		}})
 		at = at.Add(80 * time.Second)
 	}
-	ovs, err := perf.ComputeOverheads(rep.Rounds)
+	ovs, err := report.ComputeOverheads(rep.Rounds)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +323,7 @@ func buildReport(s reportSpec) (*perf.Report, error) {
 		ratio = min(ratio, rd.Main.QPSRatio())
 	}
 	p90, _ := rep.OverheadOf("p90")
-	rep.Verdicts = perf.Evaluate(perf.DefaultThresholds(s.proto), map[string]float64{
+	rep.Verdicts = report.Evaluate(perf.DefaultThresholds(s.proto), map[string]float64{
 		"errors": float64(errs), "restarts": 0, "qps.ratio": ratio, "overhead.p90": p90.GateSeconds(),
 	})
 	rep.Pass = rep.Validity.Valid

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // runCharts runs the command line and returns its exit code, stdout and stderr.
@@ -78,7 +79,7 @@ func TestCompareGate(t *testing.T) {
 
 	// The same scenario at another QPS is incomparable unless asked for.
 	other := filepath.Join(t.TempDir(), "result.json")
-	rep, err := perf.ReadReport(file)
+	rep, err := report.ReadReport(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestMinUTestP(t *testing.T) {
 // ones, so that B − A changes sign.
 func abReport(t *testing.T, factor float64, noise bool) *perf.Report {
 	t.Helper()
-	rep, err := perf.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
+	rep, err := report.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func abReport(t *testing.T, factor float64, noise bool) *perf.Report {
 		ab.Rounds = append(ab.Rounds, b)
 		ab.Order = append(ab.Order, map[bool]string{true: "AB", false: "BA"}[i%2 == 0])
 	}
-	ab.Differences = perf.PairedDifferences(rep.Rounds, ab.Rounds, perf.DefaultConfidence, perf.DefaultMinChange)
+	ab.Differences = report.PairedDifferences(rep.Rounds, ab.Rounds, report.DefaultConfidence, report.DefaultMinChange)
 	ab.Validity = perf.Validity{Valid: true}
 	rep.AB = ab
 	return rep
@@ -209,7 +210,7 @@ func writeRun(t *testing.T, root, id string, reps ...*perf.Report) string {
 // gateRun returns the gate reference's report as the scenario test, changed by edit.
 func gateRun(t *testing.T, test string, edit func(*perf.Report)) *perf.Report {
 	t.Helper()
-	rep, err := perf.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
+	rep, err := report.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestPublish(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("publish: exit %d\n%s%s", code, out, errOut)
 	}
-	got, err := perf.ReadReport(ref)
+	got, err := report.ReadReport(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestPublish(t *testing.T) {
 		t.Error("generate drew charts into the run directory")
 	}
 	// The other published scenarios stay as they were.
-	if _, err := perf.ReadReport(filepath.Join(root, grpcDir, resultFile)); err != nil {
+	if _, err := report.ReadReport(filepath.Join(root, grpcDir, resultFile)); err != nil {
 		t.Error(err)
 	}
 }

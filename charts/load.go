@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // resultFile is the name of a report file; charts and README.md are written next to it.
@@ -38,7 +39,7 @@ func isResultFile(name string) bool {
 	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
-// loadReports walks root for result files and reads each with perf.ReadReport, in lexical
+// loadReports walks root for result files and reads each with report.ReadReport, in lexical
 // path order. A missing root, an empty tree, a malformed file or one of another schema version
 // is an error naming the directory or file; every bad file is reported, not only the first.
 // root may also be a result file itself.
@@ -54,7 +55,7 @@ func loadReportsSkipping(root, skip string) ([]scenario, error) {
 		return nil, fmt.Errorf("charts: reports directory: %w", err)
 	}
 	if !info.IsDir() {
-		rep, err := perf.ReadReport(root)
+		rep, err := report.ReadReport(root)
 		if err != nil {
 			return nil, fmt.Errorf("charts: %s: %w", root, err)
 		}
@@ -84,7 +85,7 @@ func loadReportsSkipping(root, skip string) ([]scenario, error) {
 		errs []error
 	)
 	for _, p := range paths {
-		rep, err := perf.ReadReport(p)
+		rep, err := report.ReadReport(p)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("charts: %s: %w", p, err))
 			continue

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // The charts of plans whose results are a list of named loads (perf.Report.Loads, no
@@ -32,18 +33,18 @@ func namedLoads(rep *perf.Report) bool {
 var loadPercentiles = []float64{50, 90, 95, 99}
 
 // loadWord names one load of rep's plan for titles and axes: "stage", "run", "phase" or "load".
-func loadWord(rep *perf.Report) string { return perf.KindOf(rep).LoadWord() }
+func loadWord(rep *perf.Report) string { return report.KindOf(rep).LoadWord() }
 
 // latencyWhat names what a load's latency times for rep's plan: one request's service time,
 // or one iteration's whole duration (the iterations plan: one workflow, started and awaited).
 func latencyWhat(rep *perf.Report) string {
-	long, _ := perf.KindOf(rep).LatencyWhat()
+	long, _ := report.KindOf(rep).LatencyWhat()
 	return long
 }
 
 // latencyAxis is latencyWhat, short, for a y axis.
 func latencyAxis(rep *perf.Report) string {
-	_, short := perf.KindOf(rep).LatencyWhat()
+	_, short := report.KindOf(rep).LatencyWhat()
 	return short
 }
 
@@ -268,7 +269,7 @@ func loadsRateChart(rep *perf.Report) (*figure, error) {
 		return loadsScheduleChart(rep)
 	}
 	word := loadWord(rep)
-	rate := perf.KindOf(rep).Rate()
+	rate := report.KindOf(rep).Rate()
 	unitName, iterWord, what := rate.Unit, rate.Count, rate.What
 	fig := newFigure(fmt.Sprintf("%s: %s per %s", heading(rep), what, word))
 	fig.Plot.Y.Label.Text = unitName

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // loadsFixtures are real result files of 10 s smoke runs on this project's 2-core machine
@@ -29,7 +30,7 @@ const loadsFixtures = "testdata/loads"
 
 func loadsFixture(t *testing.T, test string) *perf.Report {
 	t.Helper()
-	rep, err := perf.ReadReport(filepath.Join(loadsFixtures, test, "http", resultFile))
+	rep, err := report.ReadReport(filepath.Join(loadsFixtures, test, "http", resultFile))
 	if err != nil {
 		t.Fatal(err)
 	}

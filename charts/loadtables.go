@@ -6,6 +6,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/hdr"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // The tables and summary cells of the plans without baseline/main rounds: those of named
@@ -116,7 +117,7 @@ func loadsRateCell(rep *perf.Report) string {
 	if all {
 		return fmt.Sprintf("%s of %.0f%s", fmtQPS(l.ActualQPS), l.RequestedQPS, name)
 	}
-	unit := perf.KindOf(rep).Rate().Short
+	unit := report.KindOf(rep).Rate().Short
 	return fmt.Sprintf("%s%s%s", fmtQPS(l.ActualQPS), unit, name)
 }
 

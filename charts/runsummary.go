@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // runSummary writes a Markdown summary of the results under dir (a run directory, or any tree
@@ -56,9 +57,9 @@ func runSummary(dir string, w io.Writer) error {
 				plural(len(ab.Rounds), "round"), strings.Join(ab.Order, " "))
 			var rows [][]string
 			for _, d := range ab.Differences {
-				rows = append(rows, []string{d.Figure, perf.FormatValue(d.A, d.Unit, false), perf.FormatValue(d.B, d.Unit, false),
-					perf.FormatValue(d.Median, d.Unit, true),
-					fmt.Sprintf("[%s, %s] (%.1f %%)", perf.FormatValue(d.Low, d.Unit, true), perf.FormatValue(d.High, d.Unit, true), 100*d.Confidence),
+				rows = append(rows, []string{d.Figure, report.FormatValue(d.A, d.Unit, false), report.FormatValue(d.B, d.Unit, false),
+					report.FormatValue(d.Median, d.Unit, true),
+					fmt.Sprintf("[%s, %s] (%.1f %%)", report.FormatValue(d.Low, d.Unit, true), report.FormatValue(d.High, d.Unit, true), 100*d.Confidence),
 					fmt.Sprintf("%+.1f %%", 100*d.Change), d.Verdict})
 			}
 			writeTable(&b, []string{"figure", "A", "B", "B − A", "interval (confidence)", "change", "verdict"}, "lrrrrrl", rows)

@@ -112,7 +112,7 @@ func (d *Deployment) close() error {
 
 // Backends lists the backends the deployment's components use, as the environment gave them:
 // each address and the variable it came from (BackendInfo.From), never a credential. The
-// platform does not reach them itself, so Version is "". perf.Run records them in the report's
+// platform does not reach them itself, so Version is "". runner.Run records them in the report's
 // environment.
 func (d *Deployment) Backends() []perf.BackendInfo { return d.backends }
 

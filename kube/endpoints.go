@@ -13,7 +13,7 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// Endpoint returns the address of app's endpoint e as perf.Run uses it, which on Kubernetes
+// Endpoint returns the address of app's endpoint e as runner.Run uses it, which on Kubernetes
 // depends on who connects:
 //   - the test process drives the tester, reads the subscriber's counts (GET /stats, the
 //     delivery plan) and reads daprd's metrics and profile: for a tester's or a subscriber's

@@ -13,7 +13,7 @@ import (
 // EnvDaprdB names a second daprd build for an A/B run: a path to a binary, or a version
 // ("v1.16.5"), meaning <repo root>/.daprd/<version>/daprd (make perf builds it when missing).
 // With it, every sidecar gets a twin of build B on its own ports, beside the same app, and
-// perf.Run interleaves rounds of the two builds (perf.SideB).
+// runner.Run interleaves rounds of the two builds (perf.SideB).
 const EnvDaprdB = "DAPR_PERF_DAPRD_B"
 
 // versionPattern is a daprd release tag, with or without its "v".

@@ -19,6 +19,8 @@ import (
 	"github.com/daprperf/daprperf/apps/actorapp"
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -207,7 +209,7 @@ func TestKilledPlacementFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_PLACEMENT_DIR"); dir != "" {
 		p, err := local.New(local.WithRunDirParent(dir))
 		require.NoError(t, err)
-		perf.Run(t, scenarios.ActorActivation(), perf.WithPlatform(killPlacementAtMain{p}), perf.WithReportDir(dir))
+		runner.Run(t, scenarios.ActorActivation(), runner.WithPlatform(killPlacementAtMain{p}), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {
@@ -228,7 +230,7 @@ func TestKilledPlacementFailsTheRunAndTheResultIsWritten(t *testing.T) {
 
 	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "actor_activation", "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
-	rep, err := perf.ReadReport(files[0])
+	rep, err := report.ReadReport(files[0])
 	require.NoError(t, err)
 	require.NotEmpty(t, rep.Exits)
 	assert.Equal(t, "placement", rep.Exits[0].Process)

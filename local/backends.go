@@ -320,7 +320,7 @@ func (d *Deployment) startBackendProc(ctx context.Context, b *backendServer, nam
 
 // Backends describes each backend the deployment started, in the order the components first
 // needed them: its process, the version it reported, its address and its time to ready.
-// perf.Run records them in the report's environment.
+// runner.Run records them in the report's environment.
 func (d *Deployment) Backends() []perf.BackendInfo {
 	var out []perf.BackendInfo
 	for _, b := range d.backends {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -68,8 +70,8 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 		sc.Thresholds = slices.DeleteFunc(slices.Clone(sc.Thresholds), func(th perf.Threshold) bool { return th.Figure == "qps.ratio" })
 		t.Run(sc.Test, func(t *testing.T) {
 			isolated(t, func(t *testing.T, p *local.Platform) {
-				skipWithoutBroker(t, sc.Plan.(*perf.DeliveryPlan).Broker)
-				rep := perf.Run(t, sc, perf.WithPlatform(p), perf.WithReportDir(t.TempDir()))
+				skipWithoutBroker(t, sc.Plan.(*runner.DeliveryPlan).Broker)
+				rep := runner.Run(t, sc, runner.WithPlatform(p), runner.WithReportDir(t.TempDir()))
 				d := rep.Delivery
 				require.NotNil(t, d)
 				require.Len(t, rep.Loads, 1)
@@ -111,7 +113,7 @@ func TestBrokerRestartShowsLostMessages(t *testing.T) {
 		if os.Getenv("DAPRPERF_RESTART_BROKER_SLOW") != "" {
 			slowConsumer(&sc)
 		}
-		perf.Run(t, sc, perf.WithPlatform(p), perf.WithReportDir(dir))
+		runner.Run(t, sc, runner.WithPlatform(p), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {
@@ -152,7 +154,7 @@ func restartChild(t *testing.T, slow bool) (*perf.DeliveryReport, []byte, error)
 	out, err := cmd.CombinedOutput()
 	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "pubsub_subscribe_redis_broker_restart", "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
-	rep, rerr := perf.ReadReport(files[0])
+	rep, rerr := report.ReadReport(files[0])
 	require.NoError(t, rerr)
 	d := rep.Delivery
 	require.NotNil(t, d, "%s", out)

@@ -15,6 +15,8 @@ import (
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -28,7 +30,7 @@ func shortDoubleActivation(hostArgs ...string) perf.Scenario {
 			sc.Apps[i].Args = append(slices.Clone(sc.Apps[i].Args), hostArgs...)
 		}
 	}
-	fp := *sc.Plan.(*perf.FaultPlan)
+	fp := *sc.Plan.(*runner.FaultPlan)
 	ramp := func(peak int) driver.Executor {
 		return driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: time.Second, Target: peak / 2}, {Duration: time.Second, Target: peak}}, GracefulStop: 10 * time.Second}
 	}
@@ -50,7 +52,7 @@ func TestDoubleActivationGateFailsOnErrorsOutsideTheInjection(t *testing.T) {
 		if f := os.Getenv("DAPRPERF_FAULT_GATE_HOST_FAIL"); f != "" {
 			args = []string{"-fail-fraction", f}
 		}
-		perf.Run(t, shortDoubleActivation(args...), perf.WithPlatform(p), perf.WithReportDir(dir))
+		runner.Run(t, shortDoubleActivation(args...), runner.WithPlatform(p), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {
@@ -66,7 +68,7 @@ func TestDoubleActivationGateFailsOnErrorsOutsideTheInjection(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "actor_double_activation", "http", "result.json"))
 		require.Len(t, files, 1, "the result file is written:\n%s", out)
-		rep, rerr := perf.ReadReport(files[0])
+		rep, rerr := report.ReadReport(files[0])
 		require.NoError(t, rerr)
 		require.NotNil(t, rep.Figures, "%s", out)
 		g := rep.Figures.Gates

@@ -18,6 +18,8 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -42,7 +44,7 @@ func TestSIGINTKeepsTheRunsPartialResult(t *testing.T) {
 	require.NoError(t, os.WriteFile(earlierPath, earlier, 0o644))
 
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestInterruptedRunChild$", "-test.v")
-	cmd.Env = append(os.Environ(), envInterruptChild+"="+root, perf.EnvRunID+"=sigint",
+	cmd.Env = append(os.Environ(), envInterruptChild+"="+root, runner.EnvRunID+"=sigint",
 		"DAPR_TEST_DURATION=10s", "DAPR_PERF_QPS=100", "DAPR_PERF_WARMUP_DURATION=2s", "DAPR_PERF_REPEATS=2",
 		"DAPR_PERF_OVERHEAD_GATE=warn")
 	var out bytes.Buffer
@@ -83,7 +85,7 @@ func TestSIGINTKeepsTheRunsPartialResult(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(earlier), string(got), "the earlier result file is untouched")
 
-	rep, err := perf.ReadReport(path)
+	rep, err := report.ReadReport(path)
 	require.NoError(t, err, "the partial result parses")
 	assert.True(t, rep.Incomplete)
 	assert.True(t, strings.HasPrefix(rep.IncompleteReason, "interrupted by SIGINT after round 1 baseline"), rep.IncompleteReason)
@@ -104,7 +106,7 @@ func TestInterruptedRunChild(t *testing.T) {
 	// The signal leaves the run dir (logs) behind, as for a failed test: keep it in root.
 	p, err := local.New(local.WithRunDirParent(root), local.WithoutDaprdB())
 	require.NoError(t, err)
-	perf.Run(t, scenarios.ServiceInvocation(perf.HTTP), perf.WithPlatform(p), perf.WithReportDir(root))
+	runner.Run(t, scenarios.ServiceInvocation(perf.HTTP), runner.WithPlatform(p), runner.WithReportDir(root))
 	t.Error("not interrupted")
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -25,14 +26,14 @@ func faultedJobsRun(t *testing.T, fault perf.JobFault, window, scheduleTimeout t
 	t.Setenv("DAPR_PERF_QPS", "100") // x 1 min: load factor 0.1, 2,000 jobs
 	t.Setenv("DAPR_TEST_DURATION", "60s")
 	sc := scenarios.JobsTriggeringWithFault(fault)
-	plan := sc.Plan.(*perf.JobTriggerPlan)
+	plan := sc.Plan.(*runner.JobTriggerPlan)
 	plan.Window, plan.Settle, plan.ScheduleTimeout = window, 2*time.Second, scheduleTimeout
 	sc.Thresholds = slices.DeleteFunc(slices.Clone(sc.Thresholds), func(th perf.Threshold) bool {
 		return strings.HasPrefix(th.Figure, "jobs.") || th.Figure == "errors" || th.Figure == "restarts"
 	})
 	var jr *perf.JobsReport
 	isolated(t, func(t *testing.T, p *local.Platform) {
-		rep := perf.Run(t, sc, perf.WithPlatform(p), perf.WithReportDir(t.TempDir()))
+		rep := runner.Run(t, sc, runner.WithPlatform(p), runner.WithReportDir(t.TempDir()))
 		require.NotNil(t, rep.Jobs)
 		jr = rep.Jobs
 		require.NotNil(t, jr.Fault)
@@ -58,7 +59,7 @@ func TestJobsSchedulerFaultShowsInTheCounts(t *testing.T) {
 		t.Skip("starts daprd and the scheduler")
 	}
 	t.Run("restart", func(t *testing.T) {
-		jr := faultedJobsRun(t, perf.JobFault{Kind: perf.JobFaultRestart, After: 300 * time.Millisecond}, 10*time.Second, 20*time.Second)
+		jr := faultedJobsRun(t, perf.JobFault{Kind: runner.JobFaultRestart, After: 300 * time.Millisecond}, 10*time.Second, 20*time.Second)
 		assert.Positive(t, jr.Scheduled, "some jobs were accepted")
 		if jr.NeverFired == 0 && jr.FiredTwice == 0 {
 			t.Logf("the restart lost and doubled nothing: all %d accepted jobs fired exactly once", jr.Scheduled)
@@ -69,7 +70,7 @@ func TestJobsSchedulerFaultShowsInTheCounts(t *testing.T) {
 		}
 	})
 	t.Run("kill", func(t *testing.T) {
-		jr := faultedJobsRun(t, perf.JobFault{Kind: perf.JobFaultKill, After: 300 * time.Millisecond}, 2*time.Second, 3*time.Second)
+		jr := faultedJobsRun(t, perf.JobFault{Kind: runner.JobFaultKill, After: 300 * time.Millisecond}, 2*time.Second, 3*time.Second)
 		require.Positive(t, jr.Scheduled, "jobs accepted before the kill")
 		assert.Positive(t, jr.NeverFired, "jobs accepted before the kill and due after it cannot fire")
 		assert.Positive(t, jr.ScheduleErrors, "schedule requests after the kill fail")

@@ -13,6 +13,8 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -55,7 +57,7 @@ func TestKilledBackendFailsTheRun(t *testing.T) {
 				sc.Apps[i].Sidecar.Components = []perf.Component{{Name: "statestore", Type: perf.StateRedis}}
 			}
 		}
-		perf.Run(t, sc, perf.WithPlatform(killBackendAtMain{p}), perf.WithReportDir(dir))
+		runner.Run(t, sc, runner.WithPlatform(killBackendAtMain{p}), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {
@@ -86,7 +88,7 @@ func killedRedisReport(t *testing.T, dir, test string, out []byte, err error) *p
 	assert.Contains(t, string(out), "restarts = 1, at most 0")
 	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", test, "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
-	rep, err := perf.ReadReport(files[0])
+	rep, err := report.ReadReport(files[0])
 	require.NoError(t, err)
 	require.Len(t, rep.Exits, 1)
 	assert.Equal(t, "redis", rep.Exits[0].Process)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -27,7 +28,7 @@ func TestKilledStoreDuringStateGet(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_STORE_CHILD_DIR"); dir != "" {
 		p, err := local.New(local.WithRunDirParent(dir), local.WithoutDaprdB())
 		require.NoError(t, err)
-		perf.Run(t, scenarios.StateGet(perf.HTTP, perf.StateRedis), perf.WithPlatform(killBackendAtMain{p}), perf.WithReportDir(dir))
+		runner.Run(t, scenarios.StateGet(perf.HTTP, perf.StateRedis), runner.WithPlatform(killBackendAtMain{p}), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -52,7 +54,7 @@ func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 		// parent's temporary dir, which the parent removes.
 		p, err := local.New(local.WithRunDirParent(dir))
 		require.NoError(t, err)
-		perf.Run(t, scenarios.ServiceInvocation(perf.HTTP), perf.WithPlatform(killAtMain{p}), perf.WithReportDir(dir))
+		runner.Run(t, scenarios.ServiceInvocation(perf.HTTP), runner.WithPlatform(killAtMain{p}), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {
@@ -73,7 +75,7 @@ func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 
 	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "service_invocation", "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
-	rep, err := perf.ReadReport(files[0])
+	rep, err := report.ReadReport(files[0])
 	require.NoError(t, err)
 	require.Len(t, rep.Exits, 1)
 	assert.Equal(t, "testapp-daprd", rep.Exits[0].Process)

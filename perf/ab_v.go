@@ -22,7 +22,7 @@ func SideB(dep Deployment) (Deployment, bool) {
 }
 
 // daprdPather is implemented by deployments that know the daprd binary they run.
-type daprdPather interface{ DaprdPath() string }
+type DaprdPather interface{ DaprdPath() string }
 
 // Build names one daprd build of an A/B run.
 type Build struct {

@@ -68,7 +68,7 @@ type BackendRestarter interface {
 }
 
 // fill takes the subscriber's counts after a drain of waited.
-func (dr *DeliveryReport) fill(st SubscriberStats, waited time.Duration) {
+func (dr *DeliveryReport) Fill(st SubscriberStats, waited time.Duration) {
 	dr.Received, dr.Duplicated, dr.Missing = st.Received, st.Duplicates, st.Missing
 	dr.Lost = max(0, st.Missing-dr.PublishErrors)
 	dr.Stale, dr.Malformed, dr.Unexpected = st.Stale, st.Malformed, st.Unexpected

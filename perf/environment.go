@@ -47,7 +47,7 @@ func moduleLine(gomod string) string {
 	return ""
 }
 
-func randomHex(n int) string {
+func RandomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)

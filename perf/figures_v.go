@@ -94,4 +94,4 @@ const (
 var GatePercentiles = []float64{50, 75, 90, 95, 99, 99.9}
 
 // closedLoop reports whether r's load was a closed loop of the driver (no target rate).
-func (r *Result) closedLoop() bool { return r.Params.Executor.ClosedLoop() }
+func (r *Result) ClosedLoop() bool { return r.Params.Executor.ClosedLoop() }

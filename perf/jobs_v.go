@@ -99,7 +99,7 @@ type JobAppStats struct {
 }
 
 // fill takes the app's counts; scheduledAt is when the scheduling ended.
-func (jr *JobsReport) fill(st JobAppStats, scheduledAt time.Time) {
+func (jr *JobsReport) Fill(st JobAppStats, scheduledAt time.Time) {
 	jr.Scheduled = st.Scheduled // the app's own count of accepted jobs
 	jr.Fired, jr.NeverFired, jr.FiredTwice, jr.ExtraFires = st.Fired, st.NeverFired, st.FiredTwice, st.ExtraFires
 	jr.Unexpected, jr.MaxFiresPerJob, jr.Lag = st.Unexpected, st.MaxFiresPerJob, st.LagSeconds

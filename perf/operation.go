@@ -240,7 +240,7 @@ func (o Operation) problems(proto Protocol) []error {
 	need := func(field, v string) {
 		if v == "" {
 			bad(field, `""`, fmt.Sprintf("must be set for kind %s", o.Kind))
-		} else if err := pathSegment(v); err != nil {
+		} else if err := PathSegment(v); err != nil {
 			bad(field, fmt.Sprintf("%q", v), err.Error())
 		}
 	}
@@ -401,7 +401,7 @@ func knownBackend(b Backend) bool {
 }
 
 // pathSegment checks that v can be one segment of a URL path as it is: a Dapr name or key.
-func pathSegment(v string) error {
+func PathSegment(v string) error {
 	if strings.ContainsAny(v, "/?#% \t\n") {
 		return fmt.Errorf(`must be one URL path segment: no "/", "?", "#", "%%" or spaces`)
 	}

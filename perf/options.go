@@ -60,11 +60,11 @@ func NewParams(opts ...Option) (Params, error) {
 	if err != nil {
 		return Params{}, err
 	}
-	setIf(&p.QPS, env.QPS)
-	setIf(&p.Connections, env.Connections)
-	setIf(&p.Duration, env.Duration)
-	setIf(&p.PayloadBytes, env.PayloadSize)
-	setIf(&p.Payload, env.Payload)
+	SetIf(&p.QPS, env.QPS)
+	SetIf(&p.Connections, env.Connections)
+	SetIf(&p.Duration, env.Duration)
+	SetIf(&p.PayloadBytes, env.PayloadSize)
+	SetIf(&p.Payload, env.Payload)
 	return p, p.Validate()
 }
 
@@ -76,13 +76,13 @@ func NewWarmupParams(opts ...Option) (Params, error) {
 	if err != nil {
 		return Params{}, err
 	}
-	setIf(&p.QPS, env.WarmupQPS)
-	setIf(&p.Duration, env.WarmupDuration)
+	SetIf(&p.QPS, env.WarmupQPS)
+	SetIf(&p.Duration, env.WarmupDuration)
 	return p, p.Validate()
 }
 
 // setIf copies *v over *dst when the variable was set.
-func setIf[T any](dst *T, v *T) {
+func SetIf[T any](dst *T, v *T) {
 	if v != nil {
 		*dst = *v
 	}

@@ -44,7 +44,7 @@ type ReminderReport struct {
 }
 
 // fill takes the host's counters at the end of the wait.
-func (rr *ReminderReport) fill(st ActorStats) {
+func (rr *ReminderReport) Fill(st ActorStats) {
 	rr.Fires, rr.RemindersFired, rr.MaxFiresPerReminder = st.ReminderFiresTimed, st.RemindersFired, st.MaxFiresPerReminder
 	rr.Missing = max(0, rr.ExpectedFires-rr.Fires)
 	rr.LagSeconds = st.ReminderLagSeconds

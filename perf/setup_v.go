@@ -25,7 +25,7 @@ type Setup struct {
 }
 
 // setupParams are su's Params: defaults, then su.Options, validated.
-func (su Setup) setupParams() (Params, error) {
+func (su Setup) SetupParams() (Params, error) {
 	p := build(su.Options)
 	if err := p.Validate(); err != nil {
 		return Params{}, fmt.Errorf("setup %q: %w", su.Name, err)
@@ -34,13 +34,13 @@ func (su Setup) setupParams() (Params, error) {
 }
 
 // validateSetup checks every Setup's name and Params before anything starts.
-func (sc Scenario) validateSetup() error {
+func (sc Scenario) ValidateSetup() error {
 	var errs []error
 	for i, su := range sc.Setup {
 		if su.Name == "" {
 			errs = append(errs, fmt.Errorf("setup[%d]: Name must say what it is for", i))
 		}
-		if _, err := su.setupParams(); err != nil {
+		if _, err := su.SetupParams(); err != nil {
 			errs = append(errs, err)
 		}
 	}

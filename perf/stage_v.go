@@ -23,4 +23,4 @@ type Stage struct {
 // ("stage.2kb-200ps.mean").
 func StageMeanFigure(name string) string { return "stage." + name + ".mean" }
 
-var stageName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+var StageName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)

@@ -55,7 +55,7 @@ type Verdict struct {
 func (v Verdict) String() string {
 	got := "not measured"
 	if v.Measured {
-		got = formatFigure(v.Figure, v.Got)
+		got = FormatFigure(v.Figure, v.Got)
 		if v.Basis != "" {
 			got += " (" + v.Basis + ")"
 		}
@@ -67,10 +67,10 @@ func (v Verdict) String() string {
 	case !v.Pass:
 		word = "FAIL"
 	}
-	return fmt.Sprintf("%s = %s, %s %s (%s): %s", v.Figure, got, v.Op, formatFigure(v.Figure, v.Limit), v.Source, word)
+	return fmt.Sprintf("%s = %s, %s %s (%s): %s", v.Figure, got, v.Op, FormatFigure(v.Figure, v.Limit), v.Source, word)
 }
 
-func formatFigure(figure string, x float64) string {
+func FormatFigure(figure string, x float64) string {
 	switch {
 	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "latency."), strings.HasPrefix(figure, "delivery.p"), strings.HasPrefix(figure, "actors.timerLag."), strings.HasSuffix(figure, ".mean"), strings.HasPrefix(figure, "reminders.lag."):
 		return fmt.Sprintf("%.3f ms", x*1e3)
@@ -118,7 +118,7 @@ func MaxOverheadEnv(p float64) string {
 }
 
 // notApplicable: an IfMeasured bound whose figure the plan did not measure.
-func (th Threshold) notApplicable(figures map[string]float64) bool {
+func (th Threshold) NotApplicable(figures map[string]float64) bool {
 	_, measured := figures[th.Figure]
 	return th.IfMeasured && !measured
 }

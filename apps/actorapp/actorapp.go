@@ -85,7 +85,7 @@ type Lock interface {
 	Release(ctx context.Context, key, host string) error
 }
 
-// Stats are the handler's counters since it started, in the shape perf.Run reads from GET
+// Stats are the handler's counters since it started, in the shape runner.Run reads from GET
 // /stats.
 type Stats = perf.ActorStats
 

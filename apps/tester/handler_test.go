@@ -98,7 +98,7 @@ func (b *busyProbe) WriteHeader(code int) {
 }
 
 // TestTheTesterIsFreeWhenItAnswers: a client that posts its next phase the moment an answer
-// arrives (perf.Run does) must never get 409.
+// arrives (runner.Run does) must never get 409.
 func TestTheTesterIsFreeWhenItAnswers(t *testing.T) {
 	target := httpApp(t, httpapp.Options{})
 	h := openHandler(t, target)

@@ -31,6 +31,8 @@ import (
 	"github.com/daprperf/daprperf/kube/node"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/growth"
+	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // TestNode brings one cluster up, runs every check on it in order, tears it down and compares
@@ -191,7 +193,7 @@ func envOr(k, def string) string {
 
 // runID is the run id of this test's scenario runs: DAPR_PERF_RUN_ID when set, else
 // kube-<UTC time>.
-var runID = envOr(perf.EnvRunID, "kube-"+time.Now().UTC().Format("20060102T150405Z"))
+var runID = envOr(runner.EnvRunID, "kube-"+time.Now().UTC().Format("20060102T150405Z"))
 
 // lockHeld is the line perfRun's command prints once it holds the perf lock.
 const lockHeld = "kube e2e: perf lock held"
@@ -217,8 +219,8 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 		"DAPR_PERF_PLATFORM=kubernetes",
 		"DAPR_PERF_IMAGE_REGISTRY="+node.ImageRegistry,
 		"DAPR_PERF_IMAGE_TAG="+node.ImageTag,
-		perf.EnvRunID+"="+id,
-		perf.EnvReportDir+"="+reportDir(t, root),
+		runner.EnvRunID+"="+id,
+		runner.EnvReportDir+"="+reportDir(t, root),
 		// Short phases in CI; Dapr's full ones when the caller sets them.
 		perf.EnvDuration+"="+envOr(perf.EnvDuration, "10s"),
 		perf.EnvWarmupDuration+"="+envOr(perf.EnvWarmupDuration, "3s"),
@@ -226,7 +228,7 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 		// (at 200 QPS one gRPC run in three had its baseline fall behind on 2 shared cores).
 		perf.EnvQPS+"="+envOr(perf.EnvQPS, "100"),
 		perf.EnvPreflight+"="+envOr(perf.EnvPreflight, "off"),
-		perf.EnvCommand+"=make test-kube",
+		runner.EnvCommand+"=make test-kube",
 		perf.EnvOverheadGate+"="+envOr(perf.EnvOverheadGate, "warn"),
 	)
 	cmd.Env = append(cmd.Env, env...)
@@ -269,7 +271,7 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 
 // reportDir is DAPR_PERF_REPORT_DIR (absolute), or <root>/reports.
 func reportDir(t *testing.T, root string) string {
-	d := envOr(perf.EnvReportDir, filepath.Join(root, "reports"))
+	d := envOr(runner.EnvReportDir, filepath.Join(root, "reports"))
 	abs, err := filepath.Abs(d)
 	if err != nil {
 		t.Fatal(err)
@@ -665,18 +667,18 @@ func checkPodResources(c *node.Cluster) string {
 }
 
 // checkReadings checks the resource summaries of the result file at path as the run's summary
-// (perf.Summary, what perf.sh prints) shows them: a process without a metrics-API reading in
+// (report.Summary, what perf.sh prints) shows them: a process without a metrics-API reading in
 // the main phases (metrics-server has none of a new pod for its first 15 s or more) has CPU
 // and RSS 0 in the file and reads "no readings" in its summary row, never a 0; a process with
 // readings has an RSS above 0 and figures in its row.
 func checkReadings(t *testing.T, tr, path string) {
 	t.Helper()
-	rep, err := perf.ReadReport(path)
+	rep, err := report.ReadReport(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := map[string]string{}
-	for _, l := range strings.Split(perf.Summary(rep), "\n") {
+	for _, l := range strings.Split(report.Summary(rep), "\n") {
 		if f := strings.Fields(l); len(f) > 1 {
 			rows[f[0]] = l
 		}

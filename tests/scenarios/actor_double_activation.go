@@ -6,6 +6,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // Settings of ActorDoubleActivation, with where each comes from.
@@ -49,7 +50,7 @@ func rampTo(peak int) driver.Executor {
 	}, GracefulRampDown: 10 * time.Second, GracefulStop: 10 * time.Second}
 }
 
-// ActorDoubleActivation is Dapr's actor_double_activation perf test (perf.FaultPlan): three
+// ActorDoubleActivation is Dapr's actor_double_activation perf test (runner.FaultPlan): three
 // actor host replicas (apps/actorapp, each with its daprd, one placement, one Redis for the
 // activation lock), and the tester's daprd calling POST /v1.0/actors/PerfTestActor/SINGLE_ID/
 // method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 300 -> 900 -> 1500
@@ -80,7 +81,7 @@ func ActorDoubleActivation() perf.Scenario {
 		WarmupOptions: []perf.Option{
 			perf.WithQPS(20), perf.WithConnections(2), perf.WithDuration(5 * time.Second),
 		},
-		Plan: &perf.FaultPlan{
+		Plan: &runner.FaultPlan{
 			Hosts:  hosts,
 			Base:   rampTo(DoubleActivationBasePeakVUs),
 			Faults: rampTo(DoubleActivationFaultPeakVUs),

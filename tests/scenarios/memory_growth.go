@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // The memory-growth variants, as named in reports and asserted by tests/memory_growth.
@@ -70,7 +71,7 @@ func MemoryGrowth() perf.Scenario {
 		}
 		return map[string]any{"metric": m}
 	}
-	plan := &perf.GrowthPlan{
+	plan := &runner.GrowthPlan{
 		QPS:              500,
 		Connections:      8,
 		ExpectedVerdicts: GrowthExpectedVerdicts,
@@ -100,22 +101,22 @@ func MemoryGrowth() perf.Scenario {
 
 // GrowthVariants returns the variants of the memory-growth scenario sc.
 func GrowthVariants(sc perf.Scenario) []perf.GrowthVariant {
-	if g, ok := sc.Plan.(*perf.GrowthPlan); ok {
+	if g, ok := sc.Plan.(*runner.GrowthPlan); ok {
 		return g.Variants
 	}
 	return nil
 }
 
-// RunGrowth runs the growth scenario g with perf.Run on the platform from the environment,
+// RunGrowth runs the growth scenario g with runner.Run on the platform from the environment,
 // with build A alone: growth rounds are not interleaved between two builds.
 func RunGrowth(t *testing.T, g perf.Scenario) *perf.Report {
 	t.Helper()
-	if planOnly(t) { // no platform constructed: perf.Run prints the plan
-		return perf.Run(t, g)
+	if planOnly(t) { // no platform constructed: runner.Run prints the plan
+		return runner.Run(t, g)
 	}
 	p, err := platformFromEnv(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return perf.Run(t, g, perf.WithPlatform(p))
+	return runner.Run(t, g, runner.WithPlatform(p))
 }

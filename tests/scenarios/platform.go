@@ -7,6 +7,7 @@ import (
 	"github.com/daprperf/daprperf/kube"
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // EnvPlatform selects the platform: "local" (default) or "kubernetes".
@@ -44,26 +45,26 @@ func platformFromEnv(ab bool) (perf.Platform, error) {
 	}
 }
 
-// Run runs sc with perf.Run on the platform from the environment; a bad DAPR_PERF_PLATFORM
+// Run runs sc with runner.Run on the platform from the environment; a bad DAPR_PERF_PLATFORM
 // fails t before anything starts.
 // Under DAPR_PERF_PLAN_ONLY=1 no platform is constructed (the local one runs daprd --version):
-// perf.Run prints the plan and returns nil.
-func Run(t *testing.T, sc perf.Scenario, opts ...perf.RunOption) *perf.Report {
+// runner.Run prints the plan and returns nil.
+func Run(t *testing.T, sc perf.Scenario, opts ...runner.RunOption) *perf.Report {
 	t.Helper()
 	if planOnly(t) {
-		return perf.Run(t, sc, opts...)
+		return runner.Run(t, sc, opts...)
 	}
 	p, err := PlatformFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return perf.Run(t, sc, append([]perf.RunOption{perf.WithPlatform(p)}, opts...)...)
+	return runner.Run(t, sc, append([]runner.RunOption{runner.WithPlatform(p)}, opts...)...)
 }
 
 // planOnly reports whether DAPR_PERF_PLAN_ONLY asks for a plan-only run; a bad value fails t.
 func planOnly(t *testing.T) bool {
 	t.Helper()
-	only, err := perf.PlanOnlyFromEnv()
+	only, err := runner.PlanOnlyFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}

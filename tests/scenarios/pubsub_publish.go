@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // Names of the pub/sub publish scenarios' apps, components and topic.
@@ -194,7 +195,7 @@ func PublishStages() []perf.Stage {
 
 // PubSubPublishStages is Dapr's pubsub_publish_http on broker b: raw publishes (POST
 // /v1.0/publish/pubsub/perf-topic?metadata.rawPayload=true) through the publisher's daprd at
-// fixed rates, one load per stage (PublishStages, perf.StagePlan), after a warmup of 10
+// fixed rates, one load per stage (PublishStages, runner.StagePlan), after a warmup of 10
 // requests/s for 3 s. Each stage has its own figures and its own bound: mean service time
 // below 1 ms (Dapr's k6 threshold), and no errors (Dapr's checks rate==1), 0 restarts. Test
 // name "pubsub_publish" plus the broker's suffix (transport http); there is no baseline phase (Dapr's k6
@@ -220,6 +221,6 @@ func PubSubPublishStages(b PubSubBroker) perf.Scenario {
 		MainOptions:   []perf.Option{perf.WithConnections(16)},
 		WarmupOptions: []perf.Option{perf.WithQPS(10), perf.WithConnections(2), perf.WithDuration(3 * time.Second), perf.WithPayloadSize(2048)},
 		Thresholds:    th,
-		Plan:          &perf.StagePlan{Stages: stages},
+		Plan:          &runner.StagePlan{Stages: stages},
 	}
 }

@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// deliveryGates adds the delivery figures to gates: lost, duplicated, the latency percentiles,
+// and errors and qps.ratio of the loads.
+func DeliveryGates(r *perf.Report, gates map[string]float64) {
+	dr := r.Delivery
+	if dr == nil {
+		return
+	}
+	var errs int64
+	ratio := 0.0
+	for i, l := range r.Loads {
+		errs += l.Errors()
+		if q := l.QPSRatio(); i == 0 || q < ratio {
+			ratio = q
+		}
+	}
+	if len(r.Loads) > 0 {
+		gates["errors"], gates["qps.ratio"] = float64(errs), ratio
+	}
+	if len(r.Loads) == 0 || dr.DrainWindowSeconds == 0 {
+		return
+	}
+	gates["delivery.lost"] = float64(dr.Lost)
+	gates["delivery.duplicated"] = float64(dr.Duplicated)
+	if dr.Received > 0 {
+		gates["delivery.mean"] = dr.Latency.AvgSeconds
+	}
+	for _, p := range dr.Latency.Percentiles {
+		gates["delivery."+perf.PercentileName(p.P)] = p.Seconds
+	}
+}
+
+// deliveryTable is the summary's block of a delivery run.
+func deliveryTable(b *strings.Builder, r *perf.Report) {
+	dr := r.Delivery
+	if dr.Mode == perf.SubscribeConfiguration {
+		fmt.Fprintf(b, "delivery: configuration subscribe over %s, store %s (%s), updates written straight to the store at %d/s x %v, %d-byte values\n",
+			r.Transport, dr.PubSub, orNone(string(dr.Broker)), r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	} else {
+		fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
+			dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+	}
+	fmt.Fprintf(b, "messages: sent %d (of %d stamped, %d publish errors), received %d, LOST %d, duplicated %d, stale %d, malformed %d; drain %.2f s of %.0f s (%s)\n",
+		dr.Sent, dr.Sequenced, dr.PublishErrors, dr.Received, dr.Lost, dr.Duplicated, dr.Stale, dr.Malformed, dr.DrainSeconds, dr.DrainWindowSeconds,
+		map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])
+	if br := dr.BrokerRestart; br != nil {
+		fmt.Fprintf(b, "broker restart: %s stopped %.1f s into the main load, down %.2f s %s\n", dr.Broker, br.AtSeconds, br.DownSeconds, br.Error)
+	}
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "\tmean\tp50\tp90\tp95\tp99\tmax\t")
+	row := func(name string, l perf.Latency) {
+		ms := func(p float64) string {
+			for _, q := range l.Percentiles {
+				if q.P == p {
+					return fmt.Sprintf("%.3f", 1e3*q.Seconds)
+				}
+			}
+			return "-"
+		}
+		fmt.Fprintf(w, "%s (ms)\t%.3f\t%s\t%s\t%s\t%s\t%.3f\t\n", name, 1e3*l.AvgSeconds, ms(50), ms(90), ms(95), ms(99), 1e3*l.MaxSeconds)
+	}
+	row("delivery latency", dr.Latency)
+	row("subscriber handler", dr.Handler)
+	_ = w.Flush()
+	fmt.Fprintf(b, "subscriber: %d delivery calls for %d messages\n", dr.HandlerCalls, dr.Received+dr.Duplicated)
+}
+
+func orHTTP(p perf.Protocol) perf.Protocol {
+	if p == "" {
+		return perf.HTTP
+	}
+	return p
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "in-memory"
+	}
+	return s
+}

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// deriveFaultFigures fills in f for a fault plan's report.
+func deriveFaultFigures(r *perf.Report, f *perf.Figures) {
+	f.NoOverhead = "the fault plan runs no baseline phase (Dapr's actor_double_activation has none): it gates on errors outside the injected ones and on double activations"
+	for i := range r.Loads {
+		l := &r.Loads[i]
+		f.Phases = append(f.Phases, derivePhaseFigures(l.Name, []perf.Round{{Main: l.Result}}, func(rd *perf.Round) *perf.Result { return &rd.Main }))
+	}
+	perf.FaultFigures(f.Gates, r.Loads, r.Actors)
+}
+
+// faultTable writes one line per phase (peak VUs, requests, QPS, errors, 500s, p50/p95/p99
+// service time in ms) and the fault window's counts.
+func faultTable(b *strings.Builder, r *perf.Report, figures *perf.Figures) {
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "phase\tpeak VUs\trequests\tQPS\terrors\t500s\tp50 (ms)\tp95 (ms)\tp99 (ms)\tmax (ms)\t")
+	for i := range r.Loads {
+		l := &r.Loads[i]
+		q := func(p float64) string {
+			if v, err := l.Percentile(p); err == nil {
+				return fmt.Sprintf("%.1f", float64(v)/1e6)
+			}
+			return "-"
+		}
+		vus := 0
+		if l.Executor != nil {
+			vus = l.Executor.MaxActiveVUs
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t%s\t%s\t\n", l.Name, vus, l.Requests, l.ActualQPS, l.Errors(), l.RetCodes["500"], q(50), q(95), q(99), fmt.Sprintf("%.1f", float64(l.Max())/1e6))
+	}
+	_ = w.Flush()
+	if fr := r.Faults; fr != nil {
+		g := figures.Gates
+		fmt.Fprintf(b, "faults: %v delay, %.0f %% 500s for %v, %s; %.0f calls in the window, %.0f 500s injected, %.0f 500s at the client, %.0f errors other than injected 500s\n",
+			fr.Delay, 100*fr.FailFraction, fr.Window, fr.Note, g["faults.calls"], g["errors.injected"], g["errors.500"], g["errors.other"])
+	}
+}

@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// PlanOnlyFromEnv reports whether EnvPlanOnly asks for a plan-only run ("1" or "true"). A bad
+// value of any variable is LoadEnv's error, naming it and what it accepts.
+func PlanOnlyFromEnv() (bool, error) {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return false, err
+	}
+	v := perf.Val(env.PlanOnly)
+	return v == "1" || v == "true", nil
+}
+
+// planOnlyPlatform stands in for the platform of a plan-only run, whose configuration needs
+// one: it has the name of the platform the run would use, and starting it fails the test
+// (nothing may start in a plan-only run).
+type planOnlyPlatform struct{ name string }
+
+func (p planOnlyPlatform) Name() string { return p.name }
+
+func (p planOnlyPlatform) Start(_ context.Context, t testing.TB, _ ...perf.App) perf.Deployment {
+	t.Helper()
+	t.Fatalf("perf: %s is set: a plan-only run starts no platform", perf.EnvPlanOnly)
+	return nil
+}
+
+// PlanOf configures sc exactly as Run would (the env overrides applied and validated: the
+// same error Run fails with) and returns its plan line, without starting anything. platform is
+// the name of the platform the run would use ("local" when empty); opts are Run's options
+// (a platform among them gives its name instead). Package and Test are left empty.
+func PlanOf(sc perf.Scenario, platform string, opts ...RunOption) (perf.PlanLine, error) {
+	if platform == "" {
+		platform = "local"
+	}
+	probe := runConfig{}
+	for _, o := range opts {
+		o(&probe)
+	}
+	if probe.platform != nil {
+		platform = probe.platform.Name()
+	}
+	opts = append(append([]RunOption(nil), opts...), WithPlatform(planOnlyPlatform{name: platform}))
+	cfg, err := newRunConfig(sc, opts)
+	if err != nil {
+		return perf.PlanLine{}, err
+	}
+	plan := scenarioPlan(sc)
+	_, upTo := plan.(*IterationsPlan) // its runs are planned at their maxDuration
+	l := perf.PlanLine{
+		Scenario: sc.Test, Transport: string(sc.Transport), Plan: plan.Kind(), Platform: platform,
+		QPS: cfg.main.QPS, Connections: cfg.main.Connections, DurationSeconds: cfg.main.Duration.Seconds(),
+		WarmupQPS: cfg.warmup.QPS, WarmupSeconds: cfg.warmup.Duration.Seconds(),
+		PhaseOverheadSeconds: phaseOverhead.Seconds(),
+	}
+	if cfg.main.MaxRate || cfg.main.HasExecutor() || upTo {
+		l.QPS = 0
+	}
+	if cfg.warmup.HasExecutor() || upTo { // counted in iterations, not a rate and a length
+		l.WarmupQPS, l.WarmupSeconds = 0, 0
+	}
+	var expected, bounded time.Duration
+	for _, ph := range plan.steps(sc, cfg) {
+		bound := upTo && ph.d > 0
+		l.Phases = append(l.Phases, perf.PlanLinePhase{Name: ph.name, Seconds: ph.d.Seconds(), UpTo: bound})
+		expected += ph.d + phaseOverhead
+		if bound {
+			bounded += ph.d
+		}
+	}
+	l.ExpectedSeconds = expected.Seconds()
+	l.UpToSeconds = bounded.Seconds()
+	return l, nil
+}
+
+// runPlanOnly is Run under EnvPlanOnly: it prints sc's plan line on stdout (go test -v passes
+// it through as one line) and logs the plan as a run would, or fails t with the configuration
+// error a run would fail with. It starts nothing and writes no file.
+func runPlanOnly(t *testing.T, sc perf.Scenario, opts []RunOption) {
+	t.Helper()
+	env, err := perf.LoadEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := PlanOf(sc, perf.Val(env.Platform), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Test = t.Name()
+	l.Package = testPackage()
+	fmt.Println(l.String())
+	t.Logf("plan only (%s): %s/%s on %s, %d phases, expected about %v", perf.EnvPlanOnly, l.Scenario, l.Transport, l.Platform,
+		len(l.Phases), (time.Duration(l.ExpectedSeconds * float64(time.Second))).Round(time.Second))
+}
+
+// testPackage is the test binary's package folder relative to the repository root (go test
+// runs a test binary in its package's folder), or the folder's base name when no root is found.
+func testPackage() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	if root, err := perf.RepoRootFrom(wd); err == nil {
+		if rel, err := filepath.Rel(root, wd); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(wd)
+}

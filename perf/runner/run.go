@@ -1,0 +1,337 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/push"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// EnvReportDir overrides the report root (default: <repo>/reports); runs write under
+// <root>/runs/<run id>/ (RunPath), published references live in <root>/v<version>/.
+const EnvReportDir = "DAPR_PERF_REPORT_DIR"
+
+// startTimeout bounds the platform's start-up and health checks.
+const startTimeout = 3 * time.Minute
+
+// RunOption configures Run.
+type RunOption func(*runConfig)
+
+// WithPlatform sets the platform the scenario runs on (required).
+func WithPlatform(p perf.Platform) RunOption { return func(c *runConfig) { c.platform = p } }
+
+// WithReportDir sets the root of the report directories, overriding DAPR_PERF_REPORT_DIR.
+func WithReportDir(dir string) RunOption { return func(c *runConfig) { c.reportRoot = dir } }
+
+type runConfig struct {
+	platform     perf.Platform
+	reportRoot   string
+	push         push.PushConfig
+	main, warmup perf.Params
+	thresholds   []perf.Threshold
+	rounds       int
+	idle         time.Duration
+	preflight    bool // EnvPreflight=ladder (preflight.go)
+	runID        string
+	growth       *growthConfig // the growth plan's, configured (GrowthPlan.configure)
+	notes        []string      // overrides the plan changed or did not apply, for the result's warnings
+	// stepped is the preflight of an earlier attempt whose full-length run at the load it chose
+	// was invalid (runLadder): this attempt runs at cfg.main.QPS without measuring again.
+	stepped *perf.Preflight
+}
+
+// planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
+// detector's), or a bound of build B in an A/B run (the report's verdicts are build A's).
+func planChecksPass(r *perf.Report) bool {
+	return len(report.KindOf(r).Failures(r)) == 0 && (r.AB == nil || report.ABVerdictsPass(r.AB))
+}
+
+// Run is the one runner, for every kind of scenario. In order:
+//  1. the configuration: env overrides, thresholds, run id, the push and the plan's own
+//     settings, all validated: any error fails t before a process starts;
+//  2. the result file, created under the run's id (RunPath) before anything starts;
+//  3. the scenario's plan (Scenario.Plan; OverheadPlan when unset), which starts its
+//     deployments on the platform (each stamps the environment) and runs its phases,
+//     checkpointing the result file after each, so a run cut short keeps what it measured;
+//  4. exits and restarts of every deployment;
+//  5. the figures, derived once (DeriveFigures), and the verdicts on them;
+//  6. the result file's final write, then the push to the Pushgateway when one is configured
+//     (a failed push is an infrastructure error, written to the file too), then the summary;
+//  7. one test error per failed bound, per failed plan check, and for an invalid or
+//     incomplete run.
+//
+// It returns the report, also when t has failed. Under DAPR_PERF_PLAN_ONLY=1 it only prints
+// the plan (runPlanOnly, planonly.go) and returns nil, with no platform needed or started.
+//
+// When the preflight picks the load (make perf: EnvPreflight=ladder, no DAPR_PERF_QPS) and a
+// full-length run at that load is invalid, Run runs the scenario again at the ladder's next
+// load, each attempt a subtest with its own deployment (runLadder, stepdown.go).
+func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
+	t.Helper()
+	if only, err := PlanOnlyFromEnv(); err != nil {
+		t.Fatal(err)
+	} else if only {
+		runPlanOnly(t, sc, opts)
+		return nil
+	}
+	cfg, err := newRunConfig(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stepDownPossible(sc, cfg) {
+		return runLadder(t, sc, cfg)
+	}
+	rep, rf := runAttempt(t, sc, cfg)
+	conclude(t, cfg, rep, rf)
+	return rep
+}
+
+// runAttempt is steps 2 to 6 of Run up to the result file's final write: the run itself, with
+// cfg as configured. It returns the report and its file.
+func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *runFile) {
+	t.Helper()
+	plan := scenarioPlan(sc)
+	rep := newReport(sc, cfg)
+	rep.Command = commandFromEnv()
+	rf, err := createRunFile(cfg.reportRoot, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("run %s: result file %s", rep.RunID, rf.Path())
+	defer rf.stopped(t, rep) // a fatal error or a panic: keep what was measured, marked incomplete
+
+	s := &session{t: t, sc: sc, cfg: &cfg, rep: rep, rf: rf}
+	s.prog = newProgress(t, sc, plan.steps(sc, cfg), cfg.platform.Name()) // the plan, then a line per phase
+	runErr := plan.run(s)
+	if runErr != nil { // plan.finish records it (markEnd)
+		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, runErr)
+	}
+	s.readActorStats()
+	s.readAllExits()
+	plan.finish(s, runErr)
+	rep.Warnings = append(rep.Warnings, cfg.notes...) // what the overrides did, for every plan
+	report.Judge(rep, cfg.thresholds)
+	rep.Pass = rep.Pass && planChecksPass(rep)
+
+	if werr := rf.finish(rep); werr != nil { // first: nothing after it can lose the figures
+		t.Errorf("%v", werr)
+	} else {
+		t.Logf("result file: %s", rf.Path())
+	}
+	return rep, rf
+}
+
+// conclude is the end of Run once the result file is written: the push (a failed one is
+// written to the file too), the summary, and the test errors (failOn).
+func conclude(t *testing.T, cfg runConfig, rep *perf.Report, rf *runFile) {
+	t.Helper()
+	if perr := pushReport(t, cfg.push, rep); perr != nil {
+		rep.InfraErrors = append(rep.InfraErrors, "push: "+perr.Error())
+		rep.Pass = false
+		if werr := rf.finish(rep); werr != nil {
+			t.Errorf("%v", werr)
+		}
+	}
+	t.Log("\n" + report.Summary(rep))
+	failOn(t, rep)
+}
+
+func newRunConfig(sc perf.Scenario, opts []RunOption) (runConfig, error) {
+	env, err := perf.LoadEnv() // names every bad variable at once; the readers below would repeat it
+	if err != nil {
+		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+	}
+	cfg := runConfig{reportRoot: perf.Val(env.ReportDir)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	var errs problems
+	add := errs.add
+	cfg.thresholds, err = report.ThresholdsFromEnv(sc.Thresholds)
+	add(err)
+	add(scenarioPlan(sc).configure(sc, &cfg))
+	cfg.push, err = push.PushConfigFromEnv()
+	add(err)
+	cfg.runID, err = RunIDFromEnv()
+	add(err)
+	if cfg.platform == nil {
+		add(errors.New("perf: no platform: pass perf.WithPlatform"))
+	}
+	if cfg.reportRoot == "" {
+		cfg.reportRoot, err = defaultReportRoot()
+		add(err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+	}
+	return cfg, nil
+}
+
+// withTesterLimits returns a copy of apps in which each tester without TesterLimits has
+// TesterLimitsFor(loads...): the platform caps it at the scenario's own load times
+// TesterLoadMargin.
+func withTesterLimits(apps []perf.App, loads ...perf.Params) []perf.App {
+	out := make([]perf.App, len(apps))
+	for i, a := range apps {
+		if a.Kind == perf.Tester && a.TesterLimits == nil {
+			l := perf.TesterLimitsFor(loads...)
+			a.TesterLimits = &l
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// sampleIdle samples resources for window with no load.
+func sampleIdle(ctx context.Context, dep perf.Deployment, window time.Duration, sc perf.Scenario) []perf.Series {
+	interval := sc.ResourceInterval()
+	rec := perf.Record(ctx, dep, interval, sc.Roles())
+	select {
+	case <-ctx.Done():
+	case <-time.After(window):
+	}
+	series, _ := rec.Stop()
+	return series
+}
+
+// routed returns p aimed at route r of the deployment.
+func routed(dep perf.Deployment, sc perf.Scenario, r perf.Route, p perf.Params) (perf.Params, error) {
+	p.Protocol = sc.Transport
+	p.Method = r.Method
+	if p.Method == "" {
+		p.Method = "test"
+	}
+	var err error
+	// An invoke with a stated baseline (Dapr's no-op baseline of the pub/sub scenarios: the
+	// app's no-op endpoint) keeps its operation, so its result says which baseline it is.
+	if !r.Operation.IsZero() && (r.Operation.Kind != perf.OpInvoke || r.Operation.Baseline != "") {
+		p.Operation = r.Operation
+		switch {
+		case r.Operation.BaselineKind() == perf.BaselineStore && !r.ThroughSidecar:
+			p.Operation.Direct, p.Target, err = directStore(dep, sc, r.Operation)
+			if err == nil {
+				p.Operation.Key, err = storeKey(sc, r.Operation)
+			}
+		case sc.Transport == perf.HTTP && r.ThroughSidecar:
+			p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarHTTP)
+		case r.ThroughSidecar:
+			p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarGRPC)
+		case sc.Transport == perf.HTTP:
+			p.Target, err = dep.Endpoint(r.To, perf.AppHTTP)
+		default:
+			p.Target, err = dep.Endpoint(r.To, perf.AppGRPC)
+		}
+		if err != nil {
+			return perf.Params{}, err
+		}
+		return p, p.Validate()
+	}
+	switch {
+	case sc.Transport == perf.HTTP && r.ThroughSidecar:
+		p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarHTTP)
+		p.Target += "/v1.0/invoke/" + r.To + "/method/" + p.Method
+	case sc.Transport == perf.HTTP:
+		p.Target, err = dep.Endpoint(r.To, perf.AppHTTP)
+		p.Target += "/" + p.Method
+	case r.ThroughSidecar:
+		p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarGRPC)
+		p.AppID = r.To
+	default:
+		p.Target, err = dep.Endpoint(r.To, perf.AppGRPC)
+	}
+	if err != nil {
+		return perf.Params{}, err
+	}
+	return p, p.Validate()
+}
+
+// directStore is the backend, and its host:port, that op's component (Store or PubSub, as
+// declared in a sidecar of sc) needs on dep: where a direct-to-store phase sends its load. An
+// error names the component when no sidecar declares it, when it needs no backend (in-memory
+// components have no store to call directly), or when dep did not start that backend.
+func directStore(dep perf.Deployment, sc perf.Scenario, op perf.Operation) (perf.Backend, string, error) {
+	name := op.Store
+	if op.Kind == perf.OpPublish || op.Kind == perf.OpPublishBulk {
+		name = op.PubSub
+	}
+	var comp *perf.Component
+	for _, a := range sc.Apps {
+		if a.Sidecar == nil {
+			continue
+		}
+		for i := range a.Sidecar.Components {
+			if a.Sidecar.Components[i].Name == name {
+				comp = &a.Sidecar.Components[i]
+			}
+		}
+	}
+	if comp == nil {
+		return "", "", fmt.Errorf("route with baseline %q: no sidecar of the scenario declares component %q", string(perf.BaselineStore), name)
+	}
+	be := comp.Backend()
+	if be == perf.NoBackend {
+		return "", "", fmt.Errorf("route with baseline %q: component %s (%s) runs inside daprd, there is no store to call directly: use baseline %q", string(perf.BaselineStore), name, comp.Type, string(perf.BaselineNoOp))
+	}
+	for _, b := range perf.BackendsOf(dep) {
+		if b.Backend == be && b.Login {
+			return "", "", fmt.Errorf("route with baseline %q: the %s backend of component %s (%s) takes a login the tester's direct clients do not carry (they use no password, and PostgreSQL user and database postgres): run the direct-to-store baseline against a backend without one, or on the local platform", string(perf.BaselineStore), be, name, b.From)
+		}
+		if b.Backend == be {
+			return be, b.Address, nil
+		}
+	}
+	return "", "", fmt.Errorf("route with baseline %q: the platform reports no %s backend for component %s", string(perf.BaselineStore), be, name)
+}
+
+var noPushOnce sync.Once
+
+// pushReport pushes rep when a Pushgateway is configured; a failed push is a test error with
+// the server's message, and is returned. Without one it says so, once per test binary.
+func pushReport(t *testing.T, cfg push.PushConfig, rep *perf.Report) error {
+	t.Helper()
+	if !cfg.Enabled() {
+		first := false
+		noPushOnce.Do(func() { first = true })
+		if first {
+			t.Logf("no Pushgateway configured (%s unset): results are not pushed", push.EnvPushgatewayURL)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := push.Push(ctx, cfg, rep); err != nil {
+		t.Errorf("%s/%s: %v", rep.Test, rep.Transport, err)
+		return err
+	}
+	t.Logf("pushed to %s (run_id %s)", cfg.URL, rep.RunID)
+	return nil
+}
+
+// failOn fails t once per failed bound that is not warn-only, once per failed check of the
+// growth detector, and once if the run is invalid or incomplete; never stopping at the first.
+func failOn(t *testing.T, rep *perf.Report) {
+	t.Helper()
+	if rep.Incomplete {
+		t.Errorf("%s/%s: INCOMPLETE run: %s", rep.Test, rep.Transport, rep.IncompleteReason)
+	}
+	if !rep.Validity.Valid {
+		t.Errorf("%s/%s: INVALID run: %v", rep.Test, rep.Transport, rep.Validity.Reasons)
+	}
+	for _, v := range rep.Verdicts {
+		switch {
+		case !v.Pass && !v.WarnOnly:
+			t.Errorf("%s/%s: %s", rep.Test, rep.Transport, v)
+		case !v.Pass:
+			t.Logf("%s/%s: %s: this bound comes from 8-vCPU cluster nodes; on a machine with %d CPUs the tester, both sidecars and the app share the cores", rep.Test, rep.Transport, v, rep.Environment.CPUs)
+		}
+	}
+	for _, f := range report.KindOf(rep).Failures(rep) {
+		t.Errorf("%s/%s: %s", rep.Test, rep.Transport, f)
+	}
+}

@@ -1,0 +1,320 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Run files. Every run writes under its own run id,
+//
+//	<report root>/runs/<run id>/<test>/<transport>/result.json
+//
+// and never replaces a file it did not create: the file is created exclusively (when the name
+// is taken, result-2.json, result-3.json, ... are tried), then rewritten in place, atomically,
+// as phases complete. Until the run's final write it is marked incomplete and says which phase
+// it completed last, so a run cut short by SIGINT, SIGKILL or a test timeout leaves what it
+// measured. Publishing a run into reports/v<version>/ is a separate, explicit step (charts
+// publish).
+
+// Environment variables of the run record.
+const (
+	// EnvRunID names the run; unset, every run of one test binary shares an id generated at its
+	// start (scripts/perf.sh, behind make perf, sets one for all the scenario packages).
+	EnvRunID = "DAPR_PERF_RUN_ID"
+	// EnvCommand is the command that started the run, recorded as given ("make perf").
+	EnvCommand = "DAPR_PERF_COMMAND"
+)
+
+// maxRunFiles bounds the names tried for one scenario in one run (result.json, result-2.json, ...).
+const maxRunFiles = 100
+
+// runIDPattern is what a run id may be: a file-name-safe word of at most 128 characters.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// NewRunID returns a run id for a run started at t: UTC time to the second and 4 random hex
+// digits, e.g. "20261129T232800Z-4f2a".
+func NewRunID(t time.Time) string {
+	return t.UTC().Format("20060102T150405Z") + "-" + perf.RandomHex(2)
+}
+
+// processRunID is the run id of every run of this test binary when EnvRunID is unset.
+var processRunID = sync.OnceValue(func() string { return NewRunID(time.Now()) })
+
+// RunIDFromEnv returns DAPR_PERF_RUN_ID, or the id generated for this process when it is unset
+// or empty. A value that is not a file-name-safe word (letters, digits, '.', '_', '-', starting
+// with a letter or digit, at most 128 characters) is an error naming the variable.
+func RunIDFromEnv() (string, error) {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return "", err
+	}
+	raw := perf.Val(env.RunID)
+	if raw == "" {
+		return processRunID(), nil
+	}
+	if !runIDPattern.MatchString(raw) {
+		return "", fmt.Errorf("perf: %s=%q: must be letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters", EnvRunID, raw)
+	}
+	return raw, nil
+}
+
+// commandFromEnv records the current process's command line and settings.
+func commandFromEnv() *perf.Command {
+	env, _ := perf.LoadEnv() // a bad value failed the configuration already
+	c := &perf.Command{Invocation: perf.Val(env.Command), Args: slices.Clone(os.Args), Env: map[string]string{}}
+	c.Dir, _ = os.Getwd()
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, "DAPR_") && !strings.HasPrefix(k, "DAPRD_") && k != "CI" {
+			continue
+		}
+		for _, secret := range []string{"PASSWORD", "TOKEN", "SECRET"} {
+			if strings.Contains(k, secret) {
+				v = "<redacted>"
+			}
+		}
+		c.Env[k] = v
+	}
+	return c
+}
+
+// runFile is the result file one run owns. Its methods are safe for concurrent use: the test's
+// goroutine writes phases, Interrupted may mark it from a signal handler's.
+type runFile struct {
+	mu   sync.Mutex
+	path string
+	// last is the report as last written; Interrupted rewrites it.
+	last *perf.Report
+	// done is set by the final write; interrupted names the signal Interrupted was told of.
+	done        bool
+	interrupted string
+	// phase is the last phase the run completed, for the incomplete reason; "" for none.
+	phase string
+}
+
+// after says how far the run got: "after round 1 baseline", or "before any phase completed".
+func (f *runFile) after() string {
+	if f.phase == "" {
+		return "before any phase completed"
+	}
+	return "after " + f.phase
+}
+
+// activeFiles are the run files not yet finished, for Interrupted.
+var activeFiles = struct {
+	sync.Mutex
+	m map[*runFile]struct{}
+}{m: map[*runFile]struct{}{}}
+
+// createRunFile writes rep, marked incomplete, as a new file under root (see RunPath). It never
+// replaces a file: when result.json is taken (the same run id ran the scenario before), it
+// takes result-2.json, then result-3.json, and so on.
+func createRunFile(root string, rep *perf.Report) (*runFile, error) {
+	first := rep.RunPath(root)
+	dir := filepath.Dir(first)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("perf: result file: %w", err)
+	}
+	f := &runFile{}
+	b, err := f.encode(rep, false)
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; n <= maxRunFiles; n++ {
+		path := first
+		if n > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("result-%d.json", n))
+		}
+		err := createExclusive(path, b)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("perf: result file: %w", err)
+		}
+		f.path = path
+		f.last = f.snapshot(rep, false)
+		activeFiles.Lock()
+		activeFiles.m[f] = struct{}{}
+		activeFiles.Unlock()
+		return f, nil
+	}
+	return nil, fmt.Errorf("perf: result file: %s and result-2.json to result-%d.json all exist in %s: set %s to a new run id",
+		filepath.Base(first), maxRunFiles, dir, EnvRunID)
+}
+
+// createExclusive creates path with content b, failing with fs.ErrExist when it exists. The
+// content is written to a temporary file first and linked into place, so a reader never sees
+// a half-written file; where hard links are refused it falls back to O_EXCL.
+func createExclusive(path string, b []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), b)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(b); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// writeTemp writes b to a new hidden temporary file in dir and returns its path.
+func writeTemp(dir string, b []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".result-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// Path is the file the run owns.
+func (f *runFile) Path() string { return f.path }
+
+// snapshot copies rep for writing; unless final, it is marked incomplete with the last phase
+// completed. After Interrupted, every write is marked interrupted.
+func (f *runFile) snapshot(rep *perf.Report, final bool) *perf.Report {
+	c := *rep
+	if !final && !c.Incomplete {
+		c.Incomplete = true
+		c.IncompleteReason = "did not finish, stopped " + f.after() +
+			" (the run is still going, or it was interrupted, killed or timed out)"
+	}
+	if f.interrupted != "" {
+		reason := "interrupted by " + f.interrupted + " " + f.after()
+		if c.Incomplete && c.IncompleteReason != "" && !strings.HasPrefix(c.IncompleteReason, "did not finish") {
+			reason += "; " + c.IncompleteReason
+		}
+		c.Incomplete, c.IncompleteReason, c.Pass = true, reason, false
+	}
+	if c.Incomplete {
+		c.Pass = false
+	}
+	return &c
+}
+
+func (f *runFile) encode(rep *perf.Report, final bool) ([]byte, error) {
+	b, err := json.MarshalIndent(f.snapshot(rep, final), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("perf: result file: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// replace rewrites the run's own file with rep, atomically (a temporary file renamed over it).
+// The caller holds f.mu.
+func (f *runFile) replace(rep *perf.Report, final bool) error {
+	b, err := f.encode(rep, final)
+	if err != nil {
+		return err
+	}
+	tmp, err := writeTemp(filepath.Dir(f.path), b)
+	if err != nil {
+		return fmt.Errorf("perf: result file %s: %w", f.path, err)
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("perf: result file %s: %w", f.path, err)
+	}
+	f.last = f.snapshot(rep, final)
+	return nil
+}
+
+// checkpoint writes rep as it stands, marked incomplete, after phase completed.
+func (f *runFile) checkpoint(rep *perf.Report, phase string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.phase = phase
+	if f.done {
+		return nil
+	}
+	return f.replace(rep, false)
+}
+
+// finish writes rep as the run's result; it is complete unless rep says otherwise (or the run
+// was interrupted). Later calls rewrite it (a push that failed after it, for instance).
+func (f *runFile) finish(rep *perf.Report) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.done = true
+	activeFiles.Lock()
+	delete(activeFiles.m, f)
+	activeFiles.Unlock()
+	return f.replace(rep, true)
+}
+
+// stopped is deferred by the runners: when the test stops before the final write (t.Fatal in
+// a platform's Start, a panic), it writes what was measured, marked incomplete, with an
+// infrastructure error saying where it stopped. A panic goes on after the write.
+func (f *runFile) stopped(t testing.TB, rep *perf.Report) {
+	f.mu.Lock()
+	done := f.done
+	after := f.after()
+	f.mu.Unlock()
+	if done {
+		return
+	}
+	c := *rep
+	c.Incomplete = true
+	c.IncompleteReason = "the test stopped before the run finished, " + after + " (a fatal test error or a panic: see the test log)"
+	c.InfraErrors = append(slices.Clone(c.InfraErrors), "test stopped "+after+": see the test log")
+	if err := f.finish(&c); err != nil {
+		t.Errorf("%v", err)
+		return
+	}
+	t.Logf("result file (incomplete): %s", f.path)
+}
+
+// markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:
+// a load error (the tester or the platform failed) and fewer rounds than asked for.
+func markEnd(rep *perf.Report, want int, loadErr error) {
+	if loadErr != nil {
+		rep.InfraErrors = append(rep.InfraErrors, "load: "+loadErr.Error())
+	}
+	if len(rep.Rounds) < want {
+		rep.Incomplete = true
+		rep.IncompleteReason = fmt.Sprintf("%d of %d rounds completed", len(rep.Rounds), want)
+		if rep.PartialRound != nil {
+			rep.IncompleteReason += ", and the baseline of the next"
+		}
+		if loadErr != nil {
+			rep.IncompleteReason += ": " + loadErr.Error()
+		}
+	}
+	if rep.Incomplete || len(rep.InfraErrors) > 0 {
+		rep.Pass = false
+	}
+}

@@ -1,0 +1,40 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// runSetup sends each of sc.Setup through dep's tester, in order. A setup that cannot be
+// routed, that the tester refuses, or that has any failed request (Result.Errors) or none at
+// all is an error naming it, and the run stops before its first phase.
+func runSetup(s *session, dep perf.Deployment) error {
+	if len(s.sc.Setup) == 0 {
+		return nil
+	}
+	tester, err := perf.NewTesterClient(dep, s.sc.Tester)
+	if err != nil {
+		return err
+	}
+	for _, su := range s.sc.Setup {
+		p, err := su.SetupParams()
+		if err != nil {
+			return err
+		}
+		if p, err = routed(dep, s.sc, su.Route, p); err != nil {
+			return fmt.Errorf("setup %q: %w", su.Name, err)
+		}
+		start := time.Now()
+		res, err := perf.RunLoad(s.t.Context(), tester, p)
+		if err != nil {
+			return fmt.Errorf("setup %q: %w", su.Name, err)
+		}
+		if res.Requests == 0 || res.Errors() > 0 {
+			return fmt.Errorf("setup %q: %d of %d requests failed (codes %v)", su.Name, res.Errors(), res.Requests, res.RetCodes)
+		}
+		s.t.Logf("setup %s: %d requests (%s %s), all succeeded, in %v", su.Name, res.Requests, p.Operation.Kind, p.Operation.Key, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
