@@ -92,8 +92,8 @@ func envOf(env perf.Env, b perf.Backend) (addr, user, pass *string, addrVar, use
 }
 
 // helmHints says, in an error about a missing address, which chart provides the backend and
-// the address its Service has with release name and namespace both <backend> (README.md,
-// "Backends on Kubernetes").
+// the address its Service has with release name and namespace both <backend>
+// (docs/kubernetes.md, "Backends on Kubernetes").
 var helmHints = map[perf.Backend]string{
 	perf.BackendRedis:      "bitnami/redis: redis-master.redis.svc.cluster.local:6379",
 	perf.BackendPostgreSQL: "bitnami/postgresql: postgresql.postgresql.svc.cluster.local:5432",

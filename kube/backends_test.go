@@ -36,7 +36,8 @@ func setBackendEnv(t *testing.T, env map[string]string) {
 	}
 }
 
-// The addresses of Helm releases named as README.md's "Backends on Kubernetes" installs them.
+// The addresses of Helm releases named as docs/kubernetes.md's "Backends on Kubernetes"
+// installs them.
 var chartEnv = map[string]string{
 	kube.EnvRedisAddr:          "redis-master.redis.svc.cluster.local:6379",
 	kube.EnvRedisPassword:      "r3dis pass",

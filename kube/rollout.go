@@ -46,8 +46,8 @@ const rolloutPoll = 250 * time.Millisecond
 // *RolloutError for the first app that is not when ctx ends. The endpoints come after the
 // pods' Ready (the EndpointSlice controller reacts to the same pod update as the Deployment
 // controller): a load sent through the Service before them meets kube-proxy's reject rule for
-// a Service without endpoints (on a real one-node cluster: 42 gRPC Unavailable and 1 s
-// reconnect backoffs in a 10 s baseline).
+// a Service without endpoints (on a real one-node cluster: gRPC Unavailable errors and 1 s
+// reconnect backoffs in the baseline).
 func waitRollout(ctx context.Context, cs kubernetes.Interface, ns string, apps []AppDescription) error {
 	tick := time.NewTicker(rolloutPoll)
 	defer tick.Stop()

@@ -19,6 +19,7 @@ import (
 	"github.com/daprperf/daprperf/apps/actorapp"
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
@@ -121,7 +122,7 @@ func TestActorControlPlane(t *testing.T) {
 		for _, name := range []string{"placement", "scheduler"} {
 			assert.Positive(t, u[name].RSSBytes, name)
 		}
-		sc := perf.Scenario{Tester: "tester", Main: perf.Route{To: "actorapp"}, Apps: []perf.App{actorHost("actorapp", "", true)}}
+		sc := perf.Scenario{Plan: plan.OverheadPlan{}, Tester: "tester", Main: perf.Route{To: "actorapp"}, Apps: []perf.App{actorHost("actorapp", "", true)}}
 		assert.Equal(t, perf.RoleControlPlane, sc.Roles()["placement"])
 		assert.Equal(t, perf.RoleControlPlane, sc.Roles()["scheduler"])
 	})

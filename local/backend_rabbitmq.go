@@ -124,7 +124,7 @@ func launchRabbitMQ(ctx context.Context, d *Deployment, b *backendServer) error 
 		// which Pdeathsig ties to the test binary. -noinput keeps the Erlang shell off all the same.
 		"RABBITMQ_ALLOW_INPUT=true",
 		// -start_epmd false: never start a daemon epmd. The distribution port binds every
-		// interface unless told otherwise (measured on 3.10.8).
+		// interface unless told otherwise (RabbitMQ 3.10.8).
 		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-noinput -start_epmd false -kernel inet_dist_use_interface {127,0,0,1}",
 	)
 	p, err := d.startBackendProc(ctx, b, b.kind.proc, b.bins["rabbitmq-server"], nil, env, procSpec{})

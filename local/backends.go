@@ -25,7 +25,7 @@ var ErrBackendMissing = errors.New("backend binary not found")
 const maxBackendProcs = 5
 
 // backendStopGrace is how long a backend gets after its stop signal before SIGKILL: RabbitMQ
-// took 2.5 s to stop in order on a busy 2-core machine.
+// needs about 2.5 s to stop in order on a busy 2-core machine.
 const backendStopGrace = 15 * time.Second
 
 // backendKind is what the platform knows of running one perf.Backend.

@@ -190,7 +190,8 @@ func (d *Deployment) appEnv(da *deployedApp) []string {
 
 // loopbackArgs are the flags placement and scheduler share: the API on b.ports[0], health on
 // b.ports[1] and metrics on b.ports[2], each on 127.0.0.1. 1.17.5 ignores
-// --healthz-listen-address and binds the health endpoint on every interface (README).
+// --healthz-listen-address and binds the health endpoint on every interface
+// (docs/scenarios/actors.md).
 func loopbackArgs(b *backendServer) []string {
 	itoa := strconv.Itoa
 	return []string{

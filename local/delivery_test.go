@@ -15,6 +15,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
@@ -70,7 +71,7 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 		sc.Thresholds = slices.DeleteFunc(slices.Clone(sc.Thresholds), func(th perf.Threshold) bool { return th.Figure == "qps.ratio" })
 		t.Run(sc.Test, func(t *testing.T) {
 			isolated(t, func(t *testing.T, p *local.Platform) {
-				skipWithoutBroker(t, sc.Plan.(*runner.DeliveryPlan).Broker)
+				skipWithoutBroker(t, sc.Plan.(*plan.DeliveryPlan).Broker)
 				rep := runner.Run(t, sc, runner.WithPlatform(p), runner.WithReportDir(t.TempDir()))
 				d := rep.Delivery
 				require.NotNil(t, d)

@@ -15,6 +15,7 @@ import (
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
@@ -30,7 +31,7 @@ func shortDoubleActivation(hostArgs ...string) perf.Scenario {
 			sc.Apps[i].Args = append(slices.Clone(sc.Apps[i].Args), hostArgs...)
 		}
 	}
-	fp := *sc.Plan.(*runner.FaultPlan)
+	fp := *sc.Plan.(*plan.FaultPlan)
 	ramp := func(peak int) driver.Executor {
 		return driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{{Duration: time.Second, Target: peak / 2}, {Duration: time.Second, Target: peak}}, GracefulStop: 10 * time.Second}
 	}

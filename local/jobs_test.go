@@ -11,6 +11,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
@@ -26,7 +27,7 @@ func faultedJobsRun(t *testing.T, fault perf.JobFault, window, scheduleTimeout t
 	t.Setenv("DAPR_PERF_QPS", "100") // x 1 min: load factor 0.1, 2,000 jobs
 	t.Setenv("DAPR_TEST_DURATION", "60s")
 	sc := scenarios.JobsTriggeringWithFault(fault)
-	plan := sc.Plan.(*runner.JobTriggerPlan)
+	plan := sc.Plan.(*plan.JobTriggerPlan)
 	plan.Window, plan.Settle, plan.ScheduleTimeout = window, 2*time.Second, scheduleTimeout
 	sc.Thresholds = slices.DeleteFunc(slices.Clone(sc.Thresholds), func(th perf.Threshold) bool {
 		return strings.HasPrefix(th.Figure, "jobs.") || th.Figure == "errors" || th.Figure == "restarts"
@@ -50,7 +51,7 @@ func faultedJobsRun(t *testing.T, fault perf.JobFault, window, scheduleTimeout t
 // The must-show of the jobs scenario: a scheduler fault mid-run shows in the counts. A restart
 // (SIGTERM, then started again on the same etcd data) 300 ms into the scheduling: the counts
 // must account for every accepted job, either a job never fired or fired twice shows (as
-// observed here, see README "Jobs"), or every accepted job fired exactly once (the scheduler's
+// observed here, see docs/scenarios/jobs.md), or every accepted job fired exactly once (the scheduler's
 // etcd kept them), in which case the kill below must show. A SIGKILL without a restart 300 ms
 // in: the jobs accepted before it and due 1 s later can never fire, so never-fired must be
 // above 0: the counter can fail.
@@ -59,7 +60,7 @@ func TestJobsSchedulerFaultShowsInTheCounts(t *testing.T) {
 		t.Skip("starts daprd and the scheduler")
 	}
 	t.Run("restart", func(t *testing.T) {
-		jr := faultedJobsRun(t, perf.JobFault{Kind: runner.JobFaultRestart, After: 300 * time.Millisecond}, 10*time.Second, 20*time.Second)
+		jr := faultedJobsRun(t, perf.JobFault{Kind: plan.JobFaultRestart, After: 300 * time.Millisecond}, 10*time.Second, 20*time.Second)
 		assert.Positive(t, jr.Scheduled, "some jobs were accepted")
 		if jr.NeverFired == 0 && jr.FiredTwice == 0 {
 			t.Logf("the restart lost and doubled nothing: all %d accepted jobs fired exactly once", jr.Scheduled)
@@ -70,7 +71,7 @@ func TestJobsSchedulerFaultShowsInTheCounts(t *testing.T) {
 		}
 	})
 	t.Run("kill", func(t *testing.T) {
-		jr := faultedJobsRun(t, perf.JobFault{Kind: runner.JobFaultKill, After: 300 * time.Millisecond}, 2*time.Second, 3*time.Second)
+		jr := faultedJobsRun(t, perf.JobFault{Kind: plan.JobFaultKill, After: 300 * time.Millisecond}, 2*time.Second, 3*time.Second)
 		require.Positive(t, jr.Scheduled, "jobs accepted before the kill")
 		assert.Positive(t, jr.NeverFired, "jobs accepted before the kill and due after it cannot fire")
 		assert.Positive(t, jr.ScheduleErrors, "schedule requests after the kill fail")

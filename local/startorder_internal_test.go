@@ -15,7 +15,7 @@ import (
 
 // TestEachDaprdStartsAfterEveryAppIsReady: StartE starts no daprd before every app has passed
 // its health check. A daprd started before its gRPC app refuses calls for about 1 s after it
-// reports ready (launchSidecars says why); in a cold CI run TestInvokeGRPC failed that way.
+// reports ready (launchSidecars says why): without this order TestInvokeGRPC fails that way.
 func TestEachDaprdStartsAfterEveryAppIsReady(t *testing.T) {
 	p, err := New(WithRunDirParent(t.TempDir()), WithoutDaprdB())
 	if errors.Is(err, ErrDaprdNotFound) && os.Getenv("CI") == "" {

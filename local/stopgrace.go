@@ -28,10 +28,9 @@ const (
 	// On SIGTERM its placement client first deactivates every active actor (table.HaltAll, one
 	// goroutine and one DELETE to the app each, under a 5 s context it does not keep to), and
 	// only then does daprd's own graceful-shutdown timer start (dapr/kit RunnerCloserManager
-	// times the closers, not the runners). Measured here (daprd 1.17.5, 2 cores, the app already
-	// stopped): 20,000 / 40,000 / 80,000 active actors took 4.0 / 6.3 / 11.2 s from SIGTERM to
-	// exit 0; actor_reminder at Dapr's load (20,000 fired reminders' actors active) 4.9 s, within
-	// a hair of the old fixed 5 s grace. 30 s covers 80,000 actors more than twice over.
+	// times the closers, not the runners). With daprd 1.17.5 on 2 cores, 80,000 active actors
+	// take 11.2 s from SIGTERM to exit 0, so 30 s covers them more than twice over (Dapr's
+	// reminder load: 4.94 s; reports/measurements.md, "Actor reminders and scale").
 	actorHaltAllowance = 30 * time.Second
 )
 

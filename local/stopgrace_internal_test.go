@@ -62,8 +62,8 @@ func fakeStopProcess(mode string) {
 }
 
 // TestStopGrace stops, through the deployment's own stop, an app and an actor host's daprd that
-// each take 7 s to exit after SIGTERM (more than the old fixed 5 s grace, less than their stated
-// grace: 10 s and 40 s), and a daprd with --dapr-graceful-shutdown-seconds=1 that never exits:
+// each take 7 s to exit after SIGTERM (more than their own 5 s shutdown bound, less than their
+// stated grace: 10 s and 40 s), and a daprd with --dapr-graceful-shutdown-seconds=1 that never exits:
 // the first two are clean stops; the third is sent SIGKILL when its 6 s grace ends, reaped, and
 // named in the teardown error.
 func TestStopGrace(t *testing.T) {

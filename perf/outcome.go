@@ -25,7 +25,7 @@ const (
 	OutcomeInfra Outcome = 5
 )
 
-// String names the outcome as the exit-code table of the README does.
+// String names the outcome as the exit-code table of docs/results.md ("Exit codes") does.
 func (o Outcome) String() string {
 	switch o {
 	case OutcomePass:

@@ -158,8 +158,8 @@ type ResourceSummary struct {
 // result file written before Readings existed has RSS, and reads as having readings.
 func (s ResourceSummary) NoReadings() bool { return s.Readings == 0 && s.PeakRSSBytes == 0 }
 
-// UnmarshalJSON reads a summary, also one written before the base units (result files up to
-// 2026-12-01 held meanCPUMillicores and peakRSSMiB).
+// UnmarshalJSON reads a summary, also one written before the base units, which held
+// meanCPUMillicores and peakRSSMiB (CHANGELOG.md, "Result file").
 func (s *ResourceSummary) UnmarshalJSON(b []byte) error {
 	type plain ResourceSummary
 	var v struct {

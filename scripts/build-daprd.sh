@@ -12,7 +12,7 @@
 #
 # Environment:
 #   DAPRD_TAGS  components build tag; default "stablecomponents" (has the kubernetes name resolver
-#               the local platform uses; builds in about 70 % of the CPU time of allcomponents).
+#               the local platform uses, and builds faster than allcomponents).
 set -euo pipefail
 # shellcheck source=scripts/build-flags.sh
 . "$(dirname "$0")/build-flags.sh"
@@ -45,15 +45,14 @@ if [ -x "$out" ]; then
 fi
 
 # Versions of dapr's dependencies that the module proxy refuses, raised to ones it serves.
-# Measured here: see ../shared/notes.md ("daprd from the Go module proxy").
 case "$version" in
 v1.17.*) pins="github.com/dapr/durabletask-go@v0.11.3" ;;
 v1.16.*) pins="github.com/choleraehyq/pid@v0.0.24" ;;
 *) pins="" ;;
 esac
-# The scheduler needs github.com/diagridio/go-etcd-cron v0.12.4, which this proxy refuses (403):
-# v0.12.6 builds, and leaves the set of modules daprd resolves unchanged (../shared/notes-
-# scenarios.md). So this scheduler is not byte-for-byte the released one: result files record it.
+# The scheduler needs github.com/diagridio/go-etcd-cron v0.12.4, which the proxy refuses (403):
+# v0.12.6 builds, and leaves the set of modules daprd resolves unchanged. So this scheduler is not
+# byte-for-byte the released one: result files record it.
 if [ "$cmd" = scheduler ]; then
 	case "$version" in
 	v1.17.*) pins="$pins github.com/diagridio/go-etcd-cron@v0.12.6" ;;

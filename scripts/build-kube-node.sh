@@ -7,18 +7,15 @@
 #                    replaced by their v0.<minor>.<patch> releases)
 #   DIR/metrics-server-$METRICS_SERVER_VERSION/metrics-server
 #                    sigs.k8s.io/metrics-server/cmd/metrics-server (go install: no replaces). Its own
-#                    module, not the kubelet's: v0.8.0 built on Kubernetes v1.37.2's libraries
-#                    (which would share their compile with kube-apiserver's) exits at start with
-#                    "cannot find model definition for
-#                    io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics" (tried 2026-12-03)
+#                    module, not the kubelet's: v0.8.0 built on Kubernetes v1.37.2's libraries (to
+#                    share kube-apiserver's compile) exits at start ("cannot find model
+#                    definition for ...NodeMetrics")
 #   DIR/dapr-$DAPR_VERSION/injector, sentry, operator
 #                    github.com/dapr/dapr/cmd/<name> at DAPR_VERSION, through a wrapper module
 #                    that repeats dapr's replace directives, as scripts/build-daprd.sh does
 # Whatever is already there is kept; delete a binary to rebuild it. The apps, the pause binary
-# and the cluster DNS are this repository's own code: kube/node builds them (seconds, Go's build
-# cache) and writes their OCI image tarballs at bring-up.
-#
-# Measured cost on 2 cores, niced, with other work running: see README ("Kubernetes platform").
+# and the cluster DNS are this repository's own code: kube/node builds them and writes their OCI
+# image tarballs at bring-up. Cost: docs/kubernetes.md#build-and-run-times.
 #
 # Environment:
 #   KUBE_VERSION            default v1.37.2

@@ -17,9 +17,8 @@
 # ./staging/... folders, which `go install pkg@version` refuses. So this script writes a
 # throw-away wrapper module in DIR/wrapper that requires k8s.io/kubernetes and replaces each
 # staging module with its own release (v0.<minor>.<patch>), then runs `go build`. The version
-# ldflags matter: without them the apiserver reports v0.0.0 and clients refuse it.
-#
-# Cost, measured on 2 cores with a cold build cache: see README ("Kubernetes platform").
+# ldflags matter: without them the apiserver reports v0.0.0 and clients refuse it. Cost:
+# docs/kubernetes.md#build-and-run-times.
 #
 # Environment:
 #   KUBE_VERSION  default v1.37.2 (the staging modules are v0.37.2)

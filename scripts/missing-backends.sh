@@ -1,9 +1,58 @@
 #!/bin/sh
-# Prints the Debian packages of the backends the local platform starts (local/backend_*.go) that
-# are not installed, one per line: redis-server, postgresql-15, rabbitmq-server, mosquitto. The
-# paths are where local/ looks for each binary.
-command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || echo redis-server
-[ -x /usr/lib/postgresql/15/bin/postgres ] && [ -x /usr/lib/postgresql/15/bin/initdb ] || echo postgresql-15
-[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || echo rabbitmq-server
-command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || echo mosquitto
+# missing-backends.sh [-v] [BACKEND...]: prints the Debian package of each given backend (redis,
+# postgresql, rabbitmq, mqtt; none: all four) that is not installed, one per line. It looks
+# where local/backend_*.go looks for each binary. -v adds, after a tab, the backend and the
+# files looked for.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+verbose=
+if [ "${1:-}" = -v ]; then
+	verbose=1
+	shift
+fi
+[ $# -gt 0 ] || set -- redis postgresql rabbitmq mqtt
+
+# PostgreSQL: the version local/ runs, read from its postgresBin; if local/ pins none, any
+# installed version, else the one Debian's postgresql metapackage depends on.
+pg_version=$(sed -n 's|^const postgresBin *= *"/usr/lib/postgresql/\([0-9][0-9]*\)/bin/"$|\1|p' "$root/local/backend_postgres.go" 2>/dev/null || true)
+if [ -n "$pg_version" ]; then
+	pg_bin=/usr/lib/postgresql/$pg_version/bin
+	pg_pkg=postgresql-$pg_version
+else
+	pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | while read -r d; do
+		[ ! -x "$d/postgres" ] || echo "$d"
+	done | tail -n 1)
+	pg_pkg=$(LC_ALL=C apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: \(postgresql-[0-9][0-9]*\)$/\1/p' | head -n 1)
+	pg_pkg=${pg_pkg:-postgresql}
+	pg_bin=${pg_bin:-/usr/lib/postgresql/<version>/bin}
+fi
+
+# missing PACKAGE BACKEND WHAT: prints PACKAGE (and, with -v, what was looked for).
+missing() {
+	if [ -n "$verbose" ]; then printf '%s\t%s: %s\n' "$1" "$2" "$3"; else echo "$1"; fi
+}
+for b; do
+	case $b in
+	redis)
+		command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] ||
+			missing redis-server redis "redis-server on PATH or /usr/bin/redis-server"
+		;;
+	postgresql)
+		{ [ -x "$pg_bin/postgres" ] && [ -x "$pg_bin/initdb" ]; } ||
+			missing "$pg_pkg" postgresql "$pg_bin/postgres and $pg_bin/initdb"
+		;;
+	rabbitmq)
+		[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] ||
+			missing rabbitmq-server rabbitmq "/usr/lib/rabbitmq/bin/rabbitmq-server (and epmd, from erlang-base)"
+		;;
+	mqtt)
+		command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] ||
+			missing mosquitto mqtt "mosquitto on PATH or /usr/sbin/mosquitto"
+		;;
+	*)
+		echo "missing-backends: unknown backend '$b' (want redis, postgresql, rabbitmq or mqtt)" >&2
+		exit 2
+		;;
+	esac
+done
 exit 0

@@ -22,10 +22,9 @@
 #                       "FAIL\t<pkg>\t1.234s") and returns the binary's exit status.
 #   perf_cleanup        removes the binaries' folder.
 #
-# Why not go test over the packages: go test links every test binary again each time it runs
-# (links are not kept in Go's build cache), so the plan pass and the run linked each binary
-# twice, and with -p 1 the run's links came one after another between the packages: about 5 s
-# each on a 2-core machine, 28 packages. Uses $go.
+# Why not go test over the packages: go test links each test binary again every time it runs
+# (Go's build cache keeps no links), so the plan pass and the run would link each twice, the
+# run's links one at a time between the packages. Uses $go.
 
 perf_pkgs=()
 perf_run=

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# perf.sh [PACKAGE...]: the main job behind `make perf`. Runs the perf scenarios (default
-# ./tests/...) one package at a time under one run id, prints where the results went, and exits
-# with the code their result files give (go run ./charts exitcode):
+# perf.sh [-run REGEXP] [PACKAGE...]: the main job behind `make perf`. Runs the perf scenarios
+# (default ./tests/...) one package at a time under one run id, after printing the suite's plan
+# (scripts/perf-plan.sh; with DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with
+# the suite's ETA. It exits with the worst outcome of the run's result files (charts exitcode;
+# the codes are perf/outcome.go's), prints it, and after a run writes it to <run dir>/exit-code:
 #
 #   0  every scenario passed
 #   3  a bound was missed (errors, restarts, QPS ratio, an enforced overhead bound)
 #   4  an invalid run (the load did not keep its schedule or reach its QPS)
-#   5  an infrastructure error (platform, tester or push failed, a run ended early, or a
-#      scenario wrote no result file at all)
+#   5  an infrastructure or configuration error (platform, tester or push failed, a run ended
+#      early, a scenario wrote no result file, a bad setting stopped the plan)
 #
-# GNU make reports any failing recipe as its own exit status 2; its last line names this
-# script's code ("make: *** [Makefile:NN: perf] Error 4"). Run this script directly to get the
-# code as the exit status.
+# Under make, any failed recipe makes make exit 2; its last line keeps this script's code
+# ("make: *** [Makefile:NN: test-perf-all] Error 4"), and so does the exit-code file.
 #
 # Environment: DAPR_PERF_RUN_ID (default: UTC time and 4 random hex digits),
 # DAPR_PERF_REPORT_DIR (default: reports; results go to <dir>/runs/<run id>/),
-# DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (each test binary's -test.timeout, default 90m),
-# PERF_TEST_BINARIES (a folder of prebuilt test binaries: scripts/perf-tests.sh), GO (default go);
-# everything else as README.md says. It first prints the suite's plan (scripts/perf-plan.sh; with
-# DAPR_PERF_PLAN_ONLY=1 nothing more), then a line per package with the suite's ETA.
+# DAPR_PERF_OVERHEAD_GATE (default here: warn), PERF_TIMEOUT (each test binary's -test.timeout,
+# default 90m), PERF_TEST_BINARIES (prebuilt test binaries: scripts/perf-tests.sh), GO (default
+# go); the rest in docs/configuration.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -84,6 +84,8 @@ else
 	echo "perf: cannot build ./charts to read the results: infrastructure error" >&2
 	code=5
 fi
-echo "perf: the results of run $run_id are in $dir"
+# The run's code beside its results, for callers that only see make's 2.
+mkdir -p "$dir" && echo "$code" >"$dir/exit-code" || echo "perf: cannot write $dir/exit-code" >&2
+echo "perf: the results of run $run_id are in $dir (exit code $code, also in $dir/exit-code)"
 echo "perf: compare with a reference: go run ./charts compare v<version> $run_id; publish it: make publish RUN=$run_id"
 exit "$code"

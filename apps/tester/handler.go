@@ -151,7 +151,7 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 		l.stop()
 	}
 	// Free before answering: a client that sends its next run as soon as this answer arrives
-	// must not find the tester still busy (it did, on one core, between two phases).
+	// must not find the tester still busy (on one core it can arrive before a deferred release).
 	h.busy.Store(false)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err)

@@ -15,11 +15,10 @@ import (
 // noContentKinds are the kinds daprd answers 204 No Content, without a Content-Length (as
 // RFC 9110 has it), for which the tester uses fortio's standard client (Go's net/http). Its
 // fast client cannot tell where such an answer ends, drops keep-alive and opens a new TCP
-// connection for every request (fortio v1.75.3 fhttp, "Content-length missing"): seen as
-// 30,016 sockets for 16 connections in a 30 s state_save run, every request then paying a
-// connect. Publish and bulk publish are answered 204 too, and so is a job schedule (daprd
-// 1.17.5, POST /v1.0-alpha1/jobs/{name}; the job app's baseline answers it 204 as well): 60,016
-// sockets for 16 connections in each phase of a 1 min jobs_scheduling run before it was listed.
+// connection for every request (fortio v1.75.3 fhttp, "Content-length missing"), every request
+// then paying a connect (reports/measurements.md, "State" and "Jobs"). Publish and bulk publish
+// are answered 204 too, and so is a job schedule (daprd 1.17.5, POST /v1.0-alpha1/jobs/{name};
+// the job app's baseline answers it 204 as well).
 // Both phases of a scenario with such a kind use the same client. The standard client replaces
 // {uuid} afresh in the path, the query and the body of every request (fhttp.Client.StreamFetch),
 // as the fast client does, so a new job name or key per request costs no connection.

@@ -92,8 +92,8 @@ func TestNoContentServerSendsNoContentLength(t *testing.T) {
 // actor id or key per request) to a server that answers 204 without Content-Length, at a fixed
 // rate (fortio's pacing) and through the driver (shared iterations). Each must open exactly one
 // TCP connection per connection it was given (server-side count and the result's sockets), send
-// every request with its own token, and record every request. Before job.schedule went through
-// the standard client, the fixed-rate job load opened one connection per request.
+// every request with its own token, and record every request. Through fortio's fast client
+// the fixed-rate job load would open one connection per request.
 func TestTokenPathsKeepTheirConnectionsOn204(t *testing.T) {
 	const connections = 4
 	for _, tc := range []struct {

@@ -222,7 +222,7 @@ func TestRedisImage(t *testing.T) {
 }
 
 // The metrics-server Deployment names the image writeImages imports, and no other: a version in
-// the manifest's tag had left the pod pulling an image no one imported when the version moved.
+// the manifest's tag leaves the pod pulling an image no one imported once the version moves.
 func TestMetricsServerManifestNamesTheImportedImage(t *testing.T) {
 	data, err := manifests.ReadFile("manifests/metrics-server.yaml")
 	if err != nil {

@@ -21,14 +21,13 @@ const (
 	Retained Verdict = "retained"
 )
 
-// The bounds of the growth threshold (DeriveThreshold), in KiB of RSS per 1,000 requests.
+// The bounds of the growth threshold (DeriveThreshold), in KiB of RSS per 1,000 requests
+// (docs/scenarios/memory-growth.md, "Threshold").
 //
 // The floor leaves at least NoiseMargin (2x) over every slope and tail slope a flat,
-// fixed-method variant showed in repeated runs here: up to 231 (daprd 1.17.5, 5 runs, issue
-// 20), 217 (1.17.5, 10 runs: slopes 28-217, tail slopes -47-214), 245 (1.16.5,
-// reports/v1.16.5/memory_growth) and 246 (1.16.5, one more run); 2 x 246 = 492, rounded up to
-// 512. The ceiling is a third of the smallest growth of a distinct-path variant seen: 2,188
-// (1.16.5, checkout/<uuid> with --enable-metrics=false, caller); distinct paths grow
+// fixed-method variant showed in repeated runs, the largest 246 (daprd 1.16.5): 2 x 246 = 492,
+// rounded up to 512. The ceiling is a third of the smallest growth of a distinct-path variant
+// seen: 2,188 (1.16.5, checkout/<uuid> with --enable-metrics=false, caller); distinct paths grow
 // 2,188-3,503 KiB per 1,000 requests on 1.16.5 and 1.17.5, with 39 series per path on the
 // caller's /metrics and 54 on the callee's. So a threshold between them is 2x above the
 // control's noise and 3x below the growth this scenario exists to catch.
@@ -44,9 +43,9 @@ const (
 
 // A rise of RSS counts as retained (stepped up, then flat) only beyond
 // max(RetainedMinBytes, RetainedMinFraction x the first reading): smaller steps are the Go
-// runtime's heap and scavenger pacing. Measured here on a 100 MiB daprd with a fixed method
-// name, after a warmup round: steps of 0.7 to 1.7 MiB (1.17.5) and 2.6 to 3.2 MiB (1.16.5),
-// while 9,000 distinct paths add 20 to 30 MiB.
+// runtime's heap and scavenger pacing: on a 100 MiB daprd with a fixed method name, after a
+// warmup round, steps of 0.7 to 1.7 MiB (1.17.5) and 2.6 to 3.2 MiB (1.16.5), while 9,000
+// distinct paths add 20 to 30 MiB (TestSmallStepIsFlatNotRetained holds two such steps).
 const (
 	RetainedMinBytes    = 4 << 20
 	RetainedMinFraction = 0.05

@@ -123,7 +123,7 @@ func TestGrowthThresholdBoundsKeepTheirMargins(t *testing.T) {
 }
 
 func TestSmallStepIsFlatNotRetained(t *testing.T) {
-	// Fixed-method callers measured here: daprd 1.17.5 (+1.4 MiB) and 1.16.5 (+2.7 MiB).
+	// Fixed-method callers' steps: daprd 1.17.5 (+1.4 MiB) and 1.16.5 (+2.7 MiB).
 	for _, rss := range [][]float64{{101.3, 102.3, 102.6, 102.7}, {102.0, 104.7, 104.5, 104.7}} {
 		g := Classify(series(4, func(i int) float64 { return rss[i] * mib }), nil, MinThresholdKiB)
 		assert.Equal(t, Flat, g.Verdict, "%v: %+v", rss, g)

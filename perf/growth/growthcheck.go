@@ -8,8 +8,8 @@ import (
 // Bounds of the agreement between a sidecar's /metrics series and its RSS (RunChecks).
 const (
 	// SeriesMinBytes is the least RSS one added /metrics series costs, in bytes: distinct paths
-	// measured here cost 55-73 bytes of RSS per added series (daprd 1.16.5 and 1.17.5,
-	// checkout/<uuid>, caller and callee: slope / series per request), rounded down to 50.
+	// cost 55-73 bytes of RSS per added series (daprd 1.16.5 and 1.17.5, checkout/<uuid>, caller
+	// and callee: slope / series per request; docs/scenarios/memory-growth.md), rounded down to 50.
 	SeriesMinBytes = 50
 	// SeriesFlatPerRequest is the series growth per request under which /metrics counts as not
 	// growing: 1 new series per 1,000 requests (distinct paths add 39-54 per request).

@@ -165,8 +165,8 @@ func (e *PushError) Unwrap() error { return e.Err }
 // ("unknown" when empty), run_id=<rep.RunID>, so no run overwrites another. It POSTs (client_golang's
 // AddContext), which never deletes metrics already in that group. A disabled cfg is a no-op.
 //
-// What is pushed, and from which report fields, is documented on each metric's Help and in the
-// README ("Pushing to a Prometheus Pushgateway"). A report that lacks a figure (no rounds, a
+// What is pushed, and from which report fields, is documented on each metric's Help and in
+// docs/results.md ("Pushing to a Prometheus Pushgateway"). A report that lacks a figure (no rounds, a
 // percentile or overhead not computed, two resources with the same role and process) is an
 // error before anything is sent. A failed push is a *PushError.
 func Push(ctx context.Context, cfg PushConfig, rep *perf.Report) error {

@@ -349,7 +349,8 @@ func TestPushGatewayRoundTrip(t *testing.T) {
 			t.Errorf("/metrics has no line starting %q", line)
 		}
 	}
-	// Kept for the README and for a look by hand: go test -run PushGatewayRoundTrip -artifacts.
+	// Kept for docs/results.md's example and for a look by hand: go test -run
+	// PushGatewayRoundTrip -artifacts.
 	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "metrics.txt"), text, 0o644); err != nil {
 		t.Error(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/report"
 
 	"github.com/stretchr/testify/assert"
@@ -29,7 +30,7 @@ func TestPlacementGroups(t *testing.T) {
 	assert.Equal(t, "placement-other", perf.PlacementProcess("other"))
 	assert.Equal(t, "DAPR_PERF_REDIS_ADDR", perf.EnvBackendAddr(perf.BackendRedis))
 
-	sc := perf.Scenario{Tester: "t", Main: perf.Route{To: "a"}, Apps: apps}
+	sc := perf.Scenario{Plan: plan.OverheadPlan{}, Tester: "t", Main: perf.Route{To: "a"}, Apps: apps}
 	assert.Equal(t, perf.RoleControlPlane, sc.Roles()["placement-other"])
 	assert.Equal(t, perf.RoleControlPlane, sc.Roles()["scheduler"])
 }
@@ -74,11 +75,11 @@ func TestFetchActorStats(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(perf.ActorStats{Host: "h", Activations: 7})
 	}))
 	t.Cleanup(srv.Close)
-	st, err := fetchActorStats(fakeEndpoint{srv.URL}, "actorapp")
+	st, err := perf.FetchActorStats(fakeEndpoint{srv.URL}, "actorapp")
 	require.NoError(t, err)
 	assert.EqualValues(t, 7, st.Activations)
 
-	_, err = fetchActorStats(fakeEndpoint{srv.URL + "/x"}, "actorapp")
+	_, err = perf.FetchActorStats(fakeEndpoint{srv.URL + "/x"}, "actorapp")
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "418"), err.Error())
 }
@@ -95,7 +96,7 @@ func TestRolesLabelEveryHostReplica(t *testing.T) {
 	host := func(name string) perf.App {
 		return perf.App{Name: name, Kind: perf.ActorApp, Sidecar: &perf.Sidecar{Components: []perf.Component{store}}}
 	}
-	sc := perf.Scenario{Tester: "tester", Main: perf.Route{To: "actorapp", ThroughSidecar: true},
+	sc := perf.Scenario{Plan: plan.OverheadPlan{}, Tester: "tester", Main: perf.Route{To: "actorapp", ThroughSidecar: true},
 		Apps: []perf.App{{Name: "tester", Kind: perf.Tester, Sidecar: &perf.Sidecar{Components: []perf.Component{store}}},
 			host("actorapp"), host("actorapp-2"), host("actorapp-3"), {Name: "other", Kind: perf.HTTPApp}}}
 	assert.Equal(t, map[string]string{

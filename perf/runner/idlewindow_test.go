@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // DAPR_PERF_IDLE_WINDOW applies as it is, except that it never goes below what the scenario's
 // own checks need (MinIdleWindow), and a raise comes with a note naming the variable.
 func TestIdleWindowOverrideKeepsTheScenariosMinimum(t *testing.T) {
-	timers := perf.Scenario{IdleWindow: 15 * time.Second, MinIdleWindow: 15 * time.Second}
+	timers := perf.Scenario{Plan: plan.OverheadPlan{}, IdleWindow: 15 * time.Second, MinIdleWindow: 15 * time.Second}
 	cases := []struct {
 		env    string // "" leaves the variable unset
 		want   time.Duration
@@ -49,7 +50,7 @@ func TestIdleWindowOverrideKeepsTheScenariosMinimum(t *testing.T) {
 
 	// A scenario with no minimum takes the variable as it is, 0 s included.
 	t.Setenv(perf.EnvIdleWindow, "0s")
-	got, note, err := perf.Scenario{}.IdleWindowFromEnv()
+	got, note, err := perf.Scenario{Plan: plan.OverheadPlan{}}.IdleWindowFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, time.Duration(0), got)
 	assert.Empty(t, note)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,46 +12,25 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// runnable is a Plan this runner can run: each plan of this package. Run validates it with
-// everything else before any process starts, hands it a session to start deployments and
-// record phases in, then reads the exits, derives the figures and writes, pushes and
-// summarises the result the same way for every plan.
-type runnable interface {
-	perf.Plan
-	// configure applies the plan's env overrides and validates it against sc, before any
-	// process starts; it may set cfg's plan-dependent fields.
-	configure(sc perf.Scenario, cfg *runConfig) error
-	// steps lists the plan's phases and their expected durations, for the progress lines.
-	steps(sc perf.Scenario, cfg runConfig) []planPhase
-	// run starts the deployments it needs through s and runs the phases, recording each into
-	// s.rep and checkpointing it. It returns the first error that stopped it.
-	run(s *session) error
-	// finish derives what only this plan knows (its validity, its checks, how complete it is)
-	// once exits are in; runErr is what run returned.
-	finish(s *session, runErr error)
-}
-
-// scenarioPlan returns the scenario's plan: sc.Plan, or the overhead plan of its routes. A
-// Plan that is not one of this package's fails its configuration (foreignPlan).
-func scenarioPlan(sc perf.Scenario) runnable {
+// scenarioPlan returns the scenario's plan, or a plan whose configuration fails when the
+// scenario names none.
+func scenarioPlan(sc perf.Scenario) perf.Plan {
 	if sc.Plan == nil {
-		return OverheadPlan{}
+		return noPlan{}
 	}
-	if p, ok := sc.Plan.(runnable); ok {
-		return p
-	}
-	return foreignPlan{sc.Plan}
+	return sc.Plan
 }
 
-// foreignPlan is a Plan of another package: its configuration fails, naming it.
-type foreignPlan struct{ perf.Plan }
+// noPlan stands for a scenario without a plan: its configuration is the error that says so.
+type noPlan struct{}
 
-func (p foreignPlan) configure(perf.Scenario, *runConfig) error {
-	return fmt.Errorf("plan %T (kind %q) is not a plan of package runner", p.Plan, p.Kind())
+func (noPlan) Kind() string { return "" }
+func (noPlan) Configure(perf.Scenario, *perf.RunConfig) error {
+	return errors.New("Scenario.Plan is not set: name the plan (plan.OverheadPlan{} for baseline and main rounds)")
 }
-func (foreignPlan) steps(perf.Scenario, runConfig) []planPhase { return nil }
-func (foreignPlan) run(*session) error                         { return nil }
-func (foreignPlan) finish(*session, error)                     {}
+func (noPlan) Steps(perf.Scenario, perf.RunConfig) []perf.Step { return nil }
+func (noPlan) Run(perf.Session) error                          { return nil }
+func (noPlan) Finish(perf.Session, error)                      {}
 
 // session is one run as a plan sees it: the test, the configuration, the report being filled
 // and its result file, the progress log, and the deployments started so far.
@@ -66,6 +46,24 @@ type session struct {
 	deps []*deployed
 }
 
+// T is the run's test.
+func (s *session) T() *testing.T { return s.t }
+
+// Scenario is the scenario being run.
+func (s *session) Scenario() perf.Scenario { return s.sc }
+
+// Config is the run's configuration as the plan sees it.
+func (s *session) Config() *perf.RunConfig { return &s.cfg.RunConfig }
+
+// Report is the report being filled.
+func (s *session) Report() *perf.Report { return s.rep }
+
+// Phase logs the start of a phase planned to last d and returns the function that ends it.
+func (s *session) Phase(name string, d time.Duration) (done func()) { return s.prog.phase(name, d) }
+
+// WatchTester makes long phases log tester's live rate and errors.
+func (s *session) WatchTester(tester perf.TesterClient) { s.prog.watchTester(tester) }
+
 // deployed is one deployment the session started; label prefixes its processes in exits ("" for
 // a scenario's only deployment).
 type deployed struct {
@@ -74,15 +72,15 @@ type deployed struct {
 	read  bool
 }
 
-// deploy starts apps for t (the platform tears them down when t ends), with each tester capped
+// Deploy starts apps for t (the platform tears them down when t ends), with each tester capped
 // at loads (withTesterLimits), stamps the daprd version into the report and checkpoints. The
 // deployment's exits are read before its teardown (a cleanup registered after the platform's
 // runs first), or when the runner asks for them after the plan, whichever comes first. A
 // platform that cannot start fails t (Platform.Start).
-func (s *session) deploy(t *testing.T, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
+func (s *session) Deploy(t *testing.T, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
-	dep := s.cfg.platform.Start(ctx, t, withTesterLimits(apps, loads...)...)
+	dep := s.cfg.Platform.Start(ctx, t, withTesterLimits(apps, loads...)...)
 	cancel()
 	d := &deployed{dep: dep, label: label}
 	s.mu.Lock()
@@ -97,7 +95,7 @@ func (s *session) deploy(t *testing.T, label string, apps []perf.App, loads ...p
 			s.rep.Environment.Backends = append(s.rep.Environment.Backends, b)
 		}
 	}
-	s.checkpoint("platform start" + labelSuffix(label))
+	s.Checkpoint("platform start" + labelSuffix(label))
 	return dep
 }
 
@@ -146,39 +144,18 @@ func (s *session) readAllExits() {
 	}
 }
 
-// checkpoint rewrites the result file after phase; a failed write fails the test, and the run
+// Checkpoint rewrites the result file after phase; a failed write fails the test, and the run
 // goes on.
-func (s *session) checkpoint(phase string) {
+func (s *session) Checkpoint(phase string) {
 	s.t.Helper()
 	if err := s.rf.checkpoint(s.rep, phase); err != nil {
 		s.t.Errorf("%v", err)
 	}
 }
 
-// infraError records err as an infrastructure error of the run and fails the test.
-func (s *session) infraError(what string, err error) {
+// InfraError records err as an infrastructure error of the run and fails the test.
+func (s *session) InfraError(what string, err error) {
 	s.t.Helper()
 	s.t.Errorf("%s/%s: %s: %v", s.sc.Test, s.sc.Transport, what, err)
 	s.rep.InfraErrors = append(s.rep.InfraErrors, fmt.Sprintf("%s: %v", what, err))
-}
-
-// problems collects a run's configuration errors, so that one error names every bad field
-// and variable at once (errors.Join of them).
-type problems []error
-
-// add keeps err when it is not nil.
-func (ps *problems) add(err error) {
-	if err != nil {
-		*ps = append(*ps, err)
-	}
-}
-
-// loadParams sets cfg's main and warmup Params from sc's options (NewParams, which applies
-// Dapr's env overrides, and NewWarmupParams), passing each error to add.
-func (cfg *runConfig) loadParams(sc perf.Scenario, add func(error)) {
-	var err error
-	cfg.main, err = perf.NewParams(sc.MainOptions...)
-	add(err)
-	cfg.warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
-	add(err)
 }

@@ -47,8 +47,8 @@ func PlanOf(sc perf.Scenario, platform string, opts ...RunOption) (perf.PlanLine
 	for _, o := range opts {
 		o(&probe)
 	}
-	if probe.platform != nil {
-		platform = probe.platform.Name()
+	if probe.Platform != nil {
+		platform = probe.Platform.Name()
 	}
 	opts = append(append([]RunOption(nil), opts...), WithPlatform(planOnlyPlatform{name: platform}))
 	cfg, err := newRunConfig(sc, opts)
@@ -56,26 +56,29 @@ func PlanOf(sc perf.Scenario, platform string, opts ...RunOption) (perf.PlanLine
 		return perf.PlanLine{}, err
 	}
 	plan := scenarioPlan(sc)
-	_, upTo := plan.(*IterationsPlan) // its runs are planned at their maxDuration
+	upTo := false // its runs are planned at their maxDuration
+	if u, ok := plan.(perf.UpperBounded); ok {
+		upTo = u.StepsAreUpperBounds()
+	}
 	l := perf.PlanLine{
 		Scenario: sc.Test, Transport: string(sc.Transport), Plan: plan.Kind(), Platform: platform,
-		QPS: cfg.main.QPS, Connections: cfg.main.Connections, DurationSeconds: cfg.main.Duration.Seconds(),
-		WarmupQPS: cfg.warmup.QPS, WarmupSeconds: cfg.warmup.Duration.Seconds(),
+		QPS: cfg.Main.QPS, Connections: cfg.Main.Connections, DurationSeconds: cfg.Main.Duration.Seconds(),
+		WarmupQPS: cfg.Warmup.QPS, WarmupSeconds: cfg.Warmup.Duration.Seconds(),
 		PhaseOverheadSeconds: phaseOverhead.Seconds(),
 	}
-	if cfg.main.MaxRate || cfg.main.HasExecutor() || upTo {
+	if cfg.Main.MaxRate || cfg.Main.HasExecutor() || upTo {
 		l.QPS = 0
 	}
-	if cfg.warmup.HasExecutor() || upTo { // counted in iterations, not a rate and a length
+	if cfg.Warmup.HasExecutor() || upTo { // counted in iterations, not a rate and a length
 		l.WarmupQPS, l.WarmupSeconds = 0, 0
 	}
 	var expected, bounded time.Duration
-	for _, ph := range plan.steps(sc, cfg) {
-		bound := upTo && ph.d > 0
-		l.Phases = append(l.Phases, perf.PlanLinePhase{Name: ph.name, Seconds: ph.d.Seconds(), UpTo: bound})
-		expected += ph.d + phaseOverhead
+	for _, ph := range plan.Steps(sc, cfg.RunConfig) {
+		bound := upTo && ph.Duration > 0
+		l.Phases = append(l.Phases, perf.PlanLinePhase{Name: ph.Name, Seconds: ph.Duration.Seconds(), UpTo: bound})
+		expected += ph.Duration + phaseOverhead
 		if bound {
-			bounded += ph.d
+			bounded += ph.Duration
 		}
 	}
 	l.ExpectedSeconds = expected.Seconds()

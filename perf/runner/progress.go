@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -36,23 +35,15 @@ type planPhase struct {
 	d    time.Duration
 }
 
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
-}
-
 // newProgress logs the plan of sc (its steps, Plan.steps) on the named platform and its
 // expected duration, and starts the clock.
-func newProgress(t testing.TB, sc perf.Scenario, plan []planPhase, platform string) *progress {
+func newProgress(t testing.TB, sc perf.Scenario, plan []perf.Step, platform string) *progress {
 	t.Helper()
 	p := &progress{t: t, start: time.Now()}
 	names := make([]string, len(plan))
 	for i, ph := range plan {
-		names[i] = ph.name
-		p.expected += ph.d + phaseOverhead
+		names[i] = ph.Name
+		p.expected += ph.Duration + phaseOverhead
 	}
 	t.Logf("plan: %s/%s on %s, %d phases, expected about %v after start-up:\n  %s", sc.Test, sc.Transport,
 		platform, len(plan), p.expected.Round(time.Second), strings.Join(names, "\n  "))

@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // calibration routes the baseline to a plain httpapp and the "sidecar" path to one with a fixed
 // 1 ms delay: the overhead Run measures must then be 1 ms.
 func calibration() perf.Scenario {
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "calibration",
 		Transport: perf.HTTP,
 		Apps: []perf.App{

@@ -297,24 +297,3 @@ func (f *runFile) stopped(t testing.TB, rep *perf.Report) {
 	}
 	t.Logf("result file (incomplete): %s", f.path)
 }
-
-// markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:
-// a load error (the tester or the platform failed) and fewer rounds than asked for.
-func markEnd(rep *perf.Report, want int, loadErr error) {
-	if loadErr != nil {
-		rep.InfraErrors = append(rep.InfraErrors, "load: "+loadErr.Error())
-	}
-	if len(rep.Rounds) < want {
-		rep.Incomplete = true
-		rep.IncompleteReason = fmt.Sprintf("%d of %d rounds completed", len(rep.Rounds), want)
-		if rep.PartialRound != nil {
-			rep.IncompleteReason += ", and the baseline of the next"
-		}
-		if loadErr != nil {
-			rep.IncompleteReason += ": " + loadErr.Error()
-		}
-	}
-	if rep.Incomplete || len(rep.InfraErrors) > 0 {
-		rep.Pass = false
-	}
-}

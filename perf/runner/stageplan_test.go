@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daprperf/daprperf/perf/plan"
+
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/runner"
 
@@ -26,7 +28,7 @@ func TestRunStagePlan(t *testing.T) {
 		Tester: "tester", Main: perf.Route{To: "slow"},
 		MainOptions:   []perf.Option{perf.WithConnections(4)},
 		WarmupOptions: []perf.Option{perf.WithQPS(10), perf.WithConnections(2), perf.WithDuration(time.Second)},
-		Plan:          &runner.StagePlan{Stages: []perf.Stage{{Name: "fast", QPS: 100, Samples: 100, PayloadBytes: 16}, {Name: "slow-rate", QPS: 20, Samples: 20}}},
+		Plan:          &plan.StagePlan{Stages: []perf.Stage{{Name: "fast", QPS: 100, Samples: 100, PayloadBytes: 16}, {Name: "slow-rate", QPS: 20, Samples: 20}}},
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: "test"},
 			{Figure: perf.StageMeanFigure("fast"), Op: perf.AtMost, Limit: 0.005, Source: "test"},

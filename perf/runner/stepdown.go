@@ -21,14 +21,20 @@ import (
 // next load, until a run is valid or the ladder ends. A load the user named (DAPR_PERF_QPS) is
 // never stepped down, and an invalid run never passes.
 
-// stepDownPossible reports whether Run may step the load down after an invalid run: the
-// overhead plan (the one plan with a preflight) with the preflight wanted (preflightWanted)
-// and more than one load on its ladder.
+// stepDownPossible reports whether Run may step the load down after an invalid run: a plan
+// whose load a preflight picks (perf.Laddered: the overhead plan) with more than one load on
+// its ladder.
 func stepDownPossible(sc perf.Scenario, cfg runConfig) bool {
-	if _, ok := scenarioPlan(sc).(OverheadPlan); !ok {
-		return false
+	return len(ladder(sc, cfg)) > 1
+}
+
+// ladder is the loads sc's plan may step down through under cfg; none for a plan that is not
+// perf.Laddered.
+func ladder(sc perf.Scenario, cfg runConfig) []int {
+	if l, ok := scenarioPlan(sc).(perf.Laddered); ok {
+		return l.Ladder(sc, cfg.RunConfig)
 	}
-	return preflightWanted(cfg) && len(ladderFrom(cfg.main.QPS, sc.Ladder)) > 1
+	return nil
 }
 
 // nextRung is the first load of pf's ladder below qps, or 0 when there is none.
@@ -63,7 +69,7 @@ func runLadder(t *testing.T, sc perf.Scenario, cfg runConfig) *perf.Report {
 	t.Helper()
 	var final *perf.Report
 	name := "at_preflight_load"
-	for range ladderFrom(cfg.main.QPS, sc.Ladder) { // each attempt steps down at least one rung
+	for range ladder(sc, cfg) { // each attempt steps down at least one rung
 		next := 0
 		t.Run(name, func(st *testing.T) {
 			rep, rf := runAttempt(st, sc, cfg)
@@ -81,7 +87,7 @@ func runLadder(t *testing.T, sc perf.Scenario, cfg runConfig) *perf.Report {
 			}
 			st.Log("\n" + report.Summary(rep))
 			pf := steppedPreflight(rep, q, filepath.Base(path))
-			cfg.main.QPS, cfg.stepped, next = q, pf, q
+			cfg.Main.QPS, cfg.Stepped, next = q, pf, q
 			st.Skipf("%s/%s: INVALID at %d QPS, the load the preflight chose, over the full run: %s; its result file is kept as %s (not pushed, left out of charts and the exit code); running again at %d QPS, the ladder's next load",
 				sc.Test, sc.Transport, rep.Params.QPS, firstReason(rep.Validity.Reasons), path, q)
 		})

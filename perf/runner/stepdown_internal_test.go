@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/daprperf/daprperf/perf/plan"
+
 	"github.com/daprperf/daprperf/perf"
 
 	"github.com/stretchr/testify/assert"
@@ -38,15 +40,15 @@ func TestStepDownTo(t *testing.T) {
 func TestStepDownPossible(t *testing.T) {
 	t.Setenv(perf.EnvQPS, "1") // restored after the test
 	os.Unsetenv(perf.EnvQPS)
-	sc := perf.Scenario{}
-	cfg := runConfig{preflight: true, main: perf.Params{QPS: 1000}}
-	assert.True(t, stepDownPossible(sc, cfg), "the overhead plan under the ladder")
-	cfg.main.QPS = 100
-	assert.False(t, stepDownPossible(sc, cfg), "a ladder of one load")
-	cfg.main.QPS = 1000
-	cfg.preflight = false
-	assert.False(t, stepDownPossible(sc, cfg), "no preflight")
-	cfg.preflight = true
-	sc.Plan = &JobTriggerPlan{}
-	assert.False(t, stepDownPossible(sc, cfg), "a plan without a preflight")
+	sc := perf.Scenario{Plan: plan.OverheadPlan{}}
+	cfg := perf.RunConfig{PreflightLadder: true, Main: perf.Params{QPS: 1000}}
+	assert.True(t, stepDownPossible(sc, runConfig{RunConfig: cfg}), "the overhead plan under the ladder")
+	cfg.Main.QPS = 100
+	assert.False(t, stepDownPossible(sc, runConfig{RunConfig: cfg}), "a ladder of one load")
+	cfg.Main.QPS = 1000
+	cfg.PreflightLadder = false
+	assert.False(t, stepDownPossible(sc, runConfig{RunConfig: cfg}), "no preflight")
+	cfg.PreflightLadder = true
+	sc.Plan = &plan.JobTriggerPlan{}
+	assert.False(t, stepDownPossible(sc, runConfig{RunConfig: cfg}), "a plan without a preflight")
 }

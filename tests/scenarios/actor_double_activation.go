@@ -6,21 +6,21 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Settings of ActorDoubleActivation, with where each comes from.
 const (
 	// DoubleActivationReplicas is the number of actor host replicas on the one placement
-	// (Dapr's issue text: 3; its test file had 2 at one point).
+	// (Dapr's issue text: 3; a version of its test file has 2).
 	DoubleActivationReplicas = 3
 	// DoubleActivationID is the one actor id every request calls (Dapr's "SINGLE_ID").
 	DoubleActivationID = "SINGLE_ID"
 	// DoubleActivationBasePeakVUs is the base phase's peak: Dapr ramps 1000 -> 3000 -> 5000
 	// VUs (and runs two k6 runners); daprperf ramps 300 -> 900 -> 1500. Every VU waits behind
 	// the others on the one actor, so a call takes about VUs / throughput: measured here (2
-	// cores shared by the tester, four daprd and three hosts; README, "Actor double
-	// activation") 1500 VUs gave 1,679 QPS and a 1.3 s slowest call, 5000 VUs 1,523 QPS and
+	// cores shared by the tester, four daprd and three hosts; reports/measurements.md, "Actor
+	// double activation") 1500 VUs gave 1,679 QPS and a 1.3 s slowest call, 5000 VUs 1,523 QPS and
 	// 418 calls past the tester's 5 s timeout.
 	DoubleActivationBasePeakVUs = 1500
 	// DoubleActivationFaultPeakVUs is the faults phase's peak, 12 -> 36 -> 60. The faulted
@@ -50,7 +50,7 @@ func rampTo(peak int) driver.Executor {
 	}, GracefulRampDown: 10 * time.Second, GracefulStop: 10 * time.Second}
 }
 
-// ActorDoubleActivation is Dapr's actor_double_activation perf test (runner.FaultPlan): three
+// ActorDoubleActivation is Dapr's actor_double_activation perf test (plan.FaultPlan): three
 // actor host replicas (apps/actorapp, each with its daprd, one placement, one Redis for the
 // activation lock), and the tester's daprd calling POST /v1.0/actors/PerfTestActor/SINGLE_ID/
 // method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 300 -> 900 -> 1500
@@ -81,7 +81,7 @@ func ActorDoubleActivation() perf.Scenario {
 		WarmupOptions: []perf.Option{
 			perf.WithQPS(20), perf.WithConnections(2), perf.WithDuration(5 * time.Second),
 		},
-		Plan: &runner.FaultPlan{
+		Plan: &plan.FaultPlan{
 			Hosts:  hosts,
 			Base:   rampTo(DoubleActivationBasePeakVUs),
 			Faults: rampTo(DoubleActivationFaultPeakVUs),

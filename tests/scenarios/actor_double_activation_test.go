@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -29,7 +29,7 @@ func TestActorDoubleActivationIsDaprs(t *testing.T) {
 	assert.Equal(t, []string{perf.DefaultPlacement}, perf.PlacementGroups(sc.Apps), "one placement for the tester and every host")
 	assert.Equal(t, scenarios.DoubleActivationID, sc.Main.Operation.ActorID)
 	assert.True(t, sc.Main.ThroughSidecar)
-	fp, ok := sc.Plan.(*runner.FaultPlan)
+	fp, ok := sc.Plan.(*plan.FaultPlan)
 	require.True(t, ok)
 	assert.Equal(t, 50*time.Millisecond, fp.Delay)
 	assert.Equal(t, 0.1, fp.FailFraction)

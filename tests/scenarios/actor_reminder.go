@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Dapr's actor_reminder perf test (dapr/dapr tests/perf/actor_reminder): its actor type,
@@ -25,7 +25,7 @@ const (
 )
 
 // ActorReminder is Dapr's actor_reminder: TestActorReminderRegistrationPerformance, then
-// TestActorReminderTriggerPerformance, as one runner.ReminderPlan run. The tester registers
+// TestActorReminderTriggerPerformance, as one plan.ReminderPlan run. The tester registers
 // through its own daprd (POST /v1.0/actors/PerfTestActorReminder/{uuid}/reminders/myreminder,
 // body {"dueTime":"24h","period":"24h"}) at 3000 QPS over 24 connections for 1 minute (warmup:
 // 300 QPS for 5 s); then 20,000 reminders, each on a new actor id, all due at one time with
@@ -73,7 +73,7 @@ func ActorReminder() perf.Scenario {
 			perf.WithQPS(300), perf.WithConnections(24), perf.WithDuration(5 * time.Second),
 			perf.WithPayload(`{"dueTime":"24h","period":"24h"}`),
 		},
-		Plan: &runner.ReminderPlan{Host: ActorHostApp, ActorType: ReminderActorType, Reminder: reminderName,
+		Plan: &plan.ReminderPlan{Host: ActorHostApp, ActorType: ReminderActorType, Reminder: reminderName,
 			Reminders: 20_000, FiresPerReminder: 5, Period: time.Millisecond, TTL: 5 * time.Millisecond,
 			RegisterVUs: 50, TriggerWindow: 100 * time.Second},
 		Thresholds: []perf.Threshold{

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Names of the actor scenarios' apps and actor type (Dapr's actor perf tests call theirs
@@ -50,7 +51,7 @@ const actorDaprSource = "Dapr v1.17 perf suite (tests/perf/actor_activation)"
 // gated.
 func ActorActivation() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "noOp", Baseline: perf.BaselineApp}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "actor_activation",
 		Transport: perf.HTTP,
 		Apps:      actorApps(),
@@ -95,7 +96,7 @@ var (
 func ActorTimer() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "noOp", Baseline: perf.BaselineApp}
 	const source = "Dapr v1.17 perf suite (tests/perf/actor_timer)"
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "actor_timer",
 		Transport: perf.HTTP,
 		Apps:      actorApps("-timer-due", "10s"),

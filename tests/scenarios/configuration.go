@@ -5,7 +5,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Names and values of the configuration scenarios.
@@ -60,7 +60,7 @@ func configComponent() perf.Component {
 // "configuration_get".
 func ConfigurationGet(transport perf.Protocol) perf.Scenario {
 	op := perf.Operation{Kind: perf.OpConfigurationGet, Store: ConfigStoreName, Keys: []string{ConfigKey}, Baseline: perf.BaselineStore}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "configuration_get",
 		Transport: transport,
 		Apps: []perf.App{
@@ -134,7 +134,7 @@ func ConfigurationGetRamp(transport perf.Protocol) perf.Scenario {
 }
 
 // ConfigurationSubscribe is configuration subscribe over transport, as a delivery plan
-// (runner.DeliveryPlan, mode perf.SubscribeConfiguration): the subscriber app subscribes through
+// (plan.DeliveryPlan, mode perf.SubscribeConfiguration): the subscriber app subscribes through
 // its own daprd to every key of ConfigStoreName (HTTP: daprd POSTs each update to the app's
 // /configuration/configstore/<key>; gRPC: Dapr.SubscribeConfiguration's stream); the tester
 // writes updates straight into Redis at a fixed rate, 100 updates/s over 4 connections for 1
@@ -170,7 +170,7 @@ func ConfigurationSubscribe(transport perf.Protocol) perf.Scenario {
 		WarmupOptions: []perf.Option{
 			perf.WithQPS(20), perf.WithConnections(2), perf.WithDuration(5 * time.Second), perf.WithPayloadSize(ConfigUpdateBytes),
 		},
-		Plan: &runner.DeliveryPlan{Subscriber: SubscriberApp, Mode: perf.SubscribeConfiguration, Broker: perf.BackendRedis},
+		Plan: &plan.DeliveryPlan{Subscriber: SubscriberApp, Mode: perf.SubscribeConfiguration, Broker: perf.BackendRedis},
 		Thresholds: []perf.Threshold{
 			{Figure: "delivery.lost", Op: perf.AtMost, Limit: 0, Source: "daprperf design point 12: every update told"},
 			{Figure: "delivery.duplicated", Op: perf.AtMost, Limit: 0, Source: "daprperf: every update told once (one new key per update)"},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // gate returns sc's bound on figure, failing when it has none.
@@ -81,7 +81,7 @@ func TestConfigurationScenarios(t *testing.T) {
 				assert.Equal(t, ConfigUpdateBytes, main.PayloadBytes, path)
 				assert.Equal(t, perf.OpConfigurationSet, sc.Main.Operation.Kind, path)
 				assert.Contains(t, sc.Main.Operation.Key, perf.UUIDToken, "%s: one new key per update", path)
-				dp, ok := sc.Plan.(*runner.DeliveryPlan)
+				dp, ok := sc.Plan.(*plan.DeliveryPlan)
 				require.True(t, ok, path)
 				assert.Equal(t, perf.SubscribeConfiguration, dp.Mode, path)
 				assert.Equal(t, []string{"-configuration-store", ConfigStoreName}, sc.Apps[1].Args, path)

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // JobApp is the jobs scenarios' app (apps/jobapp): the scheduling baseline's target and, in the
@@ -32,7 +32,7 @@ const jobsDaprSource = "Dapr master perf suite (tests/perf/jobs)"
 // none. The overhead is reported, not gated.
 func JobsScheduling() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpJobSchedule, JobName: "job-" + perf.UUIDToken, JobDueTime: 24 * time.Hour, Baseline: perf.BaselineApp}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "jobs_scheduling",
 		Transport: perf.HTTP,
 		Apps: []perf.App{
@@ -64,15 +64,14 @@ func JobsScheduling() perf.Scenario {
 var JobsSchedulingLadder = []int{500, 250, 100}
 
 // JobsSchedulingLadderNote is the clause the preflight's sentence quotes for
-// JobsSchedulingLadder. Measured on 2 cores with the tester's connections kept (16 sockets): a
-// 6 s step kept 1000 QPS on schedule (0.00 % behind), a 1 min run at 1000 QPS fell 1.03 %
-// behind on a quiet machine (619 of 60,000 late; limit 1 %) and 1.16-27.8 % on a shared one.
+// JobsSchedulingLadder. On 2 cores a short step keeps 1000 QPS on schedule while a 1 min run
+// at 1000 QPS falls more than 1 % behind (reports/measurements.md, "Jobs").
 const JobsSchedulingLadderNote = "each request adds a job to the scheduler's etcd, so a short step cannot show a minute's end; 500 QPS is Dapr's gate, DAPR_PERF_QPS=1000 its target"
 
 // JobsTriggering is Dapr's TestJobTriggerPerformance as the issue states it: 20,000 one-shot
 // jobs due in 1 s, scheduled by the job app through its own daprd (16 in flight, as fast as
 // daprd answers), each triggered back to the app (POST /job/{name}), which counts every trigger
-// per job name (runner.JobTriggerPlan). Under DAPR_PERF_QPS / DAPR_TEST_DURATION the count scales
+// per job name (plan.JobTriggerPlan). Under DAPR_PERF_QPS / DAPR_TEST_DURATION the count scales
 // by (QPS / 1000) x (duration / 1 min), at least 100 (the CI smoke's 100 QPS x 10 s: 333 jobs),
 // and so does the rate bound.
 //
@@ -104,7 +103,7 @@ func jobsTriggering(f *perf.JobFault) perf.Scenario {
 		Main: perf.Route{To: JobApp, ThroughSidecar: true},
 		// The load the job count is stated for, and what the overrides scale it by.
 		MainOptions: []perf.Option{perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute)},
-		Plan:        &runner.JobTriggerPlan{App: JobApp, Jobs: 20_000, DueIn: time.Second, Connections: 16, Window: 120 * time.Second, Fault: f},
+		Plan:        &plan.JobTriggerPlan{App: JobApp, Jobs: 20_000, DueIn: time.Second, Connections: 16, Window: 120 * time.Second, Fault: f},
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: jobsDaprSource + ": no failed schedule request"},
 			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: jobsDaprSource},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/runner"
 )
 
@@ -20,7 +21,7 @@ const (
 // GrowthPathPattern is the f variant's spec.metric.http.pathMatching pattern: one path
 // label for every checkout/<id>. daprd 1.17 also registers it under
 // /v1.0/invoke/{app_id}/method, the caller sidecar's server path; 1.16 does not, so there only
-// the callee's series are bounded (measured: README, "Memory growth").
+// the callee's series are bounded (measured: reports/measurements.md, "Memory growth").
 const GrowthPathPattern = "/checkout/{orderId}"
 
 // GrowthExpectedVerdicts is the expected-verdicts table of MemoryGrowth, relative to the repo
@@ -63,15 +64,15 @@ func MemoryGrowth() perf.Scenario {
 		}
 	}
 	// Dapr's Configuration CRD requires spec.metric.enabled whenever spec.metric is set (the
-	// API server refuses the object otherwise, as the real one-node cluster showed); true is
-	// daprd's default, so it changes nothing on the local platform.
+	// API server refuses the object otherwise); true is daprd's default, so it changes nothing
+	// on the local platform.
 	metricConfig := func(m map[string]any) map[string]any {
 		if _, ok := m["enabled"]; !ok {
 			m["enabled"] = true
 		}
 		return map[string]any{"metric": m}
 	}
-	plan := &runner.GrowthPlan{
+	plan := &plan.GrowthPlan{
 		QPS:              500,
 		Connections:      8,
 		ExpectedVerdicts: GrowthExpectedVerdicts,
@@ -101,7 +102,7 @@ func MemoryGrowth() perf.Scenario {
 
 // GrowthVariants returns the variants of the memory-growth scenario sc.
 func GrowthVariants(sc perf.Scenario) []perf.GrowthVariant {
-	if g, ok := sc.Plan.(*runner.GrowthPlan); ok {
+	if g, ok := sc.Plan.(*plan.GrowthPlan); ok {
 		return g.Variants
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Names of the pub/sub publish scenarios' apps, components and topic.
@@ -91,7 +91,7 @@ func publishBaseline(b PubSubBroker, op perf.Operation) perf.Route {
 // only means something against its no-op baseline; it is not gated here.
 func PubSubPublish(transport perf.Protocol, b PubSubBroker) perf.Scenario {
 	op := perf.Operation{Kind: perf.OpPublish, PubSub: PubSubName, Topic: PublishTopic}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "pubsub_publish" + b.Suffix,
 		Transport: transport,
 		Apps:      publishApps(transport, b),
@@ -151,7 +151,7 @@ func PubSubBulkPublish(transport perf.Protocol, b PubSubBroker, raw bool) perf.S
 	if transport == perf.HTTP {
 		th = append(th, perf.Threshold{Figure: "main.mean", Op: perf.AtMost, Limit: 0.5, Source: daprBulkHTTP})
 	}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "pubsub_bulk_publish" + suffix,
 		Transport: transport,
 		Apps:      publishApps(transport, b),
@@ -167,9 +167,9 @@ func PubSubBulkPublish(transport perf.Protocol, b PubSubBroker, raw bool) perf.S
 		},
 		Thresholds: th,
 		// The baseline is the heavy load: 200 requests/s of 100 singles is 20,000 publishes/s,
-		// which 2 cores do not keep (37-98 requests/s measured). Under make perf without
-		// DAPR_PERF_QPS the preflight loads both routes and steps down this ladder until both
-		// keep their schedule.
+		// which 2 cores do not keep (37 to 98 requests/s: reports/measurements.md, "Pub/sub
+		// publish"). Under make perf without DAPR_PERF_QPS the preflight loads both routes and
+		// steps down this ladder until both keep their schedule.
 		Ladder:            BulkLadder,
 		PreflightBaseline: true,
 	}
@@ -195,7 +195,7 @@ func PublishStages() []perf.Stage {
 
 // PubSubPublishStages is Dapr's pubsub_publish_http on broker b: raw publishes (POST
 // /v1.0/publish/pubsub/perf-topic?metadata.rawPayload=true) through the publisher's daprd at
-// fixed rates, one load per stage (PublishStages, runner.StagePlan), after a warmup of 10
+// fixed rates, one load per stage (PublishStages, plan.StagePlan), after a warmup of 10
 // requests/s for 3 s. Each stage has its own figures and its own bound: mean service time
 // below 1 ms (Dapr's k6 threshold), and no errors (Dapr's checks rate==1), 0 restarts. Test
 // name "pubsub_publish" plus the broker's suffix (transport http); there is no baseline phase (Dapr's k6
@@ -221,6 +221,6 @@ func PubSubPublishStages(b PubSubBroker) perf.Scenario {
 		MainOptions:   []perf.Option{perf.WithConnections(16)},
 		WarmupOptions: []perf.Option{perf.WithQPS(10), perf.WithConnections(2), perf.WithDuration(3 * time.Second), perf.WithPayloadSize(2048)},
 		Thresholds:    th,
-		Plan:          &runner.StagePlan{Stages: stages},
+		Plan:          &plan.StagePlan{Stages: stages},
 	}
 }

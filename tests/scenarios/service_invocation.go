@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Names of the service-invocation apps, as in Dapr's suite: they are also the Dapr app ids.
@@ -31,7 +32,7 @@ func ServiceInvocation(transport perf.Protocol) perf.Scenario {
 	if transport == perf.GRPC {
 		kind = perf.GRPCApp
 	}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      "service_invocation",
 		Transport: transport,
 		Apps: []perf.App{

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // State scenario names.
@@ -100,7 +101,7 @@ func stateScenario(test string, transport perf.Protocol, store perf.ComponentTyp
 		baseline = perf.BaselineStore
 	}
 	op := perf.Operation{Kind: kind, Store: StateStoreName, Key: StateKey, Baseline: baseline}
-	return perf.Scenario{
+	return perf.Scenario{Plan: plan.OverheadPlan{},
 		Test:      StateTestName(test, store),
 		Transport: transport,
 		Apps: []perf.App{

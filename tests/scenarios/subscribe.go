@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Names of the pub/sub subscribe scenarios' apps, component and topic.
@@ -91,7 +91,7 @@ func PubSubSubscribe(b SubscribeBroker, mode perf.SubscribeMode) perf.Scenario {
 		WarmupOptions: []perf.Option{
 			perf.WithQPS(50), perf.WithConnections(8), perf.WithDuration(5 * time.Second), perf.WithPayloadSize(100),
 		},
-		Plan: &runner.DeliveryPlan{Subscriber: SubscriberApp, Mode: mode, Broker: b.Backend},
+		Plan: &plan.DeliveryPlan{Subscriber: SubscriberApp, Mode: mode, Broker: b.Backend},
 		Thresholds: []perf.Threshold{
 			{Figure: "delivery.lost", Op: perf.AtMost, Limit: 0, Source: "daprperf design point 12: every message delivered"},
 			{Figure: "delivery.p95", Op: perf.AtMost, Limit: p95.Seconds(), Source: daprSubscribeSuite},
@@ -117,7 +117,7 @@ func PubSubSubscribeAll() []perf.Scenario {
 // main load, under the test name "<test>_broker_restart". Its lost or duplicated messages
 // then show in the result; the 0-lost bound stays, so a run that loses any fails it.
 func WithBrokerRestart(sc perf.Scenario, at time.Duration) perf.Scenario {
-	dp := *sc.Plan.(*runner.DeliveryPlan)
+	dp := *sc.Plan.(*plan.DeliveryPlan)
 	dp.RestartBroker = at
 	sc.Plan = &dp
 	sc.Test += "_broker_restart"

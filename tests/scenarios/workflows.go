@@ -7,7 +7,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
-	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Names of the workflow scenarios' app and components: Dapr's workflow perf app keeps its
@@ -117,7 +117,7 @@ func workflowScenario(test, backend, workflow, input string, runs ...perf.Iterat
 		Main:          perf.Route{To: WorkflowHostApp, Method: workflow},
 		MainOptions:   []perf.Option{perf.WithPayload(input), perf.WithPercentiles(50, 75, 90, 95, 99, 99.9)},
 		WarmupOptions: []perf.Option{perf.WithPayload(input), perf.WithExecutor(driver.Executor{Kind: driver.SharedIterations, VUs: 5, Iterations: warm, Duration: 2 * time.Minute})},
-		Plan:          &runner.IterationsPlan{Runs: runs},
+		Plan:          &plan.IterationsPlan{Runs: runs},
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: workflowDaprSource},
 			{Figure: perf.IterationsUnfinishedFigure, Op: perf.AtMost, Limit: 0, Source: "daprperf: every planned iteration ran (k6 counts the dropped apart; Dapr's check does not see them)"},

@@ -1,0 +1,106 @@
+package perf
+
+import (
+	"testing"
+	"time"
+)
+
+// Plan is what a scenario does with its deployments, between the configuration and the
+// figures: the overhead plan (baseline and main rounds), the growth plan, and the plans of
+// named loads, delivery, jobs, reminders and faults (package plan). The runner (package runner)
+// configures it with everything else before any process starts, hands it a Session to start
+// deployments and record phases in, then reads the exits, derives the figures and writes,
+// pushes and summarises the result the same way for every plan.
+//
+// A Plan value is the scenario's data and is not changed by a run: what a run configures goes
+// into its RunConfig (RunConfig.PlanState for a plan's own settings), so a scenario can run
+// twice (the step-down ladder) without sharing state.
+type Plan interface {
+	// Kind names the plan in the result file (Report.Plan, one of the Kind* constants).
+	Kind() string
+	// Configure applies the plan's env overrides and validates it against sc, before any
+	// process starts; it sets c's loads (Main, Warmup) and its plan-dependent fields. An
+	// error names every bad field and variable (errors.Join).
+	Configure(sc Scenario, c *RunConfig) error
+	// Steps lists the plan's phases and their expected durations, for the progress lines
+	// and the plan-only pass.
+	Steps(sc Scenario, c RunConfig) []Step
+	// Run starts the deployments it needs through s and runs the phases, recording each into
+	// s.Report() and checkpointing it. It returns the first error that stopped it.
+	Run(s Session) error
+	// Finish derives what only this plan knows (its validity, its checks, how complete it is)
+	// once exits are in; runErr is what Run returned.
+	Finish(s Session, runErr error)
+}
+
+// Laddered is a Plan whose load a preflight picks from a ladder (the overhead plan): when a
+// full-length run at the picked load is invalid, the runner runs it again at the next rung.
+type Laddered interface {
+	Plan
+	// Ladder is the loads (QPS, highest first) the preflight chooses from under c; none or
+	// one when there is nothing to step down to.
+	Ladder(sc Scenario, c RunConfig) []int
+}
+
+// UpperBounded is a Plan whose Steps are upper bounds rather than estimates (the iterations
+// plan: each run ends when its iterations are done, at most at its MaxDuration).
+type UpperBounded interface {
+	Plan
+	StepsAreUpperBounds() bool
+}
+
+// RunConfig is one run's configuration as the runner resolved it and the plan completed it
+// (Plan.Configure).
+type RunConfig struct {
+	// Platform starts the deployments.
+	Platform Platform
+	// Main and Warmup are the loads of the main and warmup phases, after the env overrides
+	// (NewParams, NewWarmupParams).
+	Main, Warmup Params
+	// Thresholds are the bounds the run is judged by, after the env overrides.
+	Thresholds []Threshold
+	// Rounds is the number of baseline/main rounds and Idle the idle window after them (the
+	// overhead plan's; EnvRepeats, EnvIdleWindow).
+	Rounds int
+	Idle   time.Duration
+	// PreflightLadder is EnvPreflight=ladder: a preflight picks the main load from the ladder.
+	PreflightLadder bool
+	// Stepped is the preflight of an earlier attempt whose full-length run at the load it chose
+	// was invalid: this attempt runs at Main.QPS without measuring again.
+	Stepped *Preflight
+	// PlanState is what a plan's Configure resolved for its Run (the growth plan's settings
+	// with their env overrides); nil for plans that keep none.
+	PlanState any
+	// Notes are what the overrides did or did not apply, for the result's warnings.
+	Notes []string
+}
+
+// Step is one phase of a run's plan and its expected length.
+type Step struct {
+	Name     string
+	Duration time.Duration
+}
+
+// Session is one run as a plan sees it. Package runner implements it.
+type Session interface {
+	// T is the run's test.
+	T() *testing.T
+	// Scenario is the scenario being run.
+	Scenario() Scenario
+	// Config is the run's configuration; the plan may lower Main's QPS (the preflight).
+	Config() *RunConfig
+	// Report is the report being filled; the result file is rewritten from it at each
+	// Checkpoint.
+	Report() *Report
+	// Deploy starts apps for t (torn down when t ends), each tester capped at loads, stamps the
+	// environment into the report and checkpoints; a platform that cannot start fails t.
+	Deploy(t *testing.T, label string, apps []App, loads ...Params) Deployment
+	// Phase logs the start of a phase planned to last d and returns the function that ends it.
+	Phase(name string, d time.Duration) (done func())
+	// WatchTester makes long phases log the tester's live rate and errors.
+	WatchTester(tester TesterClient)
+	// Checkpoint rewrites the result file after phase.
+	Checkpoint(phase string)
+	// InfraError records err as an infrastructure error of the run and fails the test.
+	InfraError(what string, err error)
+}

@@ -1,0 +1,35 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// subscribeConfiguration asks the subscriber app (configuration mode) to subscribe through its
+// daprd at dapr (HTTP: daprd's base URL; gRPC: host:port) over proto; the app answers once
+// daprd has given the subscription an id.
+func (c subscriberClient) subscribeConfiguration(ctx context.Context, proto perf.Protocol, dapr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*subscriberTimeout)
+	defer cancel()
+	q := url.Values{"protocol": {string(proto)}, "dapr": {dapr}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/configuration-subscribe?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("subscriber %s: configuration subscribe: %w", c.url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("subscriber %s: configuration subscribe over %s via %s: %s: %s", c.url, proto, dapr, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return nil
+}

@@ -1,0 +1,383 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// DeliveryPlan measures pub/sub delivery end to end: the tester publishes at a fixed rate
+// through its own daprd (Scenario.Main: a publish Operation, ThroughSidecar), each message
+// stamped with its load's nonce, a sequence number and its send time (DeliveryPayload); the
+// broker and the subscriber's daprd deliver it to the subscriber app (Kind Subscriber), which
+// records its receipt. In order:
+//
+//  1. a warmup load (Scenario.WarmupOptions) under its own nonce, so that the subscription,
+//     the broker's queues and the connections exist before anything is measured; its late
+//     messages count as stale, not as the main load's;
+//  2. the subscriber's counts reset to the main load's nonce, then the main load
+//     (Scenario.MainOptions; its PayloadBytes is the message size), with resources sampled
+//     from its start to the end of the drain;
+//  3. the drain: the subscriber's counts are read every 200 ms until every accepted message
+//     has arrived or Drain has passed; then the report's Delivery: sent, received, lost,
+//     duplicated and delivery-latency percentiles (receipt - send time, HDR, exact).
+//
+// Gates (by Threshold.Figure): "delivery.lost" (count), "delivery.p50" .. "delivery.p99.9"
+// (seconds, DeliveryPercentiles), "delivery.duplicated" (count), and "errors" (failed
+// publishes), "qps.ratio" and "restarts" as for the other plans. With RestartBroker set, the
+// broker's backend is restarted once during the main load (the platform must implement
+// BackendRestarter) and the report says when and for how long it was down.
+//
+// On both platforms the plan reads the subscriber's own port (GET /stats; on kubernetes through
+// a port-forward). Local platform only: RestartBroker (the platform must run the broker) and mode
+// SubscribeConfiguration (the tester writes to the store itself). HTTP only: the tester stamps
+// messages over HTTP (gRPC publishes send one fixed body).
+//
+// Mode SubscribeConfiguration (configuration.go) measures a configuration subscription the
+// same way: Main is then a configuration.set straight to the store (the tester stamps each
+// update in its Redis client, so both transports work), the subscriber subscribes through its
+// daprd over the scenario's transport before the warmup, and latency runs from the store
+// update to the app's notification. Its gate "delivery.mean" (seconds) is Dapr's.
+type DeliveryPlan struct {
+	// Subscriber is the subscriber app's name; Scenario.Main.To must name it too.
+	Subscriber string
+	// Mode is how it subscribes (normal or bulk), for the report.
+	Mode perf.SubscribeMode
+	// Broker is the backend of the pub/sub component (NoBackend for in-memory).
+	Broker perf.Backend
+	// Drain bounds the wait for the last messages after the main load (default 15 s).
+	Drain time.Duration
+	// RestartBroker restarts Broker's backend this long after the main load starts; 0 does not.
+	RestartBroker time.Duration
+}
+
+// Kind is KindDelivery.
+func (*DeliveryPlan) Kind() string { return perf.KindDelivery }
+
+// defaultDrain is DeliveryPlan.Drain when unset: RabbitMQ's redelivery after a reconnect
+// took several seconds here, and a drain that ends early reads late messages as lost.
+const defaultDrain = 15 * time.Second
+
+// warmupDrain bounds the wait after the warmup for its messages to arrive.
+const warmupDrain = 5 * time.Second
+
+func (d *DeliveryPlan) drain() time.Duration {
+	if d.Drain > 0 {
+		return d.Drain
+	}
+	return defaultDrain
+}
+
+func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+	var errs problems
+	add := errs.add
+	loadParams(sc, cfg, add)
+	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" && d.Mode == perf.SubscribeConfiguration {
+		add(errors.New("delivery plan: mode configuration: local platform only: the tester writes the updates straight to the store, and on kubernetes an app gets no backend address"))
+	}
+	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" && d.RestartBroker > 0 {
+		add(errors.New("delivery plan: RestartBroker: local platform only: the kubernetes platform does not run the broker, so it cannot restart it"))
+	}
+	if sc.Transport != perf.HTTP && d.Mode != perf.SubscribeConfiguration {
+		add(fmt.Errorf("delivery plan: Transport %q: only %q (the tester stamps each message's sequence number and send time over HTTP)", sc.Transport, perf.HTTP))
+	}
+	if d.Subscriber == "" || sc.Main.To != d.Subscriber {
+		add(fmt.Errorf("delivery plan: Subscriber %q must name the app Main.To names (%q)", d.Subscriber, sc.Main.To))
+	}
+	found := false
+	for _, a := range sc.Apps {
+		if a.Name == d.Subscriber {
+			found = true
+			if a.Kind != perf.Subscriber {
+				add(fmt.Errorf("delivery plan: app %s: Kind %q, want %q", a.Name, a.Kind, perf.Subscriber))
+			}
+		}
+	}
+	if !found {
+		add(fmt.Errorf("delivery plan: no app named %q (Subscriber)", d.Subscriber))
+	}
+	if op := sc.Main.Operation; d.Mode == perf.SubscribeConfiguration {
+		if op.Kind != perf.OpConfigurationSet || sc.Main.ThroughSidecar {
+			add(fmt.Errorf("delivery plan: mode %s: Main must write configuration straight to the store (Operation.Kind %q, ThroughSidecar false); got %q, %v", d.Mode, perf.OpConfigurationSet, op.Kind, sc.Main.ThroughSidecar))
+		}
+	} else if op.Kind != perf.OpPublish || !sc.Main.ThroughSidecar {
+		add(fmt.Errorf("delivery plan: Main must publish through the tester's sidecar (Operation.Kind %q, ThroughSidecar true); got %q, %v", perf.OpPublish, op.Kind, sc.Main.ThroughSidecar))
+	}
+	switch d.Mode {
+	case perf.SubscribeNormal, perf.SubscribeBulk, perf.SubscribeConfiguration:
+	default:
+		add(fmt.Errorf("delivery plan: Mode %q: want %q, %q or %q", d.Mode, perf.SubscribeNormal, perf.SubscribeBulk, perf.SubscribeConfiguration))
+	}
+	if d.Drain < 0 || d.RestartBroker < 0 {
+		add(fmt.Errorf("delivery plan: Drain %v and RestartBroker %v must be >= 0", d.Drain, d.RestartBroker))
+	}
+	if d.RestartBroker > 0 && d.RestartBroker >= cfg.Main.Duration {
+		add(fmt.Errorf("delivery plan: RestartBroker %v must fall inside the main load (%v)", d.RestartBroker, cfg.Main.Duration))
+	}
+	if d.RestartBroker > 0 && d.Broker == perf.NoBackend {
+		add(errors.New("delivery plan: RestartBroker needs a Broker backend (an in-memory pub/sub has none to restart)"))
+	}
+	return errors.Join(errs...)
+}
+
+func (d *DeliveryPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+	return []perf.Step{
+		{Name: fmt.Sprintf("warmup, %d msg/s x %v, then up to %v for its messages", cfg.Warmup.QPS, cfg.Warmup.Duration, warmupDrain), Duration: cfg.Warmup.Duration + 2*time.Second},
+		{Name: fmt.Sprintf("main: %s %d msg/s x %v, %s subscribe", d.sends(), cfg.Main.QPS, cfg.Main.Duration, d.Mode), Duration: cfg.Main.Duration},
+		{Name: fmt.Sprintf("drain: up to %v for the last messages", d.drain()), Duration: time.Second},
+	}
+}
+
+func (d *DeliveryPlan) Run(s perf.Session) error {
+	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
+	dep := s.Deploy(t, "", sc.Apps, cfg.Main, cfg.Warmup)
+	tester, err := startTester(s, dep)
+	if err != nil {
+		return err
+	}
+	subURL, err := dep.Endpoint(d.Subscriber, perf.AppHTTP)
+	if err != nil {
+		return err
+	}
+	sub := subscriberClient{url: subURL}
+	warm, err := routed(dep, sc, sc.Main, cfg.Warmup)
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	main, err := routed(dep, sc, sc.Main, cfg.Main)
+	if err != nil {
+		return fmt.Errorf("main: %w", err)
+	}
+	ctx := t.Context()
+	if d.Mode == perf.SubscribeConfiguration {
+		if err := d.subscribeConfiguration(ctx, dep, sc, sub); err != nil {
+			return err
+		}
+	}
+
+	// 1. warmup under its own nonce
+	wn := rep.RunID + "-warmup"
+	warm.Payload = perf.DeliveryPayload(wn, max(warm.PayloadBytes, 1))
+	if err := sub.reset(ctx, wn); err != nil {
+		return err
+	}
+	wres, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d msg/s to %s", warm.QPS, warm.Target), warm.Duration)
+	if err != nil {
+		return err
+	}
+	if _, _, err := sub.drain(ctx, wres.Requests, wres.Requests-wres.Errors(), warmupDrain); err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+
+	// 2. the main load, resources sampled to the end of the drain
+	mn := rep.RunID + "-main"
+	size := main.PayloadBytes
+	main.Payload = perf.DeliveryPayload(mn, max(size, 1))
+	if err := sub.reset(ctx, mn); err != nil {
+		return err
+	}
+	op := sc.Main.Operation
+	dr := &perf.DeliveryReport{Mode: d.Mode, Delivery: d.delivery(sc), Broker: d.Broker, PubSub: op.PubSub, Topic: op.Topic, DrainWindowSeconds: d.drain().Seconds()}
+	if d.Mode == perf.SubscribeConfiguration {
+		dr.PubSub = op.Store // the configuration store's component
+	}
+	rep.Delivery = dr
+	rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
+	restarted := make(chan struct{})
+	if d.RestartBroker > 0 {
+		go func() {
+			defer close(restarted)
+			d.restart(ctx, t, dep, dr)
+		}()
+	} else {
+		close(restarted)
+	}
+	done := s.Phase(fmt.Sprintf("main: %s %d msg/s to %s, %s subscribe", d.sends(), main.QPS, main.Target, d.Mode), main.Duration)
+	res, err := perf.RunLoad(ctx, tester, main)
+	done()
+	<-restarted
+	if err != nil {
+		_, _ = rec.Stop()
+		return fmt.Errorf("main: %w", err)
+	}
+	res.Params.PayloadBytes = size
+	rep.Params = res.Params
+	rep.Loads = append(rep.Loads, perf.NamedLoad{Name: "main publish", Result: res})
+	dr.Sequenced, dr.PublishErrors = res.Requests, res.Errors()
+	dr.Sent = dr.Sequenced - dr.PublishErrors
+	s.Checkpoint("main load")
+
+	// 3. the drain
+	done = s.Phase("drain: waiting for the last messages", d.drain())
+	st, waited, err := sub.drain(ctx, dr.Sequenced, dr.Sent, d.drain())
+	done()
+	series, sampleErrs := rec.Stop()
+	if len(sampleErrs) > 0 {
+		t.Logf("delivery: %d resource readings failed, first: %v", len(sampleErrs), sampleErrs[0])
+	}
+	rep.Resources = report.SummariseResources([]perf.Round{{Main: res, Resources: series}}, nil)
+	if err != nil {
+		return fmt.Errorf("drain: %w", err)
+	}
+	dr.Fill(st, waited)
+	s.Checkpoint("drain")
+	return nil
+}
+
+// delivery is the protocol the subscriber's daprd delivers with: its sidecar's AppProtocol,
+// else the subscriber kind's (HTTP).
+func (d *DeliveryPlan) delivery(sc perf.Scenario) perf.Protocol {
+	for _, a := range sc.Apps {
+		if a.Name == d.Subscriber && a.Sidecar != nil && a.Sidecar.AppProtocol != "" {
+			return a.Sidecar.AppProtocol
+		}
+	}
+	return perf.Subscriber.Protocol()
+}
+
+// sends is what the main load does, for the progress lines.
+func (d *DeliveryPlan) sends() string {
+	if d.Mode == perf.SubscribeConfiguration {
+		return "write configuration updates to the store,"
+	}
+	return "publish"
+}
+
+// subscribeConfiguration has the subscriber subscribe through its own daprd, over the
+// scenario's transport (mode SubscribeConfiguration).
+func (d *DeliveryPlan) subscribeConfiguration(ctx context.Context, dep perf.Deployment, sc perf.Scenario, sub subscriberClient) error {
+	e := perf.SidecarHTTP
+	if sc.Transport == perf.GRPC {
+		e = perf.SidecarGRPC
+	}
+	addr, err := dep.Endpoint(d.Subscriber, e)
+	if err != nil {
+		return err
+	}
+	return sub.subscribeConfiguration(ctx, sc.Transport, addr)
+}
+
+// restart restarts the broker RestartBroker after now, recording it in dr.
+func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep perf.Deployment, dr *perf.DeliveryReport) {
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(d.RestartBroker):
+	}
+	br := &perf.BrokerRestart{AtSeconds: time.Since(start).Seconds()}
+	r, ok := dep.(perf.BackendRestarter)
+	if !ok {
+		br.Error = fmt.Sprintf("the %T deployment cannot restart a backend", dep)
+	} else if down, err := r.RestartBackend(ctx, d.Broker); err != nil {
+		br.Error = err.Error()
+	} else {
+		br.DownSeconds = down.Seconds()
+	}
+	t.Logf("delivery: broker %s restarted %.1f s into the main load, down %.2f s %s", d.Broker, br.AtSeconds, br.DownSeconds, br.Error)
+	dr.BrokerRestart = br
+}
+
+func (d *DeliveryPlan) Finish(s perf.Session, runErr error) {
+	r := s.Report()
+	var phases []report.NamedResult
+	for i := range r.Loads {
+		phases = append(phases, report.NamedResult{Name: r.Loads[i].Name, Res: &r.Loads[i].Result})
+	}
+	r.Validity = report.PhaseValidity(phases)
+	if runErr != nil {
+		r.InfraErrors = append(r.InfraErrors, "delivery: "+runErr.Error())
+	}
+	if r.Delivery != nil && r.Delivery.BrokerRestart != nil && r.Delivery.BrokerRestart.Error != "" {
+		r.InfraErrors = append(r.InfraErrors, "broker restart: "+r.Delivery.BrokerRestart.Error)
+	}
+	switch {
+	case len(phases) == 0:
+		r.Validity = perf.Validity{Reasons: []string{"the main load did not complete"}}
+		r.Incomplete, r.IncompleteReason = true, "the main load did not complete"
+	case len(r.InfraErrors) > 0:
+		r.Incomplete = true
+		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
+	}
+}
+
+// subscriberClient reads and resets the subscriber app's counts.
+type subscriberClient struct{ url string }
+
+// subscriberTimeout bounds one call to the subscriber.
+const subscriberTimeout = 10 * time.Second
+
+func (c subscriberClient) reset(ctx context.Context, run string) error {
+	ctx, cancel := context.WithTimeout(ctx, subscriberTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/reset?run="+run, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("subscriber %s: reset: %w", c.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return fmt.Errorf("subscriber %s: reset: %s: %s", c.url, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+func (c subscriberClient) stats(ctx context.Context, expected int64) (perf.SubscriberStats, error) {
+	ctx, cancel := context.WithTimeout(ctx, subscriberTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/stats?expected=%d", c.url, expected), nil)
+	if err != nil {
+		return perf.SubscriberStats{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return perf.SubscriberStats{}, fmt.Errorf("subscriber %s: stats: %w", c.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return perf.SubscriberStats{}, fmt.Errorf("subscriber %s: stats: %s: %s", c.url, resp.Status, strings.TrimSpace(string(b)))
+	}
+	var st perf.SubscriberStats
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return perf.SubscriberStats{}, fmt.Errorf("subscriber %s: stats: decode: %w", c.url, err)
+	}
+	return st, nil
+}
+
+// drainPoll is how often a drain reads the subscriber's counts.
+const drainPoll = 200 * time.Millisecond
+
+// drain reads the counts of sequence numbers 0 .. expected-1 every drainPoll until want of
+// them (the accepted publishes) have arrived or window has passed, and returns the last counts
+// and the time waited. Messages that arrive after it are not counted.
+func (c subscriberClient) drain(ctx context.Context, expected, want int64, window time.Duration) (perf.SubscriberStats, time.Duration, error) {
+	start := time.Now()
+	for {
+		st, err := c.stats(ctx, expected)
+		if err != nil {
+			return st, time.Since(start), err
+		}
+		if st.Received >= want || time.Since(start) >= window {
+			return st, time.Since(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, time.Since(start), ctx.Err()
+		case <-time.After(drainPoll):
+		}
+	}
+}

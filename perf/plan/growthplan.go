@@ -1,0 +1,424 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+
+	"github.com/daprperf/daprperf/perf/growth"
+)
+
+// GrowthPlan measures sidecar memory across rounds of load and an idle window, for several
+// variants of one deployment (method names, daprd flags, Configuration). For each variant, in
+// a subtest with its own deployment: a short warmup with a fixed method (so start-up
+// allocation is not read as growth), a reading, K rounds of exactly M requests through the
+// tester's sidecar each followed by a reading, and an idle window with RSS readings and a
+// last full reading. A reading takes, for the tester's and the callee's sidecars, RSS first,
+// then Go heap in use (pprof, when profiling is on) and the series of each metric family on
+// /metrics (when the endpoint is on).
+//
+// Each variant is a subtest, so `-run 'TestX/a-fixed'` runs one: only the variants that ran
+// are classified, checked and compared. Each sidecar is classified (growth.Classify) against
+// GrowthThreshold, derived from the control variant when it ran and the floor when it did not
+// (the report says which). Then the detector checks itself (growth.RunChecks) and the verdicts are
+// compared with the expected-verdicts table (growth.Compare): a changed verdict is reported,
+// not failed; a failed check fails the run. The rounds' loads are kept (Report.Loads)
+// and give the run its validity (schedule kept, QPS reached) and its error count. The plan
+// has no baseline, so no overhead (Figures.NoOverhead). The expected-verdicts table is read
+// before any process starts: a bad one fails the configuration.
+type GrowthPlan struct {
+	Variants []perf.GrowthVariant
+	// Rounds (K), RequestsPerRound (M) and Idle: defaults 3, 3,000 and 30 s; env
+	// DAPR_PERF_GROWTH_ROUNDS, DAPR_PERF_GROWTH_REQUESTS, DAPR_PERF_GROWTH_IDLE override them.
+	Rounds           int
+	RequestsPerRound int
+	Idle             time.Duration
+	// QPS and Connections of each round's load (requests/s; M must be a multiple of
+	// Connections so that each round sends exactly M requests).
+	QPS, Connections int
+	// ExpectedVerdicts is the path of the expected-verdicts table (growth.ReadExpectations),
+	// relative to the repo root unless absolute; "" compares with nothing.
+	ExpectedVerdicts string
+}
+
+// Kind is KindGrowth.
+func (*GrowthPlan) Kind() string { return perf.KindGrowth }
+
+// growthConfig is a GrowthPlan with its defaults and env overrides applied, and its
+// expected-verdicts table read.
+type growthConfig struct {
+	GrowthPlan
+	table []growth.Expectation
+}
+
+func (g *GrowthPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+	c, err := g.withEnv(sc.Test)
+	if err != nil {
+		return err
+	}
+	gc := &growthConfig{GrowthPlan: c}
+	if path := c.ExpectedVerdicts; path != "" {
+		if !filepath.IsAbs(path) {
+			root, err := perf.RepoRoot()
+			if err != nil {
+				return err
+			}
+			path = filepath.Join(root, path)
+		}
+		if gc.table, err = growth.ReadExpectations(path); err != nil {
+			return err
+		}
+	}
+	if _, err := growthThreshold("", nil); err != nil { // the env override; derived again after the rounds
+		return err
+	}
+	if sc.Transport != perf.HTTP {
+		return fmt.Errorf("growth plan: Transport %q: only %q (the load goes through daprd's HTTP invoke API)", sc.Transport, perf.HTTP)
+	}
+	cfg.PlanState = gc
+	cfg.Main = gc.roundParams()
+	return nil
+}
+
+// steps: per variant, the warmup round, K rounds and the idle window.
+func (g *GrowthPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+	c := cfg.PlanState.(*growthConfig)
+	round := c.roundParams().Duration
+	var out []perf.Step
+	for _, v := range c.Variants {
+		out = append(out, perf.Step{Name: fmt.Sprintf("%s: start, warmup and %d rounds of %d requests at %d QPS, idle %v", v.Name, c.Rounds, c.RequestsPerRound, c.QPS, c.Idle),
+			Duration: time.Duration(c.Rounds+1)*round + c.Idle + growthStartCost})
+	}
+	return out
+}
+
+// idleReadings is how many RSS readings the idle window takes, evenly spaced.
+const idleReadings = 6
+
+// growthStartCost is what a variant costs beyond its load and idle window: the deployment's
+// start and the scrapes (measured on the local platform at about 4 s). The plan's expected
+// time counts it; a variant's phase starts once its deployment is up.
+const growthStartCost = 4 * time.Second
+
+func (g *GrowthPlan) Run(s perf.Session) error {
+	c := s.Config().PlanState.(*growthConfig)
+	gr := &growth.Report{Rounds: c.Rounds, RequestsPerRound: c.RequestsPerRound, IdleSeconds: c.Idle.Seconds()}
+	s.Report().Growth = gr
+	for _, v := range c.Variants {
+		// A variant that -run filters out never calls the function: it is not in the report.
+		s.T().Run(v.Name, func(t *testing.T) {
+			dep := s.Deploy(t, v.Name, v.Apps, c.roundParams())
+			tester, err := perf.NewTesterClient(dep, v.Tester)
+			if err != nil {
+				s.InfraError(v.Name, err)
+				return
+			}
+			s.WatchTester(tester) // the variant's phase logs the live QPS and errors every 10 s
+			done := s.Phase(fmt.Sprintf("variant %s: %s", v.Name, v.Description), time.Duration(c.Rounds+1)*c.roundParams().Duration+c.Idle)
+			defer done()
+			vg, loads, err := runVariant(t, c, v, dep, tester)
+			for i, l := range loads {
+				s.Report().Loads = append(s.Report().Loads, perf.NamedLoad{Name: fmt.Sprintf("%s round %d", v.Name, i+1), Result: l})
+			}
+			if err != nil {
+				t.Errorf("%s: %v", v.Name, err)
+				s.Report().InfraErrors = append(s.Report().InfraErrors, v.Name+": "+err.Error())
+			}
+			gr.Variants = append(gr.Variants, vg)
+		})
+		s.Checkpoint("variant " + v.Name)
+	}
+	if len(gr.Variants) == 0 {
+		s.T().Skipf("%s: no variant ran (-run selected none of them)", s.Scenario().Test)
+	}
+	return nil
+}
+
+// finish classifies every sidecar against the threshold derived from the control variant,
+// runs the detector's checks, compares with the expected verdicts, and takes the validity of
+// every round's load.
+func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
+	c, gr := s.Config().PlanState.(*growthConfig), s.Report().Growth
+	if runErr != nil {
+		s.Report().InfraErrors = append(s.Report().InfraErrors, "load: "+runErr.Error())
+	}
+	var reference [][]growth.Point
+	var phases []report.NamedResult
+	for _, v := range gr.Variants {
+		if v.Control {
+			for _, sc := range v.Sidecars {
+				reference = append(reference, sc.LoadPoints())
+			}
+		}
+	}
+	for i := range s.Report().Loads {
+		phases = append(phases, report.NamedResult{Name: s.Report().Loads[i].Name, Res: &s.Report().Loads[i].Result})
+	}
+	s.Report().Validity, s.Report().Warnings = growthValidity(phases)
+	if len(phases) == 0 {
+		s.Report().Validity = perf.Validity{Reasons: []string{"no round of load completed"}}
+	}
+	d, err := growthThreshold(c.control(), reference)
+	if err != nil { // validated in configure; only a changed environment gets here
+		s.InfraError("growth threshold", err)
+		return
+	}
+	gr.Threshold = &d
+	gr.ThresholdKiBPer1000, gr.ThresholdSource = d.KiBPer1000, d.Text
+	for i := range gr.Variants {
+		for j := range gr.Variants[i].Sidecars {
+			sc := &gr.Variants[i].Sidecars[j]
+			sc.Growth = growth.Classify(sc.LoadPoints(), sc.Idle, gr.ThresholdKiBPer1000)
+		}
+	}
+	gr.Checks = growth.RunChecks(gr)
+	if c.ExpectedVerdicts != "" {
+		e := growth.Compare(gr, c.table, s.Report().Environment.DaprVersion, s.Report().RunID)
+		e.Table = c.ExpectedVerdicts
+		gr.Expectations = &e
+	}
+	if len(s.Report().InfraErrors) > 0 {
+		s.Report().Incomplete = true
+		s.Report().IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(s.Report().InfraErrors), s.Report().InfraErrors[0])
+	}
+}
+
+// growthThreshold is growth.DeriveThreshold with DAPR_PERF_GROWTH_THRESHOLD_KIB when it is
+// set; a bad value is an error naming it.
+func growthThreshold(control string, reference [][]growth.Point) (growth.ThresholdDerivation, error) {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return growth.ThresholdDerivation{}, err
+	}
+	set := 0.0
+	if v := env.GrowthThreshold; v != nil {
+		if math.IsInf(*v, 0) {
+			return growth.ThresholdDerivation{}, fmt.Errorf("perf: %s=%v: must be a number > 0 (KiB of RSS per 1,000 requests)", perf.EnvGrowthThreshold, *v)
+		}
+		set = *v
+	}
+	return growth.DeriveThreshold(control, reference, set, perf.EnvGrowthThreshold), nil
+}
+
+// withEnv returns the scenario with its defaults and env overrides applied, or an error naming
+// each bad variable.
+func (g GrowthPlan) withEnv(test string) (GrowthPlan, error) {
+	if g.Rounds == 0 {
+		g.Rounds = 3
+	}
+	if g.RequestsPerRound == 0 {
+		g.RequestsPerRound = 3000
+	}
+	if g.Idle == 0 {
+		g.Idle = 30 * time.Second
+	}
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return GrowthPlan{}, err
+	}
+	perf.SetIf(&g.Rounds, env.GrowthRounds)
+	perf.SetIf(&g.RequestsPerRound, env.GrowthRequests)
+	perf.SetIf(&g.Idle, env.GrowthIdle)
+	var errs []error
+	if g.Connections < 1 || g.QPS < 1 {
+		errs = append(errs, fmt.Errorf("growth scenario %s: QPS and Connections must be >= 1", test))
+	} else if g.RequestsPerRound%g.Connections != 0 {
+		errs = append(errs, fmt.Errorf("requests per round (%s) = %d: must be a multiple of the %d connections", perf.EnvGrowthRequests, g.RequestsPerRound, g.Connections))
+	}
+	if len(g.Variants) == 0 {
+		errs = append(errs, fmt.Errorf("growth scenario %s: no variants", test))
+	}
+	names := map[string]bool{}
+	controls := 0
+	for _, v := range g.Variants {
+		if v.Name == "" || names[v.Name] {
+			errs = append(errs, fmt.Errorf("growth scenario %s: variant name %q: must be set and unique", test, v.Name))
+		}
+		names[v.Name] = true
+		if v.Control {
+			controls++
+		}
+	}
+	if controls > 1 {
+		errs = append(errs, fmt.Errorf("growth scenario %s: %d variants have Control set: at most one may", test, controls))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return GrowthPlan{}, fmt.Errorf("perf: %s: %w", test, err)
+	}
+	return g, nil
+}
+
+// control returns the name of g's control variant, or "".
+func (g GrowthPlan) control() string {
+	for _, v := range g.Variants {
+		if v.Control {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// roundParams is the load of one round: exactly M requests, HTTP through the tester's sidecar.
+func (g GrowthPlan) roundParams() perf.Params {
+	p := perf.DefaultParams()
+	p.QPS, p.Connections = g.QPS, g.Connections
+	p.Duration = time.Duration(g.RequestsPerRound) * time.Second / time.Duration(g.QPS)
+	return p
+}
+
+// runVariant loads one variant's deployment and reads its sidecars; the deployment is torn
+// down when the subtest t ends.
+func runVariant(t *testing.T, g *growthConfig, v perf.GrowthVariant, dep perf.Deployment, tester perf.TesterClient) (out growth.Variant, loads []perf.Result, err error) {
+	t.Helper()
+	out = growth.Variant{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
+
+	sc := perf.Scenario{Transport: perf.HTTP, Tester: v.Tester}
+	p, err := routed(dep, sc, v.Route, g.roundParams())
+	if err != nil {
+		return out, loads, err
+	}
+	// Warm up with one round of the fixed method: the first round after start-up steps RSS
+	// up by several MiB (connection pools, buffers, heap target), which is not growth.
+	if _, err := perf.RunLoad(t.Context(), tester, p); err != nil {
+		return out, loads, fmt.Errorf("warmup: %w", err)
+	}
+	p.UniquePath = v.UniquePath
+
+	roles := map[string]string{perf.SidecarName(v.Tester): perf.RoleCallerSidecar, perf.SidecarName(v.Route.To): perf.RoleCalleeSidecar}
+	apps := []string{v.Tester, v.Route.To} // the app of each of out.Sidecars
+	for _, app := range apps {
+		out.Sidecars = append(out.Sidecars, growth.Sidecar{Process: perf.SidecarName(app), Role: roles[perf.SidecarName(app)]})
+	}
+	start := time.Now()
+	var requests int64
+	// read takes a reading of both sidecars: RSS first; then, when scrape is set, heap in use
+	// and /metrics series. The reading after the last round skips the scrape, so that the idle
+	// window's RSS is not inflated by it; the final reading after the idle window scrapes
+	// (no request ran meanwhile, so its series are the last round's).
+	read := func(label string, scrape bool) error {
+		usage, err := dep.Usage(t.Context())
+		if err != nil {
+			return err
+		}
+		for i := range out.Sidecars {
+			s := &out.Sidecars[i]
+			r := growth.Reading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
+				RSSBytes: usage[s.Process].RSSBytes, Series: -1}
+			if scrape {
+				if r.HeapInUseBytes, r.Families, err = scrapeSidecar(t.Context(), dep, apps[i]); err != nil {
+					return err
+				}
+				if r.Families != nil {
+					r.Series = growth.TotalSeries(r.Families)
+				}
+			}
+			s.Readings = append(s.Readings, r)
+		}
+		return nil
+	}
+	// A first scrape allocates (pprof's heap text, the /metrics encoder) and the Go runtime keeps
+	// that memory a while: take it before reading 0, so that it is not read as the first
+	// round's growth.
+	for _, app := range apps {
+		if _, _, err := scrapeSidecar(t.Context(), dep, app); err != nil {
+			return out, loads, err
+		}
+	}
+	if err := read("0", true); err != nil {
+		return out, loads, err
+	}
+	for k := 1; k <= g.Rounds; k++ {
+		res, err := perf.RunLoad(t.Context(), tester, p)
+		if err != nil {
+			return out, loads, fmt.Errorf("round %d: %w", k, err)
+		}
+		requests += res.Requests
+		out.Errors += res.Errors()
+		loads = append(loads, res)
+		if err := read(fmt.Sprint(requests), k < g.Rounds); err != nil {
+			return out, loads, fmt.Errorf("round %d: %w", k, err)
+		}
+	}
+	if err := idle(t.Context(), dep, g.Idle, start, requests, out.Sidecars); err != nil {
+		return out, loads, err
+	}
+	if err := read("idle", true); err != nil {
+		return out, loads, err
+	}
+	for i := range out.Sidecars {
+		out.Sidecars[i].DeriveSeries()
+	}
+	if out.Errors > 0 {
+		return out, loads, fmt.Errorf("%d requests failed", out.Errors)
+	}
+	return out, loads, nil
+}
+
+// idle waits out the idle window, reading only RSS (no scrape) idleReadings times.
+func idle(ctx context.Context, dep perf.Deployment, window time.Duration, start time.Time, requests int64, sidecars []growth.Sidecar) error {
+	step := window / idleReadings
+	for range idleReadings {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(step):
+		}
+		usage, err := dep.Usage(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range sidecars {
+			sidecars[i].Idle = append(sidecars[i].Idle, growth.Point{Requests: requests,
+				Seconds: time.Since(start).Seconds(), RSSBytes: usage[sidecars[i].Process].RSSBytes})
+		}
+	}
+	return nil
+}
+
+// scrapeSidecar reads app's sidecar's Go heap in use (bytes; 0 when profiling is off) and the
+// series count of each metric family on its /metrics (nil when the endpoint is off).
+func scrapeSidecar(ctx context.Context, dep perf.Deployment, app string) (heap uint64, families map[string]int, err error) {
+	if u, err := dep.Endpoint(app, perf.SidecarProfile); err == nil {
+		if heap, err = growth.HeapInUse(ctx, u); err != nil {
+			return 0, nil, err
+		}
+	}
+	if u, err := dep.Endpoint(app, perf.SidecarMetrics); err == nil {
+		if families, err = growth.ScrapeFamilySeries(ctx, u); err != nil {
+			return 0, nil, err
+		}
+	}
+	return heap, families, nil
+}
+
+// growthValidity is the validity of a growth run's loads: each round must have sent its
+// requests and reached minValidQPSRatio of its rate, judged as an overhead run's validity judges
+// it (missedRate, Result.KeptQPSRatio: against the schedule's plan, the last request's own time allowed for;
+// a 2 s round of 1,000 requests whose last call took 68 ms shows 0.967 by ActualQPS alone, as
+// make test-kube's did on 2026-12-03). Unlike an overhead run, requests sent late
+// do not make it invalid: its figures are RSS and series per request, which lateness does not
+// bias (coordinated omission is about latency), so lateness over maxValidBehindFraction is a
+// warning naming the round.
+func growthValidity(phases []report.NamedResult) (perf.Validity, []string) {
+	v := perf.Validity{Valid: true}
+	var warnings []string
+	for _, ph := range phases {
+		res := ph.Res
+		if r, missed := report.MissedRate(ph.Name, res); missed {
+			v.Reasons = append(v.Reasons, r)
+		}
+		if b := res.Schedule.BehindFraction(); b > report.MaxValidBehindFraction {
+			warnings = append(warnings, fmt.Sprintf("%s: %.2f %% of %d requests went out late (%d late, %d skipped); memory per request is unaffected, latency was not measured here",
+				ph.Name, 100*b, res.Schedule.Scheduled, res.Schedule.Late, res.Schedule.Skipped))
+		}
+	}
+	v.Valid = len(v.Reasons) == 0
+	return v, warnings
+}

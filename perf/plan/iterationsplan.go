@@ -1,0 +1,278 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+
+	"github.com/daprperf/daprperf/perf/driver"
+)
+
+// IterationsPlan runs a scenario's Main route as a sequence of closed-loop loads on the
+// driver's shared-iterations executor (package perf/driver), one per IterationRun, each
+// recorded like any phase (HDR service time, every code, resources) and stored in Report.Loads
+// under the run's name. Each deployment (the first run's, and each Fresh run's) gets one
+// warmup first (Scenario.WarmupOptions, which must set a driver executor), its result
+// discarded. There is no baseline and so no overhead: it is the shape of Dapr's k6 workflow
+// tests, whose one bound is that every request succeeded.
+//
+// Figures (deriveIterationsFigures): per run its rate (completed iterations over the run's
+// elapsed time: workflows/s when one iteration is one workflow) and its service time (one
+// iteration's whole duration) at p50/p90/p95/p99; the gates "errors" (every non-2xx over all
+// runs) and "iterations.unfinished" (planned but not completed: dropped at MaxDuration or
+// interrupted at the graceful stop, over all runs).
+//
+// Env overrides: with DAPR_TEST_DURATION = d set (a smoke run), each run does
+// ceil(Iterations x d / MaxDuration) iterations (at least 1; VUs capped at that): the share of
+// Dapr's own bound on the run that the override asks to spend; MaxDuration itself is kept.
+// DAPR_PERF_QPS, DAPR_PERF_CONNECTIONS and the warmup's variables are not applied (the executor
+// sets its own pace and VUs, the warmup is counted in iterations; the result's warnings say so), DAPR_PAYLOAD_SIZE is refused (the request body is the
+// scenario's, MainOptions' WithPayload).
+type IterationsPlan struct {
+	// Runs run in order; at least one, names distinct.
+	Runs []perf.IterationRun
+
+	loads  []perf.Params   // each run's load, set by configure
+	series [][]perf.Series // each completed run's resource series
+}
+
+// maxIterationsRun bounds IterationRun.MaxDuration.
+const maxIterationsRun = 12 * time.Hour
+
+// Kind is "iterations".
+func (*IterationsPlan) Kind() string { return perf.KindIterations }
+
+// ScaledIterations is how many iterations a run of iterations with bound maxDuration does under
+// a DAPR_TEST_DURATION override d: ceil(iterations x d / maxDuration), at least 1, at most
+// iterations.
+func ScaledIterations(iterations int64, maxDuration, d time.Duration) int64 {
+	if d <= 0 || maxDuration <= 0 || d >= maxDuration {
+		return iterations
+	}
+	n := int64(math.Ceil(float64(iterations) * d.Seconds() / maxDuration.Seconds()))
+	return min(max(n, 1), iterations)
+}
+
+func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+	var errs problems
+	add := errs.add
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return err
+	}
+	if env.PayloadSize != nil {
+		add(fmt.Errorf("iterations plan: %s is not applied: the request body is the scenario's (unset it)", perf.EnvPayloadSize))
+	}
+	cfg.Main, err = perf.NewParams(sc.MainOptions...)
+	add(err)
+	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+	if err == nil && !cfg.Warmup.HasExecutor() {
+		add(errors.New("iterations plan: WarmupOptions must set a driver executor (perf.WithExecutor), such as a few shared iterations"))
+	}
+	if sc.Tester == "" || sc.Main.To == "" {
+		add(fmt.Errorf("iterations plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
+	}
+	if len(ip.Runs) == 0 {
+		add(errors.New("iterations plan: Runs is empty: list at least one run"))
+	}
+	if env.QPS != nil {
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%d not applied: shared iterations are a closed loop with no target rate", perf.EnvQPS, *env.QPS))
+	}
+	if env.WarmupQPS != nil || env.WarmupDuration != nil {
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s and %s not applied: the warmup is %d shared iterations", perf.EnvWarmupQPS, perf.EnvWarmupDuration, cfg.Warmup.Executor.Iterations))
+	}
+	if env.Connections != nil {
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", perf.EnvConnections, *env.Connections))
+	}
+	seen := map[string]bool{}
+	ip.loads = ip.loads[:0]
+	for i, r := range ip.Runs {
+		bad := func(field string, v any, accepts string) {
+			add(fmt.Errorf("iterations plan: Runs[%d] (%q).%s = %v: must be %s", i, r.Name, field, v, accepts))
+		}
+		if !perf.StageName.MatchString(r.Name) {
+			bad("Name", fmt.Sprintf("%q", r.Name), "lowercase letters, digits, '-' and '_', at most 63, matching "+perf.StageName.String())
+		} else if seen[r.Name] {
+			bad("Name", fmt.Sprintf("%q", r.Name), "distinct: used twice")
+		}
+		seen[r.Name] = true
+		if r.VUs < 1 || r.VUs > driver.MaxVUsLimit {
+			bad("VUs", r.VUs, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit))
+			continue
+		}
+		if r.Iterations < 1 || r.Iterations > driver.MaxIterations {
+			bad("Iterations", r.Iterations, fmt.Sprintf("from 1 to %d", driver.MaxIterations))
+			continue
+		}
+		if r.MaxDuration <= 0 || r.MaxDuration > maxIterationsRun {
+			bad("MaxDuration", r.MaxDuration, fmt.Sprintf("above 0 and at most %v", maxIterationsRun))
+			continue
+		}
+		n := r.Iterations
+		if env.Duration != nil {
+			n = ScaledIterations(n, r.MaxDuration, *env.Duration)
+		}
+		p := cfg.Main
+		p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: min(r.VUs, int(n)), Iterations: n, Duration: r.MaxDuration}
+		p.Duration = r.MaxDuration // the estimate the progress lines and the tester's limits use
+		if err := p.Validate(); err != nil {
+			add(fmt.Errorf("iterations plan: Runs[%d] (%q): %w", i, r.Name, err))
+			continue
+		}
+		ip.loads = append(ip.loads, p)
+	}
+	if env.Duration != nil && len(ip.loads) == len(ip.Runs) {
+		var parts []string
+		for i, p := range ip.loads {
+			parts = append(parts, fmt.Sprintf("%s %d of %d", ip.Runs[i].Name, p.Executor.Iterations, ip.Runs[i].Iterations))
+		}
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%v: iterations scaled by %v / maxDuration (%s): a smoke, not Dapr's load",
+			perf.EnvDuration, *env.Duration, *env.Duration, strings.Join(parts, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// steps: per run, its warmup when it starts a deployment, then the run at its longest.
+// StepsAreUpperBounds is true (perf.UpperBounded): each run ends when its iterations are done,
+// at most at its MaxDuration, which is what Steps lists.
+func (*IterationsPlan) StepsAreUpperBounds() bool { return true }
+
+func (ip *IterationsPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+	var out []perf.Step
+	for i, p := range ip.loads {
+		if i == 0 || ip.Runs[i].Fresh {
+			out = append(out, perf.Step{Name: fmt.Sprintf("warmup: %d VUs, %d iterations", cfg.Warmup.Executor.VUs, cfg.Warmup.Executor.Iterations), Duration: 0})
+		}
+		out = append(out, perf.Step{Name: fmt.Sprintf("run %s: %d VUs share %d iterations (at most %v)", ip.Runs[i].Name, p.Executor.VUs, p.Executor.Iterations, p.Executor.Duration), Duration: p.Executor.Duration})
+	}
+	return out
+}
+
+// groups splits the runs into deployments: a new one at the first run and at each Fresh run.
+func (ip *IterationsPlan) groups() [][]int {
+	var out [][]int
+	for i := range ip.loads {
+		if i == 0 || ip.Runs[i].Fresh {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], i)
+	}
+	return out
+}
+
+func (ip *IterationsPlan) Run(s perf.Session) error {
+	ip.series = nil
+	groups := ip.groups()
+	var runErr error
+	for _, g := range groups {
+		name := ip.Runs[g[0]].Name
+		runOne := func(t *testing.T) {
+			label := "" // a scenario's only deployment is not labelled in exits
+			if len(groups) > 1 {
+				label = name
+			}
+			dep := s.Deploy(t, label, s.Scenario().Apps, append([]perf.Params{s.Config().Warmup}, ip.loads...)...)
+			if err := ip.runGroup(t, s, dep, g); err != nil {
+				runErr = err
+				t.Errorf("%v", err)
+			}
+		}
+		if len(groups) == 1 {
+			runOne(s.T())
+		} else {
+			s.T().Run(name, runOne) // the subtest's cleanup stops this deployment before the next starts
+		}
+		if runErr != nil {
+			break
+		}
+	}
+	return runErr
+}
+
+// runGroup runs the warmup and then the runs idx on dep.
+func (ip *IterationsPlan) runGroup(t *testing.T, s perf.Session, dep perf.Deployment, idx []int) error {
+	sc, rep := s.Scenario(), s.Report()
+	tester, err := startTester(s, dep)
+	if err != nil {
+		return err
+	}
+	ctx := t.Context()
+	warm, err := routed(dep, sc, sc.Main, s.Config().Warmup)
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	wres, err := runWarmup(s, tester, warm, fmt.Sprintf(": %d VUs, %d iterations to %s", warm.Executor.VUs, warm.Executor.Iterations, warm.Target), 0)
+	if err != nil {
+		return err
+	}
+	if wres.Errors() > 0 {
+		t.Logf("warmup: %d of %d requests failed (codes %v)", wres.Errors(), wres.Requests, wres.RetCodes)
+	}
+	for _, i := range idx {
+		name := ip.Runs[i].Name
+		lp, err := routed(dep, sc, sc.Main, ip.loads[i])
+		if err != nil {
+			return fmt.Errorf("run %s: %w", name, err)
+		}
+		ex := lp.Executor
+		done := s.Phase(fmt.Sprintf("run %s: %d VUs share %d iterations to %s", name, ex.VUs, ex.Iterations, lp.Target), ex.Duration)
+		rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
+		res, err := perf.RunLoad(ctx, tester, lp)
+		series, sampleErrs := rec.Stop()
+		done()
+		if len(sampleErrs) > 0 {
+			t.Logf("run %s: %d resource readings failed, first: %v", name, len(sampleErrs), sampleErrs[0])
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: %w", name, err)
+		}
+		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: name, Result: res})
+		ip.series = append(ip.series, series)
+		t.Logf("run %s: %d of %d iterations in %v: %.2f/s, p50 %v, p95 %v, p99 %v, %d failed",
+			name, res.Requests, ex.Iterations, res.ActualDuration.Round(time.Millisecond), res.ActualQPS,
+			pct(&res, 50), pct(&res, 95), pct(&res, 99), res.Errors())
+		s.Checkpoint("run " + name)
+	}
+	return nil
+}
+
+// pct is p's service-time percentile of res, rounded for a log line.
+func pct(res *perf.Result, p float64) time.Duration {
+	v, _ := res.Percentile(p)
+	return v.Round(100 * time.Microsecond)
+}
+
+// finish takes the validity of every run (a closed loop has no rate to keep; iterations dropped
+// at MaxDuration make it invalid), the resources over all runs, the notes and how complete the
+// run is.
+func (ip *IterationsPlan) Finish(s perf.Session, runErr error) {
+	r := s.Report()
+	var phases []report.NamedResult
+	var rounds []perf.Round
+	for i := range r.Loads {
+		phases = append(phases, report.NamedResult{Name: "run " + r.Loads[i].Name, Res: &r.Loads[i].Result})
+		rd := perf.Round{Main: r.Loads[i].Result}
+		if i < len(ip.series) {
+			rd.Resources = ip.series[i]
+		}
+		rounds = append(rounds, rd)
+	}
+	r.Validity = report.PhaseValidity(phases)
+	if len(phases) == 0 {
+		r.Validity = perf.Validity{Reasons: []string{"no run completed"}}
+	}
+	if len(rounds) > 0 {
+		// The runs are closed loops of whole workflows, a few hundred each: too few requests
+		// for an RSS slope per 1,000 of them to classify.
+		r.Resources = report.ResourcesWithoutGrowth(rounds)
+		r.Warnings = append(r.Warnings, "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)")
+	}
+	endLoads(r, len(ip.loads), "runs", runErr)
+}

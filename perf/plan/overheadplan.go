@@ -1,0 +1,244 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// OverheadPlan is the default plan (a Scenario with no Plan): rounds of a baseline phase
+// (tester -> app, Scenario.Baseline) and a main phase (tester -> its daprd -> the app's daprd ->
+// app, Scenario.Main), interleaved B M B M ..., with one warmup through the sidecars before the
+// first main phase, its results discarded; then an idle window with resources sampled and no
+// load. When the platform runs a second daprd build beside the first (SideB), each round also
+// has a main phase through build B's sidecars, A and B alternating first (ab.go). The
+// preflight (EnvPreflight) may lower the main phase's QPS first. The sidecar overhead is main
+// minus baseline per round and percentile (ComputeOverheads).
+type OverheadPlan struct{}
+
+// Kind is KindOverhead.
+func (OverheadPlan) Kind() string { return perf.KindOverhead }
+
+// Ladder is the loads the preflight picks the main load from (perf.Laddered): none when no
+// preflight is wanted (EnvPreflight, or DAPR_PERF_QPS set).
+func (OverheadPlan) Ladder(sc perf.Scenario, cfg perf.RunConfig) []int {
+	if !preflightWanted(cfg) {
+		return nil
+	}
+	return ladderFrom(cfg.Main.QPS, sc.Ladder)
+}
+
+func (OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+	var errs problems
+	add := errs.add
+	loadParams(sc, cfg, add)
+	var err error
+	cfg.Rounds, err = perf.RepeatsFromEnv()
+	add(err)
+	var note string
+	cfg.Idle, note, err = sc.IdleWindowFromEnv()
+	add(err)
+	if note != "" {
+		cfg.Notes = append(cfg.Notes, note)
+	}
+	cfg.PreflightLadder, err = preflightFromEnv()
+	add(err)
+	add(sc.ValidateSetup())
+	if sc.Tester == "" || sc.Main.To == "" || sc.Baseline.To == "" {
+		add(fmt.Errorf("overhead plan: Tester, Baseline.To and Main.To must name apps (got %q, %q, %q)", sc.Tester, sc.Baseline.To, sc.Main.To))
+	}
+	return errors.Join(errs...)
+}
+
+// steps: the preflight at its longest, then per round the baseline, the warmup (first round
+// only) and the main phase, then the idle window.
+func (OverheadPlan) Steps(sc perf.Scenario, cfg perf.RunConfig) []perf.Step {
+	var out []perf.Step
+	if preflightWanted(cfg) {
+		n := len(ladderFrom(cfg.Main.QPS, sc.Ladder))
+		if sc.PreflightBaseline {
+			n *= 2
+		}
+		step := preflightStepLength(n, cfg.Main.Duration)
+		out = append(out, perf.Step{Name: fmt.Sprintf("preflight (up to %d loads of %v: %s QPS)", n, step, joinInts(ladderFrom(cfg.Main.QPS, sc.Ladder))), Duration: time.Duration(n) * step})
+	}
+	for i := range cfg.Rounds {
+		out = append(out, perf.Step{Name: fmt.Sprintf("round %d/%d baseline, %d QPS x %v", i+1, cfg.Rounds, cfg.Main.QPS, cfg.Main.Duration), Duration: cfg.Main.Duration})
+		if i == 0 {
+			out = append(out, perf.Step{Name: fmt.Sprintf("warmup, %d QPS x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration})
+		}
+		out = append(out, perf.Step{Name: fmt.Sprintf("round %d/%d main, %d QPS x %v", i+1, cfg.Rounds, cfg.Main.QPS, cfg.Main.Duration), Duration: cfg.Main.Duration})
+	}
+	if cfg.Idle > 0 {
+		out = append(out, perf.Step{Name: fmt.Sprintf("idle window %v", cfg.Idle), Duration: cfg.Idle})
+	}
+	return out
+}
+
+func (OverheadPlan) Run(s perf.Session) error {
+	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
+	dep := s.Deploy(t, "", sc.Apps, cfg.Main, cfg.Warmup) // the baseline is cfg.Main too
+	// The setup goes first: the preflight loads the main route, which may need what it sets up.
+	if err := runSetup(s, dep); err != nil {
+		return err
+	}
+	pf, err := applyPreflight(t.Context(), t, dep, sc, cfg, s)
+	if err != nil {
+		s.InfraError("preflight", err)
+	}
+	rep.Preflight = pf
+	rep.Params = cfg.Main // the preflight may have lowered its QPS
+	sides := []*side{{name: "A", dep: dep}}
+	if b, ok := perf.SideB(dep); ok {
+		rep.AB = &perf.ABReport{A: buildOf(dep), B: buildOf(b)}
+		t.Logf("A/B run: A is daprd %s (%s), B is daprd %s (%s)", rep.AB.A.Version, report.OrUnknown(rep.AB.A.Daprd), rep.AB.B.Version, report.OrUnknown(rep.AB.B.Daprd))
+		sides = append(sides, &side{name: "B", dep: b})
+	}
+	if err := runOverheadRounds(s, dep, sides); err != nil {
+		return err
+	}
+	if cfg.Idle > 0 {
+		done := s.Phase("idle window: sampling resources with no load", cfg.Idle)
+		rep.Idle = sampleIdle(t.Context(), dep, cfg.Idle, sc)
+		done()
+	}
+	return nil
+}
+
+// side is one daprd build's main phase of an overhead round: its deployment and routes, and
+// whether it has had its warmup.
+type side struct {
+	name         string // "A", or "B" in an A/B run
+	dep          perf.Deployment
+	main, warmup perf.Params
+	warm         bool
+}
+
+// runOverheadRounds runs cfg.Rounds rounds: the baseline through dep's apps, then each side's
+// main phase (A B in odd rounds, B A in even ones), each side's first main phase preceded by
+// its warmup. After each phase it records what is complete in s.Report() (Rounds, PartialRound,
+// and build B's in s.Report().AB) and checkpoints. It stops at the first load that fails.
+func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error {
+	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
+	ctx := t.Context()
+	tester, err := perf.NewTesterClient(dep, sc.Tester)
+	if err != nil {
+		return err
+	}
+	s.WatchTester(tester) // long phases log the live QPS and errors every 10 s
+	baseline, err := routed(dep, sc, sc.Baseline, cfg.Main)
+	if err != nil {
+		return err
+	}
+	ab := len(sides) > 1
+	buildName := func(sd *side) string {
+		if !ab {
+			return ""
+		}
+		return " of build " + sd.name
+	}
+	for _, sd := range sides {
+		if sd.main, err = routed(sd.dep, sc, sc.Main, cfg.Main); err != nil {
+			return fmt.Errorf("main%s: %w", buildName(sd), err)
+		}
+		if sd.warmup, err = routed(sd.dep, sc, sc.Main, cfg.Warmup); err != nil {
+			return fmt.Errorf("warmup%s: %w", buildName(sd), err)
+		}
+	}
+	interval := sc.ResourceInterval()
+	for i := range cfg.Rounds {
+		done := s.Phase(fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.Rounds, baseline.QPS, baseline.Target), baseline.Duration)
+		b, err := perf.RunLoad(ctx, tester, baseline)
+		done()
+		if err != nil {
+			return fmt.Errorf("round %d baseline: %w", i+1, err)
+		}
+		rep.PartialRound = &perf.Round{Baseline: b}
+		if ab {
+			rep.AB.PartialRound = &perf.Round{Baseline: b}
+		}
+		s.Checkpoint(fmt.Sprintf("round %d baseline", i+1))
+		order := sides
+		if ab && i%2 == 1 {
+			order = []*side{sides[1], sides[0]}
+		}
+		got := map[string]perf.Round{}
+		for _, sd := range order {
+			if !sd.warm {
+				done := s.Phase(fmt.Sprintf("warmup%s (discarded), %d QPS to %s", buildName(sd), sd.warmup.QPS, sd.warmup.Target), sd.warmup.Duration)
+				_, err := perf.RunLoad(ctx, tester, sd.warmup)
+				done()
+				if err != nil {
+					return fmt.Errorf("warmup%s: %w", buildName(sd), err)
+				}
+				sd.warm = true
+			}
+			done := s.Phase(fmt.Sprintf("round %d/%d: main%s, %d QPS to %s", i+1, cfg.Rounds, buildName(sd), sd.main.QPS, sd.main.Target), sd.main.Duration)
+			rec := perf.Record(ctx, sd.dep, interval, sc.Roles())
+			m, err := perf.RunLoad(ctx, tester, sd.main)
+			series, sampleErrs := rec.Stop()
+			done()
+			if len(sampleErrs) > 0 {
+				t.Logf("round %d%s: %d resource readings failed, first: %v", i+1, buildName(sd), len(sampleErrs), sampleErrs[0])
+			}
+			if err != nil {
+				return fmt.Errorf("round %d main%s: %w", i+1, buildName(sd), err)
+			}
+			r := perf.Round{Baseline: b, Main: m, Resources: series}
+			got[sd.name] = r
+			if sd.name == "A" {
+				rep.PartialRound = &r
+			} else {
+				rep.AB.PartialRound = &r
+			}
+			if ab {
+				s.Checkpoint(fmt.Sprintf("round %d main%s", i+1, buildName(sd)))
+			}
+		}
+		rep.Rounds = append(rep.Rounds, got["A"])
+		rep.PartialRound = nil
+		if ab {
+			rep.AB.Rounds = append(rep.AB.Rounds, got["B"])
+			rep.AB.Order = append(rep.AB.Order, order[0].name+order[1].name)
+			rep.AB.PartialRound = nil
+			s.Checkpoint(fmt.Sprintf("round %d", i+1))
+		} else {
+			s.Checkpoint(fmt.Sprintf("round %d main", i+1))
+		}
+	}
+	return nil
+}
+
+// finish derives the overhead on service and response time, the validity of every measured
+// phase, the warnings and the resource summaries, then build B's (ab.go), then how complete the
+// run is (markEnd).
+func (OverheadPlan) Finish(s perf.Session, runErr error) {
+	r := s.Report()
+	report.DeriveOverhead(r)
+	report.FinishAB(r.AB, r, s.Config().Thresholds)
+	markEnd(r, s.Config().Rounds, runErr)
+}
+
+// markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:
+// a load error (the tester or the platform failed) and fewer rounds than asked for.
+func markEnd(rep *perf.Report, want int, loadErr error) {
+	if loadErr != nil {
+		rep.InfraErrors = append(rep.InfraErrors, "load: "+loadErr.Error())
+	}
+	if len(rep.Rounds) < want {
+		rep.Incomplete = true
+		rep.IncompleteReason = fmt.Sprintf("%d of %d rounds completed", len(rep.Rounds), want)
+		if rep.PartialRound != nil {
+			rep.IncompleteReason += ", and the baseline of the next"
+		}
+		if loadErr != nil {
+			rep.IncompleteReason += ": " + loadErr.Error()
+		}
+	}
+	if rep.Incomplete || len(rep.InfraErrors) > 0 {
+		rep.Pass = false
+	}
+}

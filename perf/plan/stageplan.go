@@ -1,0 +1,183 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// StagePlan runs a scenario's Main route as a sequence of fixed-rate loads, one per stage,
+// each recorded like any phase (HDR service and response time, schedule, resources) and stored
+// in Report.Loads under the stage's name, with its own figures (Figures.Phases, one per stage)
+// and its own gate figure StageMeanFigure(name): the stage's mean service time in seconds. One
+// warmup (Scenario.WarmupOptions, through the same route) comes first, its result discarded.
+// There is no baseline phase and so no overhead: it is the shape of Dapr's k6 stage tests
+// (pubsub_publish_http), whose bound is each stage's mean.
+//
+// Connections come from Scenario.MainOptions (DAPR_PERF_CONNECTIONS), capped at a stage's
+// rate so that each connection sends at least one request a second. Env overrides: with
+// DAPR_TEST_DURATION set, a stage lasts at most that long (fewer samples), which keeps a smoke
+// run short; with DAPR_PERF_QPS set, no stage is faster than that rate. A stage's payload is its
+// own: DAPR_PAYLOAD_SIZE and DAPR_PAYLOAD are refused, naming them.
+type StagePlan struct {
+	// Stages run in order; at least one, names distinct.
+	Stages []perf.Stage
+
+	loads  []perf.Params   // each stage's load, set by configure
+	series [][]perf.Series // each completed stage's resource series
+}
+
+// Kind is "stages".
+func (*StagePlan) Kind() string { return perf.KindStages }
+
+func (sp *StagePlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+	var errs problems
+	add := errs.add
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return err
+	}
+	if env.PayloadSize != nil || env.Payload != nil {
+		add(fmt.Errorf("stage plan: %s and %s are not applied: each stage has its own payload size (unset them)", perf.EnvPayloadSize, perf.EnvPayload))
+	}
+	cfg.Main, err = perf.NewParams(append([]perf.Option{perf.WithQPS(1)}, sc.MainOptions...)...)
+	add(err)
+	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+	if sc.Tester == "" || sc.Main.To == "" {
+		add(fmt.Errorf("stage plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
+	}
+	if len(sp.Stages) == 0 {
+		add(errors.New("stage plan: Stages is empty: list at least one stage"))
+	}
+	seen := map[string]bool{}
+	sp.loads = sp.loads[:0]
+	for i, st := range sp.Stages {
+		bad := func(field string, v any, accepts string) {
+			add(fmt.Errorf("stage plan: Stages[%d] (%q).%s = %v: must be %s", i, st.Name, field, v, accepts))
+		}
+		if !perf.StageName.MatchString(st.Name) {
+			bad("Name", fmt.Sprintf("%q", st.Name), "lowercase letters, digits, '-' and '_', at most 63, matching "+perf.StageName.String())
+		} else if seen[st.Name] {
+			bad("Name", fmt.Sprintf("%q", st.Name), "distinct: used twice")
+		}
+		seen[st.Name] = true
+		if st.QPS < 1 || st.QPS > perf.MaxQPS {
+			bad("QPS", st.QPS, fmt.Sprintf("from 1 to %d requests/s", perf.MaxQPS))
+			continue
+		}
+		if st.Samples < 1 {
+			bad("Samples", st.Samples, "at least 1 request")
+			continue
+		}
+		if st.PayloadBytes < 0 || st.PayloadBytes > perf.MaxPayloadBytes {
+			bad("PayloadBytes", st.PayloadBytes, fmt.Sprintf("from 0 to %d bytes", perf.MaxPayloadBytes))
+			continue
+		}
+		p := cfg.Main
+		p.QPS = st.QPS
+		if env.QPS != nil {
+			p.QPS = min(p.QPS, *env.QPS)
+		}
+		p.Duration = stageDuration(st.Samples, p.QPS)
+		if env.Duration != nil {
+			p.Duration = max(min(p.Duration, *env.Duration), perf.MinDuration)
+		}
+		p.Connections = min(cfg.Main.Connections, p.QPS)
+		p.PayloadBytes = st.PayloadBytes
+		sp.loads = append(sp.loads, p)
+	}
+	return errors.Join(errs...)
+}
+
+// stageDuration is how long samples requests at qps take, rounded up to whole milliseconds and
+// at least MinDuration.
+func stageDuration(samples, qps int) time.Duration {
+	d := time.Duration(math.Ceil(float64(samples)/float64(qps)*1e3)) * time.Millisecond
+	return max(d, perf.MinDuration)
+}
+
+// steps: the warmup, then each stage.
+func (sp *StagePlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+	out := []perf.Step{{Name: fmt.Sprintf("warmup, %d QPS x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration}}
+	for i, p := range sp.loads {
+		out = append(out, perf.Step{Name: fmt.Sprintf("stage %s: %d QPS x %v, %d-byte payload, %d connections", sp.Stages[i].Name, p.QPS, p.Duration, p.PayloadBytes, p.Connections), Duration: p.Duration})
+	}
+	return out
+}
+
+func (sp *StagePlan) Run(s perf.Session) error {
+	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
+	dep := s.Deploy(t, "", sc.Apps, append([]perf.Params{cfg.Warmup}, sp.loads...)...)
+	tester, err := startTester(s, dep)
+	if err != nil {
+		return err
+	}
+	ctx := t.Context()
+	warm, err := routed(dep, sc, sc.Main, cfg.Warmup)
+	if err != nil {
+		return fmt.Errorf("warmup: %w", err)
+	}
+	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
+		return err
+	}
+	sp.series = nil
+	for i, p := range sp.loads {
+		name := sp.Stages[i].Name
+		lp, err := routed(dep, sc, sc.Main, p)
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", name, err)
+		}
+		done := s.Phase(fmt.Sprintf("stage %d/%d %s: %d QPS x %v, %d-byte payload to %s", i+1, len(sp.loads), name, lp.QPS, lp.Duration, lp.PayloadBytes, lp.Target), lp.Duration)
+		rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
+		res, err := perf.RunLoad(ctx, tester, lp)
+		series, sampleErrs := rec.Stop()
+		done()
+		if len(sampleErrs) > 0 {
+			t.Logf("stage %s: %d resource readings failed, first: %v", name, len(sampleErrs), sampleErrs[0])
+		}
+		if err != nil {
+			return fmt.Errorf("stage %s: %w", name, err)
+		}
+		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: name, Result: res})
+		sp.series = append(sp.series, series)
+		s.Checkpoint("stage " + name)
+	}
+	return nil
+}
+
+// finish takes the validity and warnings of every stage, the resources over all stages, and how
+// complete the run is.
+func (sp *StagePlan) Finish(s perf.Session, runErr error) {
+	r := s.Report()
+	var phases []report.NamedResult
+	var rounds []perf.Round // each stage as the main phase of a round, for the resource summary
+	for i := range r.Loads {
+		phases = append(phases, report.NamedResult{Name: "stage " + r.Loads[i].Name, Res: &r.Loads[i].Result})
+		rd := perf.Round{Main: r.Loads[i].Result}
+		if i < len(sp.series) {
+			rd.Resources = sp.series[i]
+		}
+		rounds = append(rounds, rd)
+	}
+	r.Validity = report.PhaseValidity(phases)
+	if len(phases) == 0 {
+		r.Validity = perf.Validity{Reasons: []string{"no stage completed"}}
+	}
+	for _, ph := range phases {
+		if ratio, flagged := ph.Res.CoordinatedOmission(); flagged {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: coordinated omission: response-time p99 is %.1fx the service-time p99 (flagged above %gx)", ph.Name, ratio, perf.CoordinatedOmissionFactor))
+		}
+	}
+	if len(rounds) > 0 {
+		// No memory-growth verdict: a stage is too short or too sparse (down to 1 request/s)
+		// for an RSS slope per 1,000 requests to mean anything (30 requests gave 21 MiB/1000).
+		r.Resources = report.ResourcesWithoutGrowth(rounds)
+		r.Warnings = append(r.Warnings, "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)")
+	}
+	endLoads(r, len(sp.loads), "stages", runErr)
+}

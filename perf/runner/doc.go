@@ -1,0 +1,11 @@
+// Package runner runs a scenario (Run): it resolves the configuration and the env overrides,
+// creates the result file under the run's id before anything starts, hands the scenario's plan
+// a session (perf.Session) to start deployments and record phases in, reads exits, derives
+// figures and verdicts (package report), writes the result file, pushes it (package push),
+// prints the summary and fails the test once per failed bound.
+//
+// It also owns the run's progress lines, the step-down ladder for plans whose preflight picks
+// the load (perf.Laddered), the plan-only pass (DAPR_PERF_PLAN_ONLY) and the writing of open
+// result files on SIGINT (perf.Interrupted). runner imports perf, report and push, and knows
+// plans only as perf.Plan.
+package runner
