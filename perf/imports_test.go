@@ -11,7 +11,7 @@ import (
 // importRules are the module's own imports each package may have (its non-test files), by
 // import path relative to the module; a pattern ending in "/..." covers the packages below
 // it. The leaves (perf/driver, perf/growth, perf/hdr, perf/stats) import no package of the
-// module but each other. docs/development.md ("Layout") states the same rules.
+// module but each other. docs/architecture.md states the same rules.
 var importRules = []struct {
 	pkg     string
 	allowed []string

@@ -19,7 +19,8 @@ import (
 // calibration routes the baseline to a plain httpapp and the "sidecar" path to one with a fixed
 // 1 ms delay: the overhead Run measures must then be 1 ms.
 func calibration() perf.Scenario {
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "calibration",
 		Transport: perf.HTTP,
 		Apps: []perf.App{

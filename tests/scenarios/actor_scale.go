@@ -69,7 +69,8 @@ func actorScale(test string, op perf.Operation, apps []perf.App, p95 float64, so
 	if f := actorScaleFactor(); f < 1 {
 		p95Gate.Source += fmt.Sprintf("; VUs scaled by %g under %s", f, perf.EnvQPS)
 	}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      test,
 		Transport: perf.HTTP,
 		Apps:      apps,

@@ -51,7 +51,8 @@ const actorDaprSource = "Dapr v1.17 perf suite (tests/perf/actor_activation)"
 // gated.
 func ActorActivation() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "noOp", Baseline: perf.BaselineApp}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "actor_activation",
 		Transport: perf.HTTP,
 		Apps:      actorApps(),
@@ -96,7 +97,8 @@ var (
 func ActorTimer() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "noOp", Baseline: perf.BaselineApp}
 	const source = "Dapr v1.17 perf suite (tests/perf/actor_timer)"
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "actor_timer",
 		Transport: perf.HTTP,
 		Apps:      actorApps("-timer-due", "10s"),

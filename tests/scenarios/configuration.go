@@ -60,7 +60,8 @@ func configComponent() perf.Component {
 // "configuration_get".
 func ConfigurationGet(transport perf.Protocol) perf.Scenario {
 	op := perf.Operation{Kind: perf.OpConfigurationGet, Store: ConfigStoreName, Keys: []string{ConfigKey}, Baseline: perf.BaselineStore}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "configuration_get",
 		Transport: transport,
 		Apps: []perf.App{

@@ -32,7 +32,8 @@ const jobsDaprSource = "Dapr master perf suite (tests/perf/jobs)"
 // none. The overhead is reported, not gated.
 func JobsScheduling() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpJobSchedule, JobName: "job-" + perf.UUIDToken, JobDueTime: 24 * time.Hour, Baseline: perf.BaselineApp}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "jobs_scheduling",
 		Transport: perf.HTTP,
 		Apps: []perf.App{

@@ -91,7 +91,8 @@ func publishBaseline(b PubSubBroker, op perf.Operation) perf.Route {
 // only means something against its no-op baseline; it is not gated here.
 func PubSubPublish(transport perf.Protocol, b PubSubBroker) perf.Scenario {
 	op := perf.Operation{Kind: perf.OpPublish, PubSub: PubSubName, Topic: PublishTopic}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "pubsub_publish" + b.Suffix,
 		Transport: transport,
 		Apps:      publishApps(transport, b),
@@ -151,7 +152,8 @@ func PubSubBulkPublish(transport perf.Protocol, b PubSubBroker, raw bool) perf.S
 	if transport == perf.HTTP {
 		th = append(th, perf.Threshold{Figure: "main.mean", Op: perf.AtMost, Limit: 0.5, Source: daprBulkHTTP})
 	}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "pubsub_bulk_publish" + suffix,
 		Transport: transport,
 		Apps:      publishApps(transport, b),

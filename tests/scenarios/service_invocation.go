@@ -32,7 +32,8 @@ func ServiceInvocation(transport perf.Protocol) perf.Scenario {
 	if transport == perf.GRPC {
 		kind = perf.GRPCApp
 	}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      "service_invocation",
 		Transport: transport,
 		Apps: []perf.App{

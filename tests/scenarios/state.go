@@ -101,7 +101,8 @@ func stateScenario(test string, transport perf.Protocol, store perf.ComponentTyp
 		baseline = perf.BaselineStore
 	}
 	op := perf.Operation{Kind: kind, Store: StateStoreName, Key: StateKey, Baseline: baseline}
-	return perf.Scenario{Plan: plan.OverheadPlan{},
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
 		Test:      StateTestName(test, store),
 		Transport: transport,
 		Apps: []perf.App{

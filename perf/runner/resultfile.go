@@ -8,13 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 )
 
 // Run files. Every run writes under its own run id,
@@ -296,4 +300,121 @@ func (f *runFile) stopped(t testing.TB, rep *perf.Report) {
 		return
 	}
 	t.Logf("result file (incomplete): %s", f.path)
+}
+
+// newReport starts the report of one run: what ran, where and with what. The daprd version is
+// filled in when the plan's first deployment starts (session.deploy).
+func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
+	now := time.Now().UTC()
+	runID := cfg.runID
+	if runID == "" {
+		runID = NewRunID(now)
+	}
+	return &perf.Report{
+		Schema:       perf.ReportSchema,
+		Test:         sc.Test,
+		Plan:         scenarioPlan(sc).Kind(),
+		Transport:    sc.Transport,
+		RunID:        runID,
+		Params:       cfg.Main,
+		WarmupParams: cfg.Warmup,
+		Environment: perf.Environment{
+			DaprVersion: "",
+			Platform:    cfg.Platform.Name(),
+			CPUModel:    cpuModel(),
+			CPUs:        runtime.NumCPU(),
+			GoVersion:   runtime.Version(),
+			GitCommit:   gitCommit(),
+			StartTime:   now,
+		},
+	}
+}
+
+// cpuModel is the first processor's model name from /proc/cpuinfo ("" when unknown).
+func cpuModel() string {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return ""
+	}
+	cpus, err := fs.CPUInfo()
+	if err != nil || len(cpus) == 0 {
+		return ""
+	}
+	return cpus[0].ModelName
+}
+
+// gitCommit reads the checked-out commit from the repository's .git folder (no git binary
+// needed): HEAD, then the ref it names, loose or packed. "" when unknown.
+func gitCommit() string {
+	root, err := perf.RepoRoot()
+	if err != nil {
+		return ""
+	}
+	gitDir := filepath.Join(root, ".git")
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !ok {
+		return ref // detached HEAD: the hash itself
+	}
+	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(packed)) {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == ref {
+			return f[0]
+		}
+	}
+	return ""
+}
+
+func defaultReportRoot() (string, error) {
+	root, err := perf.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "reports"), nil
+}
+
+func init() { perf.OnInterrupt(interruptRunFiles) }
+
+// interruptRunFiles marks every run file of this process that has not had its final write as
+// interrupted by sig, and writes it at once with the phases completed so far (Interrupted).
+func interruptRunFiles(sig os.Signal) {
+	activeFiles.Lock()
+	files := make([]*runFile, 0, len(activeFiles.m))
+	for f := range activeFiles.m {
+		files = append(files, f)
+	}
+	activeFiles.Unlock()
+	for _, f := range files {
+		f.mu.Lock()
+		if !f.done && f.last != nil {
+			f.interrupted = signalName(sig)
+			last := *f.last
+			last.Incomplete, last.IncompleteReason = false, "" // snapshot marks it anew
+			if err := f.replace(&last, false); err != nil {
+				fmt.Fprintf(os.Stderr, "perf: interrupted: %v\n", err)
+			} else {
+				fmt.Fprintf(os.Stderr, "perf: interrupted by %v: partial result kept in %s\n", sig, f.path)
+			}
+		}
+		f.mu.Unlock()
+	}
+}
+
+// signalName is "SIGINT" for syscall.SIGINT; other signals as they print.
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if name := unix.SignalName(s); name != "" {
+			return name
+		}
+	}
+	return sig.String()
 }
