@@ -56,7 +56,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows publish compare test unit bench-tester lint charts clean
+.PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -120,9 +120,10 @@ images:
 
 ## perf: every scenario package through scripts/perf.sh, one at a time (they would share the
 ## cores they measure), under one run id; errors, restarts and achieved QPS always gate. Exit
-## codes: scripts/perf.sh exits with the run's worst outcome (perf/outcome.go: 0, 3, 4, 5), prints
-## it and writes it to reports/runs/<run id>/exit-code; make then exits 2, as on any failed
-## recipe, and its "Error N" line keeps the code. So do all perf targets.
+## codes: scripts/perf.sh exits with the run's worst outcome (perf/outcome.go: 0, 3, 4, 5, 6,
+## 130), prints it and writes it to reports/runs/<run id>/exit-code; make then exits 2, as on
+## any failed recipe, and its "Error N" line keeps the code. It ends by drawing the run's report,
+## reports/runs/<run id>/index.html, linking every scenario's report.html. So do all perf targets.
 perf: test-perf-all
 test-perf-all: daprd $(DAPRD_B)
 	@./scripts/perf-deps.sh "make perf" $(PERF_PACKAGES)
@@ -151,7 +152,8 @@ perf-jobs: test-perf-jobs
 perf-pubsub: $(filter test-perf-pubsub_%,$(PERF_TARGETS))
 
 ## perf-workflows: tests/workflows once per backend in WORKFLOW_BACKENDS, under one run id, exiting
-## with the worst code; PERF_RUN picks tests (-run), e.g. PERF_RUN=TestParallelWorkflowWithMaxVUs.
+## with the worst code (the largest; 130, interrupted, stops the loop); PERF_RUN picks tests
+## (-run), e.g. PERF_RUN=TestParallelWorkflowWithMaxVUs.
 WORKFLOW_BACKENDS ?= in-memory redis postgresql
 PERF_RUN ?=
 perf-workflows: daprd $(DAPRD_B)
@@ -161,7 +163,14 @@ perf-workflows: daprd $(DAPRD_B)
 		echo "perf-workflows: backend $$b"; \
 		$(PERF_ENV) DAPR_PERF_RUN_ID=$$id DAPR_PERF_WORKFLOW_BACKEND=$$b DAPR_PERF_COMMAND="make $@ ($$b)" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) \
 			./scripts/perf.sh $(if $(PERF_RUN),-run '$(PERF_RUN)') ./tests/workflows || { c=$$?; [ $$c -le $$rc ] || rc=$$c; }; \
+		[ $$rc -ne 130 ] || break; \
 	done; exit $$rc
+
+## report: draw run RUN's report again (charts, README.md and report.html per scenario, and the
+## run's index.html); make perf and the perf targets draw it at the end of every run.
+report:
+	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20261201T101500Z-4f2a" >&2; exit 2; }
+	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
 
 ## publish: copy run RUN into reports/v<version>/ as its daprd version's reference and redraw its
 ## charts; an incomplete, invalid or failed run is refused unless FORCE=1.

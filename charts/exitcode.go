@@ -40,14 +40,16 @@ func runFiles(dir string) ([]string, error) {
 
 // exitCode derives the exit code of a run from the result files it wrote under dir, writing
 // one line per file and a last line with the code to w. Each file's outcome is
-// perf.Report.Outcome; the run takes the worst (infrastructure 5 > invalid 4 > missed bound 3
-// > pass 0). No result file at all, or one that cannot be read, is an infrastructure error; so
+// perf.Report.Outcome; the run takes the worst (perf.Worst: interrupted 130 > configuration 6
+// > infrastructure 5 > invalid 4 > missed bound 3 > pass 0). No result file at all, or one that
+// cannot be read, is an infrastructure error (a configuration error writes none either, but
+// scripts/perf.sh finds it before the run, in its plan-only pass); so
 // is a go test that failed (goTestExit != 0) while every file passed, since the failure is then
 // outside the results (a build error, a scenario that wrote nothing).
 func exitCode(dir string, goTestExit int, w io.Writer) perf.Outcome {
 	worst := perf.OutcomePass
 	note := func(o perf.Outcome, where, why string) {
-		worst = max(worst, o)
+		worst = perf.Worst(worst, o)
 		fmt.Fprintf(w, "%s: %s (exit %d): %s\n", where, o, int(o), why)
 	}
 	paths, err := runFiles(dir)

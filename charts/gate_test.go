@@ -232,7 +232,15 @@ func TestExitCode(t *testing.T) {
 		r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 1 main: fell behind"}}
 	}
 	infra := func(r *perf.Report) { r.Pass, r.InfraErrors = false, []string{"push: connection refused"} }
-	incomplete := func(r *perf.Report) { r.Pass, r.Incomplete, r.IncompleteReason = false, true, "interrupted by SIGINT" }
+	incomplete := func(r *perf.Report) {
+		r.Pass, r.Incomplete, r.IncompleteReason = false, true, "the test stopped before the run finished, after round 1 main"
+	}
+	interrupted := func(r *perf.Report) {
+		r.Pass, r.Incomplete, r.IncompleteReason, r.InterruptedBy = false, true, "interrupted by SIGINT after round 1 baseline", "SIGINT"
+	}
+	interruptedOld := func(r *perf.Report) { // written before interruptedBy
+		r.Pass, r.Incomplete, r.IncompleteReason = false, true, "interrupted by SIGINT after round 1 baseline"
+	}
 	for _, c := range []struct {
 		name  string
 		edits []func(*perf.Report)
@@ -244,6 +252,9 @@ func TestExitCode(t *testing.T) {
 		{"invalid", []func(*perf.Report){bound, invalid}, 1, perf.OutcomeInvalid},
 		{"infra", []func(*perf.Report){invalid, infra}, 1, perf.OutcomeInfra},
 		{"incomplete", []func(*perf.Report){incomplete}, 1, perf.OutcomeInfra},
+		{"interrupted", []func(*perf.Report){interrupted}, 1, perf.OutcomeInterrupted},
+		{"interrupted-old-file", []func(*perf.Report){interruptedOld}, 1, perf.OutcomeInterrupted},
+		{"interrupted-dominates", []func(*perf.Report){infra, bound, interrupted, invalid}, 1, perf.OutcomeInterrupted},
 		{"go-test-failed", []func(*perf.Report){pass}, 1, perf.OutcomeInfra},
 	} {
 		var reps []*perf.Report

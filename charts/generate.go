@@ -19,20 +19,9 @@ func generate(root string, w io.Writer) error {
 		return err
 	}
 	for _, sc := range scs {
-		images, err := writeCharts(sc)
-		if err != nil {
+		if err := drawScenario(sc, w); err != nil {
 			return err
 		}
-		readme := filepath.Join(sc.Dir, "README.md")
-		md := scenarioMarkdown(sc.Report, images)
-		if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {
-			return fmt.Errorf("charts: %w", err)
-		}
-		page := filepath.Join(sc.Dir, reportHTMLFile)
-		if err := os.WriteFile(page, []byte(scenarioHTML(md, summaryOf(sc.Report), images)), 0o644); err != nil {
-			return fmt.Errorf("charts: %w", err)
-		}
-		fmt.Fprintf(w, "%s (%d charts), %s\n", readme, len(images), reportHTMLFile)
 	}
 	for _, g := range groupByVersion(root, scs) {
 		readme := filepath.Join(g.Dir, "README.md")
@@ -41,6 +30,26 @@ func generate(root string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s (%d scenarios)\n", readme, len(g.Scenarios))
 	}
+	return nil
+}
+
+// drawScenario writes sc's charts, README.md and report.html next to its result file and
+// reports them to w. It never writes the result file itself.
+func drawScenario(sc scenario, w io.Writer) error {
+	images, err := writeCharts(sc)
+	if err != nil {
+		return err
+	}
+	readme := filepath.Join(sc.Dir, "README.md")
+	md := scenarioMarkdown(sc.Report, images)
+	if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("charts: %w", err)
+	}
+	page := filepath.Join(sc.Dir, reportHTMLFile)
+	if err := os.WriteFile(page, []byte(scenarioHTML(md, summaryOf(sc.Report), images)), 0o644); err != nil {
+		return fmt.Errorf("charts: %w", err)
+	}
+	fmt.Fprintf(w, "%s (%d charts), %s\n", readme, len(images), reportHTMLFile)
 	return nil
 }
 
@@ -53,5 +62,6 @@ func summaryOf(rep *perf.Report) reportSummary {
 		Pass:     rep.Pass,
 		Invalid:  !rep.Validity.Valid,
 		Reasons:  rep.Validity.Reasons,
+		Missed:   missedWarnOnly(rep),
 	}
 }

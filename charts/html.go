@@ -31,9 +31,18 @@ func scenarioHTML(md string, rep reportSummary, images []image) string {
 		cls = "invalid"
 	case !rep.Pass:
 		cls = "fail"
+	case len(rep.Missed) > 0: // passed, but a warn-only bound was missed: never plain green
+		cls = "warn"
 	}
 	fmt.Fprintf(&b, "<header id=\"verdict\" class=\"verdict %s\">\n<p class=\"word\">%s</p>\n<p>%s</p>\n",
 		cls, html.EscapeString(rep.Word), html.EscapeString(rep.Sentence))
+	if cls == "warn" {
+		b.WriteString("<p>Missed, warn only (reported, not failing the run):</p>\n<ul>\n")
+		for _, m := range rep.Missed {
+			fmt.Fprintf(&b, "<li>%s</li>\n", html.EscapeString(m))
+		}
+		b.WriteString("</ul>\n")
+	}
 	if rep.Invalid {
 		b.WriteString("<p><strong>Invalid run</strong>: its figures were not measured on schedule and cannot pass.</p>\n<ul>\n")
 		for _, r := range rep.Reasons {
@@ -88,10 +97,14 @@ type reportSummary struct {
 	Title, Word, Sentence string
 	Pass, Invalid         bool
 	Reasons               []string
+	// Missed are the warn-only bounds the run missed (perf.Verdict.String each): a run that
+	// passed with any gets the amber banner.
+	Missed []string
 }
 
 // reportCSS styles the report: readable tables, charts at their width, and the verdict banner
-// in Okabe-Ito colours (bluish green for pass, vermillion for a failed or invalid run).
+// in Okabe-Ito colours (bluish green for pass, orange (amber) with dark text for a pass that
+// missed a warn-only bound, vermillion for a failed or invalid run).
 const reportCSS = `body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 0; color: #1a1a1a; background: #fff; }
 main { max-width: 1120px; margin: 0 auto; padding: 0 24px 48px; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
@@ -105,6 +118,7 @@ figcaption { font-size: 0.85em; color: #444; }
 .verdict p { max-width: 1120px; margin: 0.3em auto; } .verdict ul { max-width: 1070px; margin: 0.3em auto; }
 .verdict .word { font-size: 2em; font-weight: bold; }
 .verdict.pass { background: #00785a; } .verdict.fail, .verdict.invalid { background: #b34700; }
+.verdict.warn { background: #e69f00; color: #1a1a1a; }
 `
 
 // reportScript checks that every chart decoded; it loads nothing.

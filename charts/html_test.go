@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // embedded matches every reference an HTML page could load something through.
@@ -241,4 +243,38 @@ func TestHTMLReportInChromium(t *testing.T) {
 		}
 	}
 	t.Logf("screenshot: %s", shot)
+}
+
+// A run that passed but missed a warn-only bound gets the amber banner, the counted word and
+// the missed bound with its value; one that failed keeps the FAIL banner.
+func TestHTMLBannerWarnOnly(t *testing.T) {
+	missed := perf.Verdict{Threshold: perf.Threshold{Figure: "overhead.p90", Op: perf.AtMost, Limit: 0.002,
+		Source: "Dapr v1.17 perf suite", WarnOnly: true}, Got: 0.00248, Measured: true}
+	kept := perf.Verdict{Threshold: perf.Threshold{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: "Dapr v1.17 perf suite"},
+		Measured: true, Pass: true}
+	rep := &perf.Report{Test: "service_invocation", Transport: perf.HTTP, Pass: true, Validity: perf.Validity{Valid: true},
+		Verdicts: []perf.Verdict{kept, missed}}
+	page := scenarioHTML("# t\n", summaryOf(rep), nil)
+	for _, s := range []string{
+		`<header id="verdict" class="verdict warn">` + "\n" + `<p class="word">pass, 1 of Dapr&#39;s bounds missed (warn only)</p>`,
+		"<li>overhead.p90 = 2.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): MISSED (warn only)</li>",
+		".verdict.warn { background: #e69f00;",
+	} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	if got := resultWord(rep); got != "pass, 1 of Dapr's bounds missed (warn only)" {
+		t.Errorf("resultWord = %q", got)
+	}
+
+	rep.Pass = false
+	page = scenarioHTML("# t\n", summaryOf(rep), nil)
+	if !strings.Contains(page, `<header id="verdict" class="verdict fail">`+"\n"+`<p class="word">FAIL</p>`) || strings.Contains(page, "<li>overhead.p90") {
+		t.Errorf("a failed run's banner is not plain FAIL:\n%s", page[:min(len(page), 2000)])
+	}
+	rep.Pass, rep.Verdicts = true, []perf.Verdict{kept}
+	if page = scenarioHTML("# t\n", summaryOf(rep), nil); !strings.Contains(page, `class="verdict pass">`+"\n"+`<p class="word">pass</p>`) {
+		t.Error("a clean pass has no green pass banner")
+	}
 }

@@ -22,12 +22,18 @@
 // build B against build A round by round. It exits 0 without a regression, 1 on a regression
 // beyond noise, 2 on bad input (a missing, malformed or incomparable file, named).
 //
+//	go run ./charts [-reports DIR] report <run id | run dir>
+//
+// draws a run's report: every result's charts, README.md and report.html, then the run's
+// README.md and index.html, its verdict table first, linking every scenario's page. A result
+// that cannot be drawn is listed there and the command exits 1; it never writes a result file.
+//
 //	go run ./charts exitcode [-go-test-exit N] <run dir>
 //	go run ./charts summary <run dir>
 //
 // exitcode prints each result file's outcome and exits with the run's: 0 pass, 3 missed bound,
-// 4 invalid run, 5 infrastructure error (see perf.Outcome). summary writes a Markdown summary
-// of a run for a CI job summary.
+// 4 invalid run, 5 infrastructure error, 130 interrupted (see perf.Outcome; 6, a configuration
+// error, is scripts/perf.sh's). summary writes a Markdown summary of a run for a CI job summary.
 //
 // Every figure comes from the result files (perf.Report); nothing is parsed from logs.
 package main
@@ -49,6 +55,7 @@ func main() {
 const usage = `usage: charts [-reports DIR]
        charts [-reports DIR] publish [-force] <run id | run dir>
        charts [-reports DIR] compare [-out FILE] [-alpha P] [-min-change X] [-confidence C] [-gate LIST] [-allow-param-change] <A> [<B>]
+       charts [-reports DIR] report <run id | run dir>
        charts exitcode [-go-test-exit N] <run dir>
        charts summary <run dir>
 `
@@ -131,6 +138,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 		return code
+	case "report":
+		if err := sub.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		if sub.NArg() != 1 {
+			sub.Usage()
+			return 2
+		}
+		return fail(runReport(*reports, sub.Arg(0), stdout), stderr)
 	case "exitcode":
 		goTest := sub.Int("go-test-exit", 0, "exit status of the go test that wrote the run")
 		if err := sub.Parse(rest[1:]); err != nil {

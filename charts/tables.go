@@ -12,6 +12,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/growth"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // referenceCPUs is the vCPU count of the nodes behind Dapr's published figures.
@@ -440,6 +441,37 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 		})
 	}
 	writeTable(b, []string{"process", "role", "mean CPU (mCPU)", "peak RSS (MiB)", "RSS slope, last main phase"}, "ll", rows)
+	writeCostTable(b, rep)
+}
+
+// writeCostTable writes the sidecar cost per request (perf.Figures.Cost): each sidecar's and
+// the app's CPU µs per request, which is also its mCPU per 1,000 requests/s, and peak RSS, with
+// their ratio to the app's. Nothing when the run has no cost (no main-phase rate, no readings).
+func writeCostTable(b *strings.Builder, rep *perf.Report) {
+	figures := rep.Figures
+	if figures == nil {
+		f := report.DeriveFigures(rep)
+		figures = &f
+	}
+	if len(figures.Cost) == 0 {
+		return
+	}
+	ratio := func(x *float64) string {
+		if x == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f×", *x)
+	}
+	rows := make([][]string, 0, len(figures.Cost))
+	for _, c := range figures.Cost {
+		rows = append(rows, []string{cell(c.Process), cell(orNone(c.Role)),
+			fmt.Sprintf("%.1f", c.CPUMicrosPerRequest()), ratio(c.CPURatioToApp),
+			fmt.Sprintf("%.1f", float64(c.PeakRSSBytes)/(1<<20)), ratio(c.RSSRatioToApp)})
+	}
+	fmt.Fprintf(b, "\nCost per request at %.2f requests/s (the main phases' achieved rate, median over rounds): mean CPU\n"+
+		"divided by that rate, our own derivation from the measured means. CPU µs per request is also the mCPU the\n"+
+		"process needs per 1,000 requests/s.\n\n", figures.Cost[0].RequestsPerSecond)
+	writeTable(b, []string{"process", "role", "CPU µs per request (= mCPU per 1,000 req/s)", "CPU vs app", "peak RSS (MiB)", "RSS vs app"}, "ll", rows)
 }
 
 func writeEnvironment(b *strings.Builder, rep *perf.Report) {
@@ -681,7 +713,8 @@ func transportName(p perf.Protocol) string {
 	return string(p)
 }
 
-// resultWord is "pass", "FAIL" or "FAIL (invalid)".
+// resultWord is "pass", "FAIL" or "FAIL (invalid)"; a pass that missed warn-only bounds says
+// so, counted as report.Headline counts them: "pass, 1 of Dapr's bounds missed (warn only)".
 func resultWord(rep *perf.Report) string {
 	switch {
 	case !rep.Validity.Valid:
@@ -689,7 +722,20 @@ func resultWord(rep *perf.Report) string {
 	case !rep.Pass:
 		return "FAIL"
 	}
-	return "pass"
+	return "pass" + strings.TrimPrefix(report.Headline(rep), "PASS")
+}
+
+// missedWarnOnly are the warn-only bounds a passing run missed, each as its verdict reads;
+// none for a run that failed (its banner says FAIL already).
+func missedWarnOnly(rep *perf.Report) []string {
+	if !rep.Pass || !rep.Validity.Valid {
+		return nil
+	}
+	var out []string
+	for _, v := range report.MissedWarnOnly(rep) {
+		out = append(out, v.String())
+	}
+	return out
 }
 
 func resultSentence(rep *perf.Report) string {

@@ -8,30 +8,36 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
+	"github.com/daprperf/daprperf/perf"
 	"github.com/jackc/pgx/v5"
 )
 
-// postgresBin is where Debian's postgresql-15 installs its server programs (initdb is not on
-// PATH there: pg_wrapper fronts the clients only).
-const postgresBin = "/usr/lib/postgresql/15/bin/"
+// postgresRoot is where Debian's postgresql-<N> packages install their server programs, one
+// folder per major version, <root>/<N>/bin (initdb is not on PATH there: pg_wrapper fronts the
+// clients only). The platform runs the newest installed version (findPostgres);
+// scripts/missing-backends.sh looks by the same rule. Tests replace it.
+var postgresRoot = "/usr/lib/postgresql"
+
+// postgresPackage is what to install when no version is: Debian's metapackage, which depends on
+// the release's current postgresql-<N>.
+const postgresPackage = "postgresql"
 
 // postgresUser is the user PostgreSQL runs as when the test binary runs as root, which
 // postgres refuses; Debian's package creates it. It is also the database superuser the
 // components connect as (trust authentication, loopback only).
 const postgresUser = "postgres"
 
-// postgresKind runs PostgreSQL 15: initdb into the private data dir, then postgres on
-// 127.0.0.1 with no Unix socket.
+// postgresKind runs the newest installed PostgreSQL: initdb into the private data dir, then
+// postgres on 127.0.0.1 with no Unix socket.
 var postgresKind = &backendKind{
-	proc: "postgresql",
-	pkg:  "postgresql-15",
-	bins: []binary{
-		{name: "initdb", candidates: []string{postgresBin + "initdb"}},
-		{name: "postgres", candidates: []string{postgresBin + "postgres"}},
-	},
+	proc:   "postgresql",
+	pkg:    postgresPackage,
+	find:   findPostgres,
 	ports:  1,
 	launch: launchPostgres,
 	ping: func(ctx context.Context, b *backendServer) (string, error) {
@@ -52,6 +58,54 @@ var postgresKind = &backendKind{
 	},
 }
 
+// findPostgres finds the newest <postgresRoot>/<N>/bin holding both postgres and initdb and
+// returns their paths and the Debian package that installed them (postgresql-<N>). With none,
+// the error wraps ErrBackendMissing and names the package to install.
+func findPostgres(be perf.Backend) (map[string]string, string, error) {
+	entries, _ := os.ReadDir(postgresRoot) // none: no version installed
+	type install struct {
+		version []int
+		name    string
+	}
+	var installs []install
+	for _, e := range entries {
+		var v []int
+		for _, part := range strings.Split(e.Name(), ".") {
+			n, err := strconv.Atoi(part)
+			if err != nil {
+				v = nil
+				break
+			}
+			v = append(v, n)
+		}
+		if v != nil {
+			installs = append(installs, install{v, e.Name()})
+		}
+	}
+	slices.SortFunc(installs, func(a, b install) int { return slices.Compare(b.version, a.version) }) // newest first
+	var looked []string
+	for _, in := range installs {
+		dir := filepath.Join(postgresRoot, in.name, "bin")
+		bins := map[string]string{}
+		for _, name := range []string{"initdb", "postgres"} {
+			if p, err := lookPath(filepath.Join(dir, name)); err == nil {
+				bins[name] = p
+			}
+		}
+		if len(bins) == 2 {
+			return bins, "postgresql-" + in.name, nil
+		}
+		looked = append(looked, dir)
+	}
+	where := postgresRoot + "/<version>/bin"
+	if len(looked) > 0 {
+		where += " (incomplete: " + strings.Join(looked, ", ") + ")"
+	}
+	return nil, "", fmt.Errorf("%w: %s needs initdb and postgres of some PostgreSQL version (looked in %s): install the Debian package %s "+
+		"(apt-get install %s, which pulls in the release's postgresql-<version>, or make test-deps)",
+		ErrBackendMissing, be, where, postgresPackage, postgresPackage)
+}
+
 // postgresURL is the pgx connection URL of b's database.
 func postgresURL(b *backendServer) string {
 	return fmt.Sprintf("postgres://%s@%s/postgres?sslmode=disable&connect_timeout=1", postgresUser, b.addr())
@@ -67,7 +121,7 @@ func launchPostgres(ctx context.Context, d *Deployment, b *backendServer) error 
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup(postgresUser)
 		if err != nil {
-			return fmt.Errorf("postgres refuses to run as root and there is no user %s to run it as (the Debian package postgresql-15 creates it): %w",
+			return fmt.Errorf("postgres refuses to run as root and there is no user %s to run it as (Debian's postgresql-<version> package creates it): %w",
 				postgresUser, err)
 		}
 		uid, _ := strconv.ParseUint(u.Uid, 10, 32)

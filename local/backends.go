@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,9 +31,12 @@ const backendStopGrace = 15 * time.Second
 
 // backendKind is what the platform knows of running one perf.Backend.
 type backendKind struct {
-	proc  string // process name in Exits and Usage
-	pkg   string // the Debian package that provides the binaries
-	bins  []binary
+	proc string // process name in Exits and Usage
+	pkg  string // the Debian package that provides the binaries (what to install when missing)
+	bins []binary
+	// find, when set, finds the binaries instead of bins (a backend whose folder carries its
+	// version) and returns the package that installed them.
+	find  func(b perf.Backend) (map[string]string, string, error)
 	ports int // how many ports it listens on; the first is the one components use
 	// launch starts the backend's processes, in b.dir, on b.ports.
 	launch func(ctx context.Context, d *Deployment, b *backendServer) error
@@ -63,6 +67,7 @@ type backendServer struct {
 	backend perf.Backend
 	kind    *backendKind
 	bins    map[string]string // binary name -> path
+	pkg     string            // the Debian package the binaries came from
 	ports   []int
 	dir     string // private data directory
 	procs   []*process
@@ -82,6 +87,15 @@ var lookPath = exec.LookPath
 // findBinaries resolves every binary of k, or returns an error wrapping ErrBackendMissing
 // that names the Debian package to install.
 func findBinaries(b perf.Backend, k *backendKind) (map[string]string, error) {
+	paths, _, err := findBackend(b, k)
+	return paths, err
+}
+
+// findBackend is findBinaries that also returns the Debian package the binaries came from.
+func findBackend(b perf.Backend, k *backendKind) (map[string]string, string, error) {
+	if k.find != nil {
+		return k.find(b)
+	}
 	paths := map[string]string{}
 	for _, bin := range k.bins {
 		for _, c := range bin.candidates {
@@ -91,11 +105,11 @@ func findBinaries(b perf.Backend, k *backendKind) (map[string]string, error) {
 			}
 		}
 		if paths[bin.name] == "" {
-			return nil, fmt.Errorf("%w: %s needs %s (looked for %s): install the Debian package %s (apt-get install %s, or make test-deps)",
+			return nil, "", fmt.Errorf("%w: %s needs %s (looked for %s): install the Debian package %s (apt-get install %s, or make test-deps)",
 				ErrBackendMissing, b, bin.name, strings.Join(bin.candidates, ", "), k.pkg, k.pkg)
 		}
 	}
-	return paths, nil
+	return paths, k.pkg, nil
 }
 
 // validateComponents checks the components of every sidecar of apps before anything starts:
@@ -197,11 +211,11 @@ func neededBackends(apps []perf.App) []perf.Backend {
 func (d *Deployment) planBackends(ps *ports, apps []perf.App) error {
 	for _, be := range neededBackends(apps) {
 		k := backendKinds[be]
-		bins, err := findBinaries(be, k)
+		bins, pkg, err := findBackend(be, k)
 		if err != nil {
 			return err
 		}
-		b := &backendServer{backend: be, kind: k, bins: bins, dir: filepath.Join(d.backendsDir(), string(be))}
+		b := &backendServer{backend: be, kind: k, bins: bins, pkg: pkg, dir: filepath.Join(d.backendsDir(), string(be))}
 		for range k.ports {
 			port, err := ps.next()
 			if err != nil {
@@ -328,7 +342,7 @@ func (d *Deployment) Backends() []perf.BackendInfo {
 			Backend:      b.backend,
 			Process:      b.kind.proc,
 			Version:      b.version,
-			Package:      b.kind.pkg,
+			Package:      cmp.Or(b.pkg, b.kind.pkg),
 			Address:      b.addr(),
 			ReadySeconds: b.ready.Seconds(),
 		})

@@ -164,7 +164,7 @@ func TestBackendMissingBinary(t *testing.T) {
 	lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
 	t.Cleanup(func() { lookPath = saved })
 	for be, pkg := range map[perf.Backend]string{
-		perf.BackendRedis: "redis-server", perf.BackendPostgreSQL: "postgresql-15",
+		perf.BackendRedis: "redis-server", perf.BackendPostgreSQL: "postgresql",
 		perf.BackendRabbitMQ: "rabbitmq-server", perf.BackendMQTT: "mosquitto",
 	} {
 		_, err := findBinaries(be, backendKinds[be])
@@ -175,6 +175,41 @@ func TestBackendMissingBinary(t *testing.T) {
 	err := d.plan(FreePort, []perf.App{appWith(perf.PubSubMQTT3)})
 	require.ErrorIs(t, err, ErrBackendMissing)
 	assert.Contains(t, err.Error(), "mqtt needs mosquitto")
+}
+
+// TestPostgresNewestInstalled: the platform runs the newest version under postgresRoot whose
+// bin folder has both initdb and postgres, reports its package, and names the metapackage to
+// install when there is none.
+func TestPostgresNewestInstalled(t *testing.T) {
+	root := t.TempDir()
+	saved := postgresRoot
+	postgresRoot = root
+	t.Cleanup(func() { postgresRoot = saved })
+	install := func(version string, bins ...string) {
+		dir := root + "/" + version + "/bin"
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for _, b := range bins {
+			require.NoError(t, os.WriteFile(dir+"/"+b, []byte("#!/bin/sh\n"), 0o755))
+		}
+	}
+	_, err := findBinaries(perf.BackendPostgreSQL, postgresKind)
+	require.ErrorIs(t, err, ErrBackendMissing)
+	assert.Contains(t, err.Error(), "install the Debian package postgresql (apt-get install postgresql")
+
+	install("9.6", "initdb", "postgres")
+	install("13", "initdb", "postgres")
+	install("15", "initdb", "postgres")
+	install("17", "postgres") // a partial install: no initdb
+	install("common")         // not a version
+	bins, pkg, err := findBackend(perf.BackendPostgreSQL, postgresKind)
+	require.NoError(t, err)
+	assert.Equal(t, "postgresql-15", pkg)
+	assert.Equal(t, map[string]string{"initdb": root + "/15/bin/initdb", "postgres": root + "/15/bin/postgres"}, bins)
+
+	install("17", "initdb")
+	_, pkg, err = findBackend(perf.BackendPostgreSQL, postgresKind)
+	require.NoError(t, err)
+	assert.Equal(t, "postgresql-17", pkg)
 }
 
 // TestComponentResources checks the files written into the resources folder: one per name,

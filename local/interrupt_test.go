@@ -93,8 +93,9 @@ func TestSIGINTKeepsTheRunsPartialResult(t *testing.T) {
 	assert.Positive(t, rep.PartialRound.Baseline.Requests, "the completed baseline is kept")
 	assert.Empty(t, rep.Rounds)
 	assert.NotEmpty(t, rep.Environment.DaprVersion, "the environment is recorded")
+	assert.Equal(t, "SIGINT", rep.InterruptedBy)
 	outcome, why := rep.Outcome()
-	assert.Equal(t, perf.OutcomeInfra, outcome, why)
+	assert.Equal(t, perf.OutcomeInterrupted, outcome, why)
 }
 
 // TestInterruptedRunChild is the run TestSIGINTKeepsTheRunsPartialResult interrupts.

@@ -19,7 +19,47 @@ type Figures struct {
 	// main phases' own figures, k6's kind of gate (mainGates): "latency.p95" and the other
 	// GatePercentiles, "latency.mean" (seconds), "requests", "dropped" (counts) and "qps".
 	Gates map[string]float64 `json:"gates"`
+	// Cost is what each sidecar and the app spend per request of the main phases, one entry
+	// per process with readings (report.ProcessCosts); empty when the run has no main-phase
+	// rate (no rounds, or a rate of 0) or no resources. A process without readings has no entry.
+	Cost []ProcessCost `json:"cost,omitempty"`
 }
+
+// ProcessCost is one process's CPU and memory per request of the main phases. It is our own
+// derivation from the measured means (report.ProcessCosts), not a figure Dapr publishes:
+//
+//	CPUSecondsPerRequest = MeanCPUCores / RequestsPerSecond   (core-seconds per request)
+//	CPU µs per request   = 1e6 × CPUSecondsPerRequest
+//	mCPU per 1,000 req/s = 1000 × MeanCPUCores / (RequestsPerSecond / 1000)
+//
+// The last two are the same number: 1 µs of CPU per request at 1,000 requests/s is 1 ms of CPU
+// per second, 1 mCPU. MeanCPUCores is ResourceSummary.MeanCPUCores (the mean over the main
+// phases' samples); RequestsPerSecond the main phases' achieved rate (PhaseFigures.QPS of
+// PhaseMain, the median over rounds). It assumes CPU grows linearly with the rate: idle CPU is
+// counted as part of each request's cost.
+type ProcessCost struct {
+	Process string `json:"process"`
+	Role    string `json:"role"`
+	// RequestsPerSecond is the rate the CPU was divided by, requests/s.
+	RequestsPerSecond float64 `json:"requestsPerSecond"`
+	// CPUSecondsPerRequest is core-seconds of CPU per request.
+	CPUSecondsPerRequest float64 `json:"cpuSecondsPerRequest"`
+	// PeakRSSBytes is ResourceSummary.PeakRSSBytes, bytes.
+	PeakRSSBytes uint64 `json:"peakRSSBytes"`
+	// CPURatioToApp and RSSRatioToApp are this process's CPU per request and peak RSS divided
+	// by the app's (RoleApp): 3 means three times the app's. Absent for the app itself, and
+	// when the report has no single app with readings or the app's figure is 0.
+	CPURatioToApp *float64 `json:"cpuRatioToApp,omitempty"`
+	RSSRatioToApp *float64 `json:"rssRatioToApp,omitempty"`
+}
+
+// CPUMicrosPerRequest is CPU microseconds (of one core) per request.
+func (c ProcessCost) CPUMicrosPerRequest() float64 { return 1e6 * c.CPUSecondsPerRequest }
+
+// MilliCPUPer1000RPS is the mCPU the process needs per 1,000 requests/s,
+// 1000 × cores / (requests/s / 1000) = 1e6 × CPUSecondsPerRequest: the same number as
+// CPUMicrosPerRequest (see ProcessCost).
+func (c ProcessCost) MilliCPUPer1000RPS() float64 { return 1e6 * c.CPUSecondsPerRequest }
 
 // PhaseFigures is one phase kind over the rounds.
 type PhaseFigures struct {

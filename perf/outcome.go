@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// Outcome is what a result file says its run came to; its value is the exit code make perf
-// (scripts/perf.sh, through `charts exitcode`) ends with. Codes 1 and 2 are left to go test and
-// make themselves.
+// Outcome is what a run came to; its value is the exit code make perf (scripts/perf.sh,
+// through `charts exitcode`) ends with. Codes 1 and 2 are left to go test and make themselves.
+// The values grow with severity, so the worst of several is the largest (Worst).
 type Outcome int
 
 // The outcomes, from best to worst; a run of several scenarios takes the worst.
@@ -21,9 +21,21 @@ const (
 	// cannot be trusted (Validity).
 	OutcomeInvalid Outcome = 4
 	// OutcomeInfra: the run could not measure what it should: the platform, the tester or the
-	// push failed, the run ended early, or no result file was written at all.
+	// push failed, the run ended early (not by a signal), or no result file was written at all.
 	OutcomeInfra Outcome = 5
+	// OutcomeConfig: a configuration or usage error (a bad DAPR_PERF_* value, a bad flag or
+	// package argument of scripts/perf.sh): the run was refused before any process started, so
+	// it wrote no result file. scripts/perf.sh finds it in its plan-only pass.
+	OutcomeConfig Outcome = 6
+	// OutcomeInterrupted: the run was stopped by a signal (Ctrl-C's SIGINT, or SIGTERM) and kept
+	// what it measured, its result file marked interrupted (InterruptedBy); 128 + SIGINT, as a
+	// shell reports a command ended by Ctrl-C. It dominates every other outcome: the run did not
+	// end by itself.
+	OutcomeInterrupted Outcome = 130
 )
+
+// Worst is the more severe of o and p.
+func Worst(o, p Outcome) Outcome { return max(o, p) }
 
 // String names the outcome as the exit-code table of docs/results.md ("Exit codes") does.
 func (o Outcome) String() string {
@@ -36,14 +48,23 @@ func (o Outcome) String() string {
 		return "invalid run"
 	case OutcomeInfra:
 		return "infrastructure error"
+	case OutcomeConfig:
+		return "configuration error"
+	case OutcomeInterrupted:
+		return "interrupted"
 	}
 	return fmt.Sprintf("outcome %d", int(o))
 }
 
-// Outcome classifies the report and says why in one line: an incomplete run or one with
-// infrastructure errors first, then an invalid one, then failed bounds (not warn-only ones).
+// Outcome classifies the report and says why in one line: a run stopped by a signal first,
+// then an incomplete run or one with infrastructure errors, then an invalid one, then failed
+// bounds (not warn-only ones).
 func (r *Report) Outcome() (Outcome, string) {
 	switch {
+	case r.InterruptedBy != "":
+		return OutcomeInterrupted, "incomplete: " + r.IncompleteReason
+	case r.Incomplete && strings.HasPrefix(r.IncompleteReason, "interrupted by "): // written before interruptedBy
+		return OutcomeInterrupted, "incomplete: " + r.IncompleteReason
 	case r.Incomplete:
 		return OutcomeInfra, "incomplete: " + r.IncompleteReason
 	case len(r.InfraErrors) > 0:

@@ -85,6 +85,9 @@ type Report struct {
 	// phase. An incomplete run never passes.
 	Incomplete       bool   `json:"incomplete,omitempty"`
 	IncompleteReason string `json:"incompleteReason,omitempty"`
+	// InterruptedBy names the signal that stopped the run ("SIGINT"), when one did
+	// (Interrupted); the run is then also incomplete. Its outcome is OutcomeInterrupted.
+	InterruptedBy string `json:"interruptedBy,omitempty"`
 	// PartialRound holds the completed phases of a round the run did not finish (its baseline);
 	// Rounds has complete rounds only.
 	PartialRound *Round `json:"partialRound,omitempty"`

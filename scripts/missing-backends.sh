@@ -4,7 +4,6 @@
 # where local/backend_*.go looks for each binary. -v adds, after a tab, the backend and the
 # files looked for.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
 verbose=
 if [ "${1:-}" = -v ]; then
 	verbose=1
@@ -12,20 +11,15 @@ if [ "${1:-}" = -v ]; then
 fi
 [ $# -gt 0 ] || set -- redis postgresql rabbitmq mqtt
 
-# PostgreSQL: the version local/ runs, read from its postgresBin; if local/ pins none, any
-# installed version, else the one Debian's postgresql metapackage depends on.
-pg_version=$(sed -n 's|^const postgresBin *= *"/usr/lib/postgresql/\([0-9][0-9]*\)/bin/"$|\1|p' "$root/local/backend_postgres.go" 2>/dev/null || true)
-if [ -n "$pg_version" ]; then
-	pg_bin=/usr/lib/postgresql/$pg_version/bin
-	pg_pkg=postgresql-$pg_version
-else
-	pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | while read -r d; do
-		[ ! -x "$d/postgres" ] || echo "$d"
-	done | tail -n 1)
-	pg_pkg=$(LC_ALL=C apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: \(postgresql-[0-9][0-9]*\)$/\1/p' | head -n 1)
-	pg_pkg=${pg_pkg:-postgresql}
-	pg_bin=${pg_bin:-/usr/lib/postgresql/<version>/bin}
-fi
+# PostgreSQL: as local/backend_postgres.go (findPostgres), the newest /usr/lib/postgresql/<N>/bin
+# with both postgres and initdb; with none, the package Debian's postgresql metapackage depends
+# on (postgresql-15 on Debian 12), or the metapackage itself.
+pg_bin=$(for d in /usr/lib/postgresql/*/bin; do
+	[ -x "$d/postgres" ] && [ -x "$d/initdb" ] && echo "$d"
+done | sort -V | tail -n 1)
+pg_pkg=$(LC_ALL=C apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: \(postgresql-[0-9][0-9]*\)$/\1/p' | head -n 1)
+pg_pkg=${pg_pkg:-postgresql}
+pg_look=${pg_bin:-/usr/lib/postgresql/<version>/bin}
 
 # missing PACKAGE BACKEND WHAT: prints PACKAGE (and, with -v, what was looked for).
 missing() {
@@ -38,8 +32,8 @@ for b; do
 			missing redis-server redis "redis-server on PATH or /usr/bin/redis-server"
 		;;
 	postgresql)
-		{ [ -x "$pg_bin/postgres" ] && [ -x "$pg_bin/initdb" ]; } ||
-			missing "$pg_pkg" postgresql "$pg_bin/postgres and $pg_bin/initdb"
+		[ -n "$pg_bin" ] ||
+			missing "$pg_pkg" postgresql "$pg_look/postgres and $pg_look/initdb"
 		;;
 	rabbitmq)
 		[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] ||

@@ -5,8 +5,10 @@
 #                      (scripts/perf-tests.sh; each under DAPR_PERF_PLAN_ONLY=1 with -test.v: it
 #                      prints each scenario's plan line and starts no process), prints the
 #                      suite's plan table and expected total (cmd/perfplan), and keeps the
-#                      expected time of each package for perf_progress. Returns non-zero, with
-#                      the binaries' output, when the pass fails (a configuration error).
+#                      expected time of each package for perf_progress. Returns 2, with the
+#                      binaries' output, when the pass fails as a test fails (exit 1: a
+#                      configuration error, the one thing the pass checks), 1 on any other
+#                      failure (a binary that panicked or died, perfplan).
 #   perf_progress      a filter for the real run's go test output: passes every line through and
 #                      adds "perf: package k of N ..." at each package's start (elapsed time, the
 #                      suite's ETA from the plan) and end (its wall time against its plan).
@@ -39,13 +41,15 @@ perf_plan() {
 	echo "perf: plan: listing every scenario's plan (DAPR_PERF_PLAN_ONLY=1: nothing starts)"
 	start=$SECONDS
 	rc=0
+	local other=0 one
 	for pkg in "${perf_pkgs[@]}"; do
-		DAPR_PERF_PLAN_ONLY=1 perf_exec "$pkg" -test.v=true -test.timeout=20m >>"$out" 2>&1 || rc=$?
+		DAPR_PERF_PLAN_ONLY=1 perf_exec "$pkg" -test.v=true -test.timeout=20m >>"$out" 2>&1 || { one=$?; rc=$one; ((one == 1)) || other=$one; }
 	done
 	if ((rc != 0)); then
 		echo "perf: the plan-only pass failed (a test binary exited $rc), before any process started:" >&2
 		grep -v "^daprperf-plan " "$out" | grep -Ev '^(=== |[[:space:]]*--- PASS)' | tail -40 >&2
 		rm -f "$out"
+		((other == 0)) && return 2
 		return 1
 	fi
 	if ! .bin/perfplan table "$out"; then

@@ -191,7 +191,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 		dr.PubSub = op.Store // the configuration store's component
 	}
 	rep.Delivery = dr
-	rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
+	stopSampling := record(s, dep, sc.Roles(), "delivery")
 	restarted := make(chan struct{})
 	if d.RestartBroker > 0 {
 		go func() {
@@ -206,7 +206,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	done()
 	<-restarted
 	if err != nil {
-		_, _ = rec.Stop()
+		stopSampling()
 		return fmt.Errorf("main: %w", err)
 	}
 	res.Params.PayloadBytes = size
@@ -220,11 +220,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	done = s.Phase("drain: waiting for the last messages", d.drain())
 	st, waited, err := sub.drain(ctx, dr.Sequenced, dr.Sent, d.drain())
 	done()
-	series, sampleErrs := rec.Stop()
-	if len(sampleErrs) > 0 {
-		t.Logf("delivery: %d resource readings failed, first: %v", len(sampleErrs), sampleErrs[0])
-	}
-	rep.Resources = report.SummariseResources([]perf.Round{{Main: res, Resources: series}}, nil)
+	rep.Resources = report.SummariseResources([]perf.Round{{Main: res, Resources: stopSampling()}}, nil)
 	if err != nil {
 		return fmt.Errorf("drain: %w", err)
 	}
@@ -289,25 +285,12 @@ func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep perf.Deplo
 
 func (d *DeliveryPlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
-	var phases []report.NamedResult
-	for i := range r.Loads {
-		phases = append(phases, report.NamedResult{Name: r.Loads[i].Name, Res: &r.Loads[i].Result})
-	}
-	r.Validity = report.PhaseValidity(phases)
-	if runErr != nil {
-		r.InfraErrors = append(r.InfraErrors, "delivery: "+runErr.Error())
-	}
+	r.Validity = report.PhaseValidity(namedResults(r.Loads, ""))
+	addRunError(r, "delivery", runErr)
 	if r.Delivery != nil && r.Delivery.BrokerRestart != nil && r.Delivery.BrokerRestart.Error != "" {
 		r.InfraErrors = append(r.InfraErrors, "broker restart: "+r.Delivery.BrokerRestart.Error)
 	}
-	switch {
-	case len(phases) == 0:
-		r.Validity = perf.Validity{Reasons: []string{"the main load did not complete"}}
-		r.Incomplete, r.IncompleteReason = true, "the main load did not complete"
-	case len(r.InfraErrors) > 0:
-		r.Incomplete = true
-		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
-	}
+	finishCounted(r, len(r.Loads) > 0, "the main load did not complete")
 }
 
 // subscriberClient reads and resets the subscriber app's counts.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/report"
 
 	"github.com/daprperf/daprperf/perf/driver"
 )
@@ -54,7 +53,7 @@ type FaultPlan struct {
 
 	base, faults perf.Params // set by configure
 	window       time.Duration
-	series       [][]perf.Series
+	namedLoads
 }
 
 // Phase names of a fault plan's loads (Report.Loads).
@@ -176,7 +175,7 @@ func (fp *FaultPlan) Run(s perf.Session) error {
 	rep.Faults = &perf.FaultReport{Target: target, Delay: fp.Delay, FailFraction: fp.FailFraction, Window: fp.window,
 		Note: fmt.Sprintf("opened on %s (the host of the actor after the warmup) as the faults phase started, closed by the host after %v", target, fp.window)}
 	roles := fp.roles(sc, target)
-	fp.series = nil
+	fp.namedLoads = namedLoads{}
 	for _, ph := range []struct {
 		name string
 		p    perf.Params
@@ -190,20 +189,10 @@ func (fp *FaultPlan) Run(s perf.Session) error {
 				return fmt.Errorf("faults: %w", err)
 			}
 		}
-		done := s.Phase(fmt.Sprintf("%s: %s up to %d VUs over %v to %s", ph.name, lp.Executor.Kind, lp.Executor.PeakVUs(), lp.Executor.ScheduleDuration(), lp.Target), lp.RunDuration())
-		rec := perf.Record(ctx, dep, sc.ResourceInterval(), roles)
-		res, err := perf.RunLoad(ctx, tester, lp)
-		series, sampleErrs := rec.Stop()
-		done()
-		if len(sampleErrs) > 0 {
-			t.Logf("%s: %d resource readings failed, first: %v", ph.name, len(sampleErrs), sampleErrs[0])
+		phase := perf.Step{Name: fmt.Sprintf("%s: %s up to %d VUs over %v to %s", ph.name, lp.Executor.Kind, lp.Executor.PeakVUs(), lp.Executor.ScheduleDuration(), lp.Target), Duration: lp.RunDuration()}
+		if _, err := fp.measureLoad(s, dep, tester, ph.name, phase, lp, roles); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", ph.name, err)
-		}
-		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: ph.name, Result: res})
-		fp.series = append(fp.series, series)
-		s.Checkpoint(ph.name)
 	}
 	return nil
 }
@@ -272,24 +261,8 @@ func openFaults(ctx context.Context, dep perf.Deployment, app string, delay time
 // finish takes the validity of both phases, the resources over both, and how complete the run
 // is; it states that the main-phase load overrides do not apply.
 func (fp *FaultPlan) Finish(s perf.Session, runErr error) {
+	fp.finish(s, 2, "phase", "", runErr)
 	r := s.Report()
-	var phases []report.NamedResult
-	var rounds []perf.Round
-	for i := range r.Loads {
-		phases = append(phases, report.NamedResult{Name: r.Loads[i].Name, Res: &r.Loads[i].Result})
-		rd := perf.Round{Main: r.Loads[i].Result}
-		if i < len(fp.series) {
-			rd.Resources = fp.series[i]
-		}
-		rounds = append(rounds, rd)
-	}
-	r.Validity = report.PhaseValidity(phases)
-	if len(phases) == 0 {
-		r.Validity = perf.Validity{Reasons: []string{"no phase completed"}}
-	}
-	if len(rounds) > 0 {
-		r.Resources = report.SummariseResources(rounds, nil)
-	}
 	if env, err := perf.LoadEnv(); err == nil && (env.QPS != nil || env.Connections != nil) {
 		r.Warnings = append(r.Warnings, "fault plan: DAPR_PERF_QPS and DAPR_PERF_CONNECTIONS are not applied: both phases are closed loops whose VUs are the schedule's")
 	}
@@ -298,5 +271,4 @@ func (fp *FaultPlan) Finish(s perf.Session, runErr error) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d iterations still running at the graceful stop were interrupted (not recorded, as k6)", r.Loads[i].Name, ex.Interrupted))
 		}
 	}
-	endLoads(r, 2, "phases", runErr)
 }

@@ -146,11 +146,8 @@ func (g *GrowthPlan) Run(s perf.Session) error {
 // every round's load.
 func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
 	c, gr := s.Config().PlanState.(*growthConfig), s.Report().Growth
-	if runErr != nil {
-		s.Report().InfraErrors = append(s.Report().InfraErrors, "load: "+runErr.Error())
-	}
+	addRunError(s.Report(), "load", runErr)
 	var reference [][]growth.Point
-	var phases []report.NamedResult
 	for _, v := range gr.Variants {
 		if v.Control {
 			for _, sc := range v.Sidecars {
@@ -158,11 +155,8 @@ func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
 			}
 		}
 	}
-	for i := range s.Report().Loads {
-		phases = append(phases, report.NamedResult{Name: s.Report().Loads[i].Name, Res: &s.Report().Loads[i].Result})
-	}
-	s.Report().Validity, s.Report().Warnings = growthValidity(phases)
-	if len(phases) == 0 {
+	s.Report().Validity, s.Report().Warnings = growthValidity(namedResults(s.Report().Loads, ""))
+	if len(s.Report().Loads) == 0 {
 		s.Report().Validity = perf.Validity{Reasons: []string{"no round of load completed"}}
 	}
 	d, err := growthThreshold(c.control(), reference)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/report"
 
 	"github.com/daprperf/daprperf/perf/driver"
 )
@@ -38,8 +37,8 @@ type IterationsPlan struct {
 	// Runs run in order; at least one, names distinct.
 	Runs []perf.IterationRun
 
-	loads  []perf.Params   // each run's load, set by configure
-	series [][]perf.Series // each completed run's resource series
+	loads []perf.Params // each run's load, set by configure
+	namedLoads
 }
 
 // maxIterationsRun bounds IterationRun.MaxDuration.
@@ -79,9 +78,6 @@ func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error
 	if sc.Tester == "" || sc.Main.To == "" {
 		add(fmt.Errorf("iterations plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
 	}
-	if len(ip.Runs) == 0 {
-		add(errors.New("iterations plan: Runs is empty: list at least one run"))
-	}
 	if env.QPS != nil {
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%d not applied: shared iterations are a closed loop with no target rate", perf.EnvQPS, *env.QPS))
 	}
@@ -91,18 +87,12 @@ func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error
 	if env.Connections != nil {
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", perf.EnvConnections, *env.Connections))
 	}
-	seen := map[string]bool{}
+	validateNamed("iterations plan: Runs", "run", ip.Runs, func(r perf.IterationRun) string { return r.Name }, add)
 	ip.loads = ip.loads[:0]
 	for i, r := range ip.Runs {
 		bad := func(field string, v any, accepts string) {
 			add(fmt.Errorf("iterations plan: Runs[%d] (%q).%s = %v: must be %s", i, r.Name, field, v, accepts))
 		}
-		if !perf.StageName.MatchString(r.Name) {
-			bad("Name", fmt.Sprintf("%q", r.Name), "lowercase letters, digits, '-' and '_', at most 63, matching "+perf.StageName.String())
-		} else if seen[r.Name] {
-			bad("Name", fmt.Sprintf("%q", r.Name), "distinct: used twice")
-		}
-		seen[r.Name] = true
 		if r.VUs < 1 || r.VUs > driver.MaxVUsLimit {
 			bad("VUs", r.VUs, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit))
 			continue
@@ -168,7 +158,7 @@ func (ip *IterationsPlan) groups() [][]int {
 }
 
 func (ip *IterationsPlan) Run(s perf.Session) error {
-	ip.series = nil
+	ip.namedLoads = namedLoads{prefix: "run "}
 	groups := ip.groups()
 	var runErr error
 	for _, g := range groups {
@@ -198,12 +188,11 @@ func (ip *IterationsPlan) Run(s perf.Session) error {
 
 // runGroup runs the warmup and then the runs idx on dep.
 func (ip *IterationsPlan) runGroup(t *testing.T, s perf.Session, dep perf.Deployment, idx []int) error {
-	sc, rep := s.Scenario(), s.Report()
+	sc := s.Scenario()
 	tester, err := startTester(s, dep)
 	if err != nil {
 		return err
 	}
-	ctx := t.Context()
 	warm, err := routed(dep, sc, sc.Main, s.Config().Warmup)
 	if err != nil {
 		return fmt.Errorf("warmup: %w", err)
@@ -222,23 +211,14 @@ func (ip *IterationsPlan) runGroup(t *testing.T, s perf.Session, dep perf.Deploy
 			return fmt.Errorf("run %s: %w", name, err)
 		}
 		ex := lp.Executor
-		done := s.Phase(fmt.Sprintf("run %s: %d VUs share %d iterations to %s", name, ex.VUs, ex.Iterations, lp.Target), ex.Duration)
-		rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
-		res, err := perf.RunLoad(ctx, tester, lp)
-		series, sampleErrs := rec.Stop()
-		done()
-		if len(sampleErrs) > 0 {
-			t.Logf("run %s: %d resource readings failed, first: %v", name, len(sampleErrs), sampleErrs[0])
-		}
+		phase := perf.Step{Name: fmt.Sprintf("run %s: %d VUs share %d iterations to %s", name, ex.VUs, ex.Iterations, lp.Target), Duration: ex.Duration}
+		res, err := ip.measureLoad(s, dep, tester, name, phase, lp, sc.Roles())
 		if err != nil {
-			return fmt.Errorf("run %s: %w", name, err)
+			return err
 		}
-		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: name, Result: res})
-		ip.series = append(ip.series, series)
 		t.Logf("run %s: %d of %d iterations in %v: %.2f/s, p50 %v, p95 %v, p99 %v, %d failed",
 			name, res.Requests, ex.Iterations, res.ActualDuration.Round(time.Millisecond), res.ActualQPS,
 			pct(&res, 50), pct(&res, 95), pct(&res, 99), res.Errors())
-		s.Checkpoint("run " + name)
 	}
 	return nil
 }
@@ -250,29 +230,9 @@ func pct(res *perf.Result, p float64) time.Duration {
 }
 
 // finish takes the validity of every run (a closed loop has no rate to keep; iterations dropped
-// at MaxDuration make it invalid), the resources over all runs, the notes and how complete the
-// run is.
+// at MaxDuration make it invalid), the resources over all runs, and how complete the run is.
 func (ip *IterationsPlan) Finish(s perf.Session, runErr error) {
-	r := s.Report()
-	var phases []report.NamedResult
-	var rounds []perf.Round
-	for i := range r.Loads {
-		phases = append(phases, report.NamedResult{Name: "run " + r.Loads[i].Name, Res: &r.Loads[i].Result})
-		rd := perf.Round{Main: r.Loads[i].Result}
-		if i < len(ip.series) {
-			rd.Resources = ip.series[i]
-		}
-		rounds = append(rounds, rd)
-	}
-	r.Validity = report.PhaseValidity(phases)
-	if len(phases) == 0 {
-		r.Validity = perf.Validity{Reasons: []string{"no run completed"}}
-	}
-	if len(rounds) > 0 {
-		// The runs are closed loops of whole workflows, a few hundred each: too few requests
-		// for an RSS slope per 1,000 of them to classify.
-		r.Resources = report.ResourcesWithoutGrowth(rounds)
-		r.Warnings = append(r.Warnings, "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)")
-	}
-	endLoads(r, len(ip.loads), "runs", runErr)
+	// The runs are closed loops of whole workflows, a few hundred each: too few requests for an
+	// RSS slope per 1,000 of them to classify.
+	ip.finish(s, len(ip.loads), "run", "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)", runErr)
 }

@@ -269,14 +269,10 @@ func (j *JobTriggerPlan) Run(s perf.Session) error {
 	if err := app.call(ctx, http.MethodPost, "/reset", nil, jobsAppCallTimeout, nil); err != nil {
 		return err
 	}
-	rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
+	stopSampling := record(s, dep, sc.Roles(), "jobs")
 	stopRec := func() {
-		series, sampleErrs := rec.Stop()
-		if len(sampleErrs) > 0 {
-			t.Logf("jobs: %d resource readings failed, first: %v", len(sampleErrs), sampleErrs[0])
-		}
 		// no request count to grow per: only peak RSS and CPU
-		rep.Resources = report.ResourcesWithoutGrowth([]perf.Round{{Resources: series}})
+		rep.Resources = report.ResourcesWithoutGrowth([]perf.Round{{Resources: stopSampling()}})
 	}
 
 	// 2. the scheduling, with the fault beside it
@@ -380,18 +376,9 @@ func (j *JobTriggerPlan) fault(ctx context.Context, t interface{ Logf(string, ..
 func (j *JobTriggerPlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	r.Validity = perf.Validity{Valid: true}
-	if runErr != nil {
-		r.InfraErrors = append(r.InfraErrors, "jobs: "+runErr.Error())
-	}
+	addRunError(r, "jobs", runErr)
 	if jr := r.Jobs; jr != nil && jr.Fault != nil && jr.Fault.Error != "" {
 		r.InfraErrors = append(r.InfraErrors, "scheduler "+jr.Fault.Kind+": "+jr.Fault.Error)
 	}
-	switch {
-	case r.Jobs == nil || r.Jobs.ScheduleSeconds == 0:
-		r.Validity = perf.Validity{Reasons: []string{"the scheduling did not complete"}}
-		r.Incomplete, r.IncompleteReason = true, "the scheduling did not complete"
-	case len(r.InfraErrors) > 0:
-		r.Incomplete = true
-		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
-	}
+	finishCounted(r, r.Jobs != nil && r.Jobs.ScheduleSeconds != 0, "the scheduling did not complete")
 }

@@ -122,13 +122,11 @@ type side struct {
 // its warmup. After each phase it records what is complete in s.Report() (Rounds, PartialRound,
 // and build B's in s.Report().AB) and checkpoints. It stops at the first load that fails.
 func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error {
-	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
-	ctx := t.Context()
-	tester, err := perf.NewTesterClient(dep, sc.Tester)
+	sc, cfg, rep := s.Scenario(), s.Config(), s.Report()
+	tester, err := startTester(s, dep)
 	if err != nil {
 		return err
 	}
-	s.WatchTester(tester) // long phases log the live QPS and errors every 10 s
 	baseline, err := routed(dep, sc, sc.Baseline, cfg.Main)
 	if err != nil {
 		return err
@@ -148,11 +146,8 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 			return fmt.Errorf("warmup%s: %w", buildName(sd), err)
 		}
 	}
-	interval := sc.ResourceInterval()
 	for i := range cfg.Rounds {
-		done := s.Phase(fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.Rounds, baseline.QPS, baseline.Target), baseline.Duration)
-		b, err := perf.RunLoad(ctx, tester, baseline)
-		done()
+		b, err := runPhase(s, tester, perf.Step{Name: fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.Rounds, baseline.QPS, baseline.Target), Duration: baseline.Duration}, baseline)
 		if err != nil {
 			return fmt.Errorf("round %d baseline: %w", i+1, err)
 		}
@@ -168,22 +163,13 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 		got := map[string]perf.Round{}
 		for _, sd := range order {
 			if !sd.warm {
-				done := s.Phase(fmt.Sprintf("warmup%s (discarded), %d QPS to %s", buildName(sd), sd.warmup.QPS, sd.warmup.Target), sd.warmup.Duration)
-				_, err := perf.RunLoad(ctx, tester, sd.warmup)
-				done()
-				if err != nil {
+				if _, err := runPhase(s, tester, perf.Step{Name: fmt.Sprintf("warmup%s (discarded), %d QPS to %s", buildName(sd), sd.warmup.QPS, sd.warmup.Target), Duration: sd.warmup.Duration}, sd.warmup); err != nil {
 					return fmt.Errorf("warmup%s: %w", buildName(sd), err)
 				}
 				sd.warm = true
 			}
-			done := s.Phase(fmt.Sprintf("round %d/%d: main%s, %d QPS to %s", i+1, cfg.Rounds, buildName(sd), sd.main.QPS, sd.main.Target), sd.main.Duration)
-			rec := perf.Record(ctx, sd.dep, interval, sc.Roles())
-			m, err := perf.RunLoad(ctx, tester, sd.main)
-			series, sampleErrs := rec.Stop()
-			done()
-			if len(sampleErrs) > 0 {
-				t.Logf("round %d%s: %d resource readings failed, first: %v", i+1, buildName(sd), len(sampleErrs), sampleErrs[0])
-			}
+			phase := perf.Step{Name: fmt.Sprintf("round %d/%d: main%s, %d QPS to %s", i+1, cfg.Rounds, buildName(sd), sd.main.QPS, sd.main.Target), Duration: sd.main.Duration}
+			m, series, err := measure(s, sd.dep, tester, phase, sd.main, sc.Roles(), fmt.Sprintf("round %d%s", i+1, buildName(sd)))
 			if err != nil {
 				return fmt.Errorf("round %d main%s: %w", i+1, buildName(sd), err)
 			}
@@ -225,9 +211,7 @@ func (OverheadPlan) Finish(s perf.Session, runErr error) {
 // markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:
 // a load error (the tester or the platform failed) and fewer rounds than asked for.
 func markEnd(rep *perf.Report, want int, loadErr error) {
-	if loadErr != nil {
-		rep.InfraErrors = append(rep.InfraErrors, "load: "+loadErr.Error())
-	}
+	addRunError(rep, "load", loadErr)
 	if len(rep.Rounds) < want {
 		rep.Incomplete = true
 		rep.IncompleteReason = fmt.Sprintf("%d of %d rounds completed", len(rep.Rounds), want)

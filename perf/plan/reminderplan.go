@@ -164,11 +164,8 @@ func (rp *ReminderPlan) Run(s perf.Session) error {
 		return err
 	}
 
-	rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
-	done := s.Phase(fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), main.Duration)
-	res, err := perf.RunLoad(ctx, tester, main)
-	done()
-	series, _ := rec.Stop()
+	phase := perf.Step{Name: fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), Duration: main.Duration}
+	res, series, err := measure(s, dep, tester, phase, main, sc.Roles(), "registration")
 	if err != nil {
 		return fmt.Errorf("registration: %w", err)
 	}
@@ -191,9 +188,8 @@ func (rp *ReminderPlan) Run(s perf.Session) error {
 		return fmt.Errorf("trigger registration: %w", err)
 	}
 	reg.Payload = rp.triggerBody(due)
-	done = s.Phase(fmt.Sprintf("trigger: register %d reminders due %s (%.0f s ahead), %d VUs", rp.reminders, due.Format(time.RFC3339), rr.LeadSeconds, rp.RegisterVUs), lead)
-	regRes, err := perf.RunLoad(ctx, tester, reg)
-	done()
+	phase = perf.Step{Name: fmt.Sprintf("trigger: register %d reminders due %s (%.0f s ahead), %d VUs", rp.reminders, due.Format(time.RFC3339), rr.LeadSeconds, rp.RegisterVUs), Duration: lead}
+	regRes, err := runPhase(s, tester, phase, reg)
 	if err != nil {
 		return fmt.Errorf("trigger registration: %w", err)
 	}
@@ -210,7 +206,7 @@ func (rp *ReminderPlan) Run(s perf.Session) error {
 		return ctx.Err()
 	case <-time.After(time.Until(due)):
 	}
-	done = s.Phase(fmt.Sprintf("trigger: waiting for %d fires", rr.ExpectedFires), rp.TriggerWindow)
+	done := s.Phase(fmt.Sprintf("trigger: waiting for %d fires", rr.ExpectedFires), rp.TriggerWindow)
 	st, err := host.waitFires(ctx, rr.ExpectedFires, due.Add(rp.TriggerWindow))
 	done()
 	if err != nil {
@@ -256,17 +252,8 @@ func (rp *ReminderPlan) triggerBody(due time.Time) string {
 func (rp *ReminderPlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	r.Validity = perf.Validity{Valid: true}
-	if runErr != nil {
-		r.InfraErrors = append(r.InfraErrors, "reminders: "+runErr.Error())
-	}
-	switch {
-	case r.Reminders == nil || r.Reminders.WindowSeconds == 0:
-		r.Validity = perf.Validity{Reasons: []string{"the trigger phase did not complete"}}
-		r.Incomplete, r.IncompleteReason = true, "the trigger phase did not complete"
-	case len(r.InfraErrors) > 0:
-		r.Incomplete = true
-		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
-	case r.Reminders.RegistrationOverran:
+	addRunError(r, "reminders", runErr)
+	if finishCounted(r, r.Reminders != nil && r.Reminders.WindowSeconds != 0, "the trigger phase did not complete") && r.Reminders.RegistrationOverran {
 		r.Validity = perf.Validity{Reasons: []string{fmt.Sprintf("the trigger registration took %.1f s, past the due time %.1f s after its start: late reminders fired at once, so the trigger rate is not Dapr's", r.Reminders.RegisteredSeconds, r.Reminders.LeadSeconds)}}
 	}
 	if len(r.Loads) > 0 && r.Loads[0].RequestedQPS > 0 && r.Loads[0].QPSRatio() < report.MinValidQPSRatio {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/report"
 )
 
 // StagePlan runs a scenario's Main route as a sequence of fixed-rate loads, one per stage,
@@ -27,8 +26,8 @@ type StagePlan struct {
 	// Stages run in order; at least one, names distinct.
 	Stages []perf.Stage
 
-	loads  []perf.Params   // each stage's load, set by configure
-	series [][]perf.Series // each completed stage's resource series
+	loads []perf.Params // each stage's load, set by configure
+	namedLoads
 }
 
 // Kind is "stages".
@@ -51,21 +50,12 @@ func (sp *StagePlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if sc.Tester == "" || sc.Main.To == "" {
 		add(fmt.Errorf("stage plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
 	}
-	if len(sp.Stages) == 0 {
-		add(errors.New("stage plan: Stages is empty: list at least one stage"))
-	}
-	seen := map[string]bool{}
+	validateNamed("stage plan: Stages", "stage", sp.Stages, func(st perf.Stage) string { return st.Name }, add)
 	sp.loads = sp.loads[:0]
 	for i, st := range sp.Stages {
 		bad := func(field string, v any, accepts string) {
 			add(fmt.Errorf("stage plan: Stages[%d] (%q).%s = %v: must be %s", i, st.Name, field, v, accepts))
 		}
-		if !perf.StageName.MatchString(st.Name) {
-			bad("Name", fmt.Sprintf("%q", st.Name), "lowercase letters, digits, '-' and '_', at most 63, matching "+perf.StageName.String())
-		} else if seen[st.Name] {
-			bad("Name", fmt.Sprintf("%q", st.Name), "distinct: used twice")
-		}
-		seen[st.Name] = true
 		if st.QPS < 1 || st.QPS > perf.MaxQPS {
 			bad("QPS", st.QPS, fmt.Sprintf("from 1 to %d requests/s", perf.MaxQPS))
 			continue
@@ -111,13 +101,12 @@ func (sp *StagePlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 }
 
 func (sp *StagePlan) Run(s perf.Session) error {
-	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
+	t, sc, cfg := s.T(), s.Scenario(), s.Config()
 	dep := s.Deploy(t, "", sc.Apps, append([]perf.Params{cfg.Warmup}, sp.loads...)...)
 	tester, err := startTester(s, dep)
 	if err != nil {
 		return err
 	}
-	ctx := t.Context()
 	warm, err := routed(dep, sc, sc.Main, cfg.Warmup)
 	if err != nil {
 		return fmt.Errorf("warmup: %w", err)
@@ -125,59 +114,31 @@ func (sp *StagePlan) Run(s perf.Session) error {
 	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
 		return err
 	}
-	sp.series = nil
+	sp.namedLoads = namedLoads{prefix: "stage "}
 	for i, p := range sp.loads {
 		name := sp.Stages[i].Name
 		lp, err := routed(dep, sc, sc.Main, p)
 		if err != nil {
 			return fmt.Errorf("stage %s: %w", name, err)
 		}
-		done := s.Phase(fmt.Sprintf("stage %d/%d %s: %d QPS x %v, %d-byte payload to %s", i+1, len(sp.loads), name, lp.QPS, lp.Duration, lp.PayloadBytes, lp.Target), lp.Duration)
-		rec := perf.Record(ctx, dep, sc.ResourceInterval(), sc.Roles())
-		res, err := perf.RunLoad(ctx, tester, lp)
-		series, sampleErrs := rec.Stop()
-		done()
-		if len(sampleErrs) > 0 {
-			t.Logf("stage %s: %d resource readings failed, first: %v", name, len(sampleErrs), sampleErrs[0])
+		phase := perf.Step{Name: fmt.Sprintf("stage %d/%d %s: %d QPS x %v, %d-byte payload to %s", i+1, len(sp.loads), name, lp.QPS, lp.Duration, lp.PayloadBytes, lp.Target), Duration: lp.Duration}
+		if _, err := sp.measureLoad(s, dep, tester, name, phase, lp, sc.Roles()); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("stage %s: %w", name, err)
-		}
-		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: name, Result: res})
-		sp.series = append(sp.series, series)
-		s.Checkpoint("stage " + name)
 	}
 	return nil
 }
 
-// finish takes the validity and warnings of every stage, the resources over all stages, and how
-// complete the run is.
+// finish warns of coordinated omission in any stage, then takes the validity of every stage,
+// the resources over all stages, and how complete the run is.
 func (sp *StagePlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
-	var phases []report.NamedResult
-	var rounds []perf.Round // each stage as the main phase of a round, for the resource summary
 	for i := range r.Loads {
-		phases = append(phases, report.NamedResult{Name: "stage " + r.Loads[i].Name, Res: &r.Loads[i].Result})
-		rd := perf.Round{Main: r.Loads[i].Result}
-		if i < len(sp.series) {
-			rd.Resources = sp.series[i]
-		}
-		rounds = append(rounds, rd)
-	}
-	r.Validity = report.PhaseValidity(phases)
-	if len(phases) == 0 {
-		r.Validity = perf.Validity{Reasons: []string{"no stage completed"}}
-	}
-	for _, ph := range phases {
-		if ratio, flagged := ph.Res.CoordinatedOmission(); flagged {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: coordinated omission: response-time p99 is %.1fx the service-time p99 (flagged above %gx)", ph.Name, ratio, perf.CoordinatedOmissionFactor))
+		if ratio, flagged := r.Loads[i].CoordinatedOmission(); flagged {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("stage %s: coordinated omission: response-time p99 is %.1fx the service-time p99 (flagged above %gx)", r.Loads[i].Name, ratio, perf.CoordinatedOmissionFactor))
 		}
 	}
-	if len(rounds) > 0 {
-		// No memory-growth verdict: a stage is too short or too sparse (down to 1 request/s)
-		// for an RSS slope per 1,000 requests to mean anything (30 requests gave 21 MiB/1000).
-		r.Resources = report.ResourcesWithoutGrowth(rounds)
-		r.Warnings = append(r.Warnings, "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)")
-	}
-	endLoads(r, len(sp.loads), "stages", runErr)
+	// No memory-growth verdict: a stage is too short or too sparse (down to 1 request/s) for an
+	// RSS slope per 1,000 requests to mean anything (30 requests gave 21 MiB/1000).
+	sp.finish(s, len(sp.loads), "stage", "memory growth is not classified by the stage plan: its stages are too short or too sparse for an RSS slope per request (peak RSS and mean CPU are over all stages)", runErr)
 }

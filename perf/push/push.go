@@ -302,7 +302,8 @@ func pushRegistry(rep *perf.Report) (*prometheus.Registry, error) {
 
 // pushCommon registers the figures every report has: pass, the missed bounds, every gate
 // figure (Figures.Gates, the values thresholds are compared with), each named load's latency,
-// rate and counts, and each process's CPU, peak RSS and RSS slope.
+// rate and counts, each process's CPU, peak RSS and RSS slope, and each sidecar's and the
+// app's CPU per request (Figures.Cost).
 func pushCommon(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 	pass := g.one("daprperf_pass",
 		"1 if the run was valid and every enforced threshold and plan check passed, else 0.")
@@ -335,6 +336,9 @@ func pushCommon(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 		"role", "process")
 	rssSlope := g.vec("daprperf_rss_slope_bytes_per_second",
 		"Least-squares RSS growth of a process over the last main phase, in bytes per second.",
+		"role", "process")
+	costCPU := g.vec("daprperf_cpu_seconds_per_request",
+		"CPU a sidecar or the app spends per request, in core-seconds (x 1e6 = CPU microseconds per request, the same number as mCPU per 1,000 requests/s): its mean CPU over the main phases divided by the main phases' achieved rate (median over rounds). Our derivation from the measured means (Figures.Cost); absent without readings or a rate.",
 		"role", "process")
 	if err := errors.Join(g.errs...); err != nil {
 		return err
@@ -393,6 +397,9 @@ func pushCommon(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 		cpu.WithLabelValues(rs.Role, rs.Process).Set(rs.MeanCPUCores)
 		rss.WithLabelValues(rs.Role, rs.Process).Set(float64(rs.PeakRSSBytes))
 		rssSlope.WithLabelValues(rs.Role, rs.Process).Set(rs.RSSSlopeBytesPerSecond)
+	}
+	for _, c := range figures.Cost { // one per resource summary, whose pairs are unique above
+		costCPU.WithLabelValues(c.Role, c.Process).Set(c.CPUSecondsPerRequest)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 
 // pushWantCommon is every series pushCommon must send for rep, with its value: pass, the
 // missed bounds, each gate figure, each named load's figures (not for a growth run) and each
-// process's resources. The values are the report's own fields, in the pushed unit.
+// process's resources and each sidecar's and the app's CPU per request. The values are the report's own fields, in the pushed unit.
 func pushWantCommon(t testing.TB, rep *perf.Report) map[string]float64 {
 	t.Helper()
 	figures := rep.Figures
@@ -65,6 +66,10 @@ func pushWantCommon(t testing.TB, rep *perf.Report) map[string]float64 {
 		want[pushSeries("daprperf_cpu_cores", l)] = rs.MeanCPUCores
 		want[pushSeries("daprperf_rss_bytes", l)] = float64(rs.PeakRSSBytes)
 		want[pushSeries("daprperf_rss_slope_bytes_per_second", l)] = rs.RSSSlopeBytesPerSecond
+		// the cost per request: each sidecar's and the app's mean CPU over the main phases' rate
+		if main := figures.Phase(perf.PhaseMain); main != nil && main.QPS > 0 && (rs.Role == perf.RoleApp || strings.HasSuffix(rs.Role, "sidecar")) {
+			want[pushSeries("daprperf_cpu_seconds_per_request", l)] = rs.MeanCPUCores / main.QPS
+		}
 	}
 	return want
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// DeriveFigures computes r's figures from its rounds (and build B's), its growth loads and its
-// exits. It is the only place the median over rounds is taken for reporting: the runner stores
-// its answer in Report.Figures, and ReadReport calls it for files written before that field.
+// DeriveFigures computes r's figures from its rounds (and build B's), its growth loads, its
+// exits and, for the cost per request (ProcessCosts), its resource summaries. It is the only
+// place the median over rounds is taken for reporting: the runner stores its answer in
+// Report.Figures, and ReadReport calls it for files written before that field.
 func DeriveFigures(r *perf.Report) perf.Figures {
 	f := perf.Figures{Gates: map[string]float64{}}
 	restarts := 0
@@ -48,6 +49,7 @@ func DeriveFigures(r *perf.Report) perf.Figures {
 		}
 	}
 	KindOf(r).Figures(r, &f)
+	f.Cost = ProcessCosts(r.Resources, &f)
 	return f
 }
 

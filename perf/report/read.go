@@ -25,6 +25,8 @@ func ReadReport(path string) (*perf.Report, error) {
 	if r.Figures == nil { // written before figures were stored: derive them as the runner does
 		f := DeriveFigures(&r)
 		r.Figures = &f
+	} else if r.Figures.Cost == nil { // written before the cost per request was stored
+		r.Figures.Cost = ProcessCosts(r.Resources, r.Figures)
 	}
 	return &r, nil
 }

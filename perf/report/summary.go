@@ -11,7 +11,9 @@ import (
 // Summary renders a report as a plain-text table like Dapr's published report: latency per
 // percentile for baseline and main (median over rounds, ms), as service time and as response
 // time, the overhead with its interval and that interval's confidence, QPS, requests, success,
-// schedule, sockets, CPU (millicores) and RSS (MiB) per process, warnings, validity and verdicts.
+// schedule, sockets, CPU (millicores) and RSS (MiB) per process, the sidecar cost per request
+// (Figures.Cost), warnings, validity, verdicts and the result (Headline, with any missed
+// warn-only bound).
 func Summary(r *perf.Report) string {
 	var b strings.Builder
 	env := r.Environment
@@ -55,6 +57,7 @@ func Summary(r *perf.Report) string {
 		}
 		_ = w.Flush()
 	}
+	costTable(&b, figures.Cost)
 	for _, w := range r.Warnings {
 		b.WriteString("WARNING: " + w + "\n")
 	}
@@ -78,8 +81,39 @@ func Summary(r *perf.Report) string {
 	for _, v := range r.Verdicts {
 		b.WriteString("verdict: " + v.String() + "\n")
 	}
-	fmt.Fprintf(&b, "result: %s\n", map[bool]string{true: "PASS", false: "FAIL"}[r.Pass])
+	b.WriteString("result: " + Headline(r))
+	if missed := MissedWarnOnly(r); r.Pass && len(missed) > 0 {
+		lines := make([]string, len(missed))
+		for i, v := range missed {
+			lines[i] = v.String()
+		}
+		b.WriteString(": " + strings.Join(lines, "; "))
+	}
+	b.WriteString("\n")
 	return b.String()
+}
+
+// costTable writes the sidecar cost: per sidecar and app (perf.ProcessCost), CPU µs per request
+// (the same number as mCPU per 1,000 requests/s) and peak RSS, each with its ratio to the
+// app's. Nothing when costs is empty.
+func costTable(b *strings.Builder, costs []perf.ProcessCost) {
+	if len(costs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "sidecar cost at %.2f requests/s (main phases' median rate; mean CPU / rate, our derivation):\n", costs[0].RequestsPerSecond)
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "process\trole\tCPU µs/request (= mCPU per 1,000 req/s)\tCPU x app\tpeak RSS (MiB)\tRSS x app\t")
+	ratio := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return fmt.Sprintf("%.2f", *x)
+	}
+	for _, c := range costs {
+		fmt.Fprintf(w, "%s\t%s\t%.1f\t%s\t%.1f\t%s\t\n", c.Process, c.Role, c.CPUMicrosPerRequest(), ratio(c.CPURatioToApp),
+			float64(c.PeakRSSBytes)/(1<<20), ratio(c.RSSRatioToApp))
+	}
+	_ = w.Flush()
 }
 
 func latencyTable(b *strings.Builder, r *perf.Report, figures *perf.Figures) {

@@ -222,7 +222,7 @@ func (f *runFile) snapshot(rep *perf.Report, final bool) *perf.Report {
 		if c.Incomplete && c.IncompleteReason != "" && !strings.HasPrefix(c.IncompleteReason, "did not finish") {
 			reason += "; " + c.IncompleteReason
 		}
-		c.Incomplete, c.IncompleteReason, c.Pass = true, reason, false
+		c.Incomplete, c.IncompleteReason, c.Pass, c.InterruptedBy = true, reason, false, f.interrupted
 	}
 	if c.Incomplete {
 		c.Pass = false

@@ -1,0 +1,207 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// The bases the plans share: the steps of a run (connect to the tester, the discarded warmup,
+// the measured phase), the run state of the plans of named loads (stages, iterations, faults),
+// the end of the plans judged by counts (delivery, jobs, reminders), and configuration checks.
+
+// startTester returns the client of the scenario's tester in dep, watched by the progress
+// lines (live QPS and errors). Errors: the tester's endpoint or token is unknown to dep.
+func startTester(s perf.Session, dep perf.Deployment) (perf.TesterClient, error) {
+	tester, err := perf.NewTesterClient(dep, s.Scenario().Tester)
+	if err != nil {
+		return perf.TesterClient{}, err
+	}
+	s.WatchTester(tester)
+	return tester, nil
+}
+
+// runWarmup runs warm on tester as the progress phase "warmup (discarded)<what>" of about d
+// (0: unknown), and returns its result, which no figure uses. Errors: the load failed, wrapped
+// with "warmup: ".
+func runWarmup(s perf.Session, tester perf.TesterClient, warm perf.Params, what string, d time.Duration) (perf.Result, error) {
+	res, err := runPhase(s, tester, perf.Step{Name: "warmup (discarded)" + what, Duration: d}, warm)
+	if err != nil {
+		return perf.Result{}, fmt.Errorf("warmup: %w", err)
+	}
+	return res, nil
+}
+
+// runPhase runs p on tester as the progress phase (its line and expected length).
+func runPhase(s perf.Session, tester perf.TesterClient, phase perf.Step, p perf.Params) (perf.Result, error) {
+	defer s.Phase(phase.Name, phase.Duration)()
+	return perf.RunLoad(s.T().Context(), tester, p)
+}
+
+// record samples the resources of dep's processes (their roles by name) every ResourceInterval
+// of the scenario until the returned stop, which returns the series and logs how many readings
+// failed, as what's (a failed reading is skipped and sampling goes on).
+func record(s perf.Session, dep perf.Deployment, roles map[string]string, what string) (stop func() []perf.Series) {
+	rec := perf.Record(s.T().Context(), dep, s.Scenario().ResourceInterval(), roles)
+	return func() []perf.Series {
+		series, errs := rec.Stop()
+		if len(errs) > 0 {
+			s.T().Logf("%s: %d resource readings failed, first: %v", what, len(errs), errs[0])
+		}
+		return series
+	}
+}
+
+// measure runs p on tester as the progress phase, recording dep's resources meanwhile (record,
+// what naming the load), and returns the load's result, the series and the load's error: the
+// measured phase of every plan that samples resources during one load.
+func measure(s perf.Session, dep perf.Deployment, tester perf.TesterClient, phase perf.Step, p perf.Params, roles map[string]string, what string) (perf.Result, []perf.Series, error) {
+	stop := record(s, dep, roles, what)
+	res, err := runPhase(s, tester, phase, p)
+	return res, stop(), err
+}
+
+// namedLoads is the run state of the plans that run named loads one after another (stages,
+// iterations, faults): each load is measured and recorded, and the report finished, the same
+// way. A plan sets it afresh as its Run starts.
+type namedLoads struct {
+	prefix string          // before a load's name in logs, checkpoints, errors and phases: "stage ", "run " or ""
+	series [][]perf.Series // each completed load's resources, in Report.Loads' order
+}
+
+// measureLoad measures p (measure) and records it as the load name in the report, then
+// checkpoints. Errors: the load's, wrapped with its prefixed name.
+func (l *namedLoads) measureLoad(s perf.Session, dep perf.Deployment, tester perf.TesterClient, name string, phase perf.Step, p perf.Params, roles map[string]string) (perf.Result, error) {
+	label := l.prefix + name
+	res, series, err := measure(s, dep, tester, phase, p, roles, label)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", label, err)
+	}
+	s.Report().Loads = append(s.Report().Loads, perf.NamedLoad{Name: name, Result: res})
+	l.series = append(l.series, series)
+	s.Checkpoint(label)
+	return res, nil
+}
+
+// finish takes the validity of every load, the resources over all loads and how complete the
+// run is, of want loads each called noun ("no stage completed", "1 of 2 stages completed"),
+// with runErr (nil for none) as an infrastructure error. noGrowth is the warning that memory
+// growth is not classified, and why; "" classifies it.
+func (l *namedLoads) finish(s perf.Session, want int, noun, noGrowth string, runErr error) {
+	r := s.Report()
+	r.Validity = report.PhaseValidity(namedResults(r.Loads, l.prefix))
+	if len(r.Loads) == 0 {
+		r.Validity = perf.Validity{Reasons: []string{"no " + noun + " completed"}}
+	}
+	var rounds []perf.Round // each load as the main phase of a round, for the resource summary
+	for i, ld := range r.Loads {
+		rd := perf.Round{Main: ld.Result}
+		if i < len(l.series) {
+			rd.Resources = l.series[i]
+		}
+		rounds = append(rounds, rd)
+	}
+	switch {
+	case len(rounds) == 0:
+	case noGrowth == "":
+		r.Resources = report.SummariseResources(rounds, nil)
+	default:
+		r.Resources = report.ResourcesWithoutGrowth(rounds)
+		r.Warnings = append(r.Warnings, noGrowth)
+	}
+	addRunError(r, "load", runErr)
+	if len(r.Loads) < want {
+		r.Incomplete = true
+		r.IncompleteReason = fmt.Sprintf("%d of %d %ss completed", len(r.Loads), want, noun)
+		if runErr != nil {
+			r.IncompleteReason += ": " + runErr.Error()
+		}
+	}
+}
+
+// namedResults are loads for report.PhaseValidity, each named prefix + its name.
+func namedResults(loads []perf.NamedLoad, prefix string) []report.NamedResult {
+	var out []report.NamedResult
+	for i := range loads {
+		out = append(out, report.NamedResult{Name: prefix + loads[i].Name, Res: &loads[i].Result})
+	}
+	return out
+}
+
+// addRunError records runErr, what Run returned (nil for none), as the infrastructure error
+// "<what>: <runErr>".
+func addRunError(r *perf.Report, what string, runErr error) {
+	if runErr != nil {
+		r.InfraErrors = append(r.InfraErrors, what+": "+runErr.Error())
+	}
+}
+
+// finishCounted ends the report of a plan judged by counts (delivery, jobs, reminders) once its
+// validity and infrastructure errors are in: invalid and incomplete for notDone when done is
+// false, else incomplete when it has infrastructure errors. It reports whether it is complete.
+func finishCounted(r *perf.Report, done bool, notDone string) (complete bool) {
+	switch {
+	case !done:
+		r.Validity = perf.Validity{Reasons: []string{notDone}}
+		r.Incomplete, r.IncompleteReason = true, notDone
+	case len(r.InfraErrors) > 0:
+		r.Incomplete = true
+		r.IncompleteReason = fmt.Sprintf("%d infrastructure error(s): %s", len(r.InfraErrors), r.InfraErrors[0])
+	default:
+		return true
+	}
+	return false
+}
+
+// loadParams sets cfg's main and warmup Params from sc's options (NewParams, which applies
+// Dapr's env overrides, and NewWarmupParams), passing each error to add.
+func loadParams(sc perf.Scenario, cfg *perf.RunConfig, add func(error)) {
+	var err error
+	cfg.Main, err = perf.NewParams(sc.MainOptions...)
+	add(err)
+	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	add(err)
+}
+
+// problems collects a run's configuration errors, so that one error names every bad field
+// and variable at once (errors.Join of them).
+type problems []error
+
+// add keeps err when it is not nil.
+func (ps *problems) add(err error) {
+	if err != nil {
+		*ps = append(*ps, err)
+	}
+}
+
+// validateNamed checks list, a plan's named loads (as "stage plan: Stages", each a noun), passing
+// each error to add: at least one load, and names (name of each) matching perf.StageName and
+// distinct.
+func validateNamed[T any](list, noun string, loads []T, name func(T) string, add func(error)) {
+	if len(loads) == 0 {
+		add(fmt.Errorf("%s is empty: list at least one %s", list, noun))
+	}
+	seen := map[string]bool{}
+	for i, ld := range loads {
+		switch n := name(ld); {
+		case !perf.StageName.MatchString(n):
+			add(fmt.Errorf("%s[%d] (%q).Name = %q: must be lowercase letters, digits, '-' and '_', at most 63, matching %s", list, i, n, n, perf.StageName))
+		case seen[n]:
+			add(fmt.Errorf("%s[%d] (%q).Name = %q: must be distinct: used twice", list, i, n, n))
+		default:
+			seen[n] = true
+		}
+	}
+}
+
+// joinInts is xs as "1, 2, 3".
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
