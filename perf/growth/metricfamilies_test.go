@@ -96,7 +96,7 @@ func TestFamilyGrowthNamesWhatGrowsPerPath(t *testing.T) {
 		path string
 		want map[string]float64 // series per distinct path, per family
 	}{
-		// 35 buckets + _sum + _count, and two counters: 39 per path (../shared/notes.md).
+		// 35 buckets + _sum + _count, and two counters: 39 per path (daprd's HTTP server metrics).
 		{callerMetrics, map[string]float64{"dapr_http_server_latency": 37, "dapr_http_server_request_count": 1, "dapr_http_server_response_count": 1}},
 		// The callee's client side: 37 + 16 + 1 = 54 per path.
 		{calleeMetrics, map[string]float64{"dapr_http_client_roundtrip_latency": 37, "dapr_http_client_sent_bytes": 16, "dapr_http_client_completed_count": 1}},

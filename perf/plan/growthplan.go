@@ -395,8 +395,8 @@ func scrapeSidecar(ctx context.Context, dep perf.Deployment, app string) (heap u
 // growthValidity is the validity of a growth run's loads: each round must have sent its
 // requests and reached minValidQPSRatio of its rate, judged as an overhead run's validity judges
 // it (missedRate, Result.KeptQPSRatio: against the schedule's plan, the last request's own time allowed for;
-// a 2 s round of 1,000 requests whose last call took 68 ms shows 0.967 by ActualQPS alone, as
-// make test-kube's did on 2026-12-03). Unlike an overhead run, requests sent late
+// a 2 s round of 1,000 requests whose last call took 68 ms shows 0.967 by ActualQPS alone:
+// TestGrowthValidityAllowsTheLastRequest). Unlike an overhead run, requests sent late
 // do not make it invalid: its figures are RSS and series per request, which lateness does not
 // bias (coordinated omission is about latency), so lateness over maxValidBehindFraction is a
 // warning naming the round.

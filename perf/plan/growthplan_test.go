@@ -89,8 +89,8 @@ func TestGrowthValidity(t *testing.T) {
 }
 
 // A short round is judged with its last request's time allowed for, as an overhead run's
-// validity judges it: make test-kube's 2 s round of 1,000 requests at 500 QPS showed 483.6 QPS
-// by fortio's elapsed time (its last call ended 68 ms after the phase) and was called invalid.
+// validity judges it: a 2 s round of 1,000 requests at 500 QPS whose last call ends 68 ms after
+// the phase shows 483.6 QPS by fortio's elapsed time, which alone would call it invalid.
 // A round behind by more than that one request's time stays invalid.
 func TestGrowthValidityAllowsTheLastRequest(t *testing.T) {
 	round := func(actual, lastSeconds float64) *perf.Result {

@@ -39,8 +39,7 @@ func calibration() perf.Scenario {
 		},
 		SampleInterval: 200 * time.Millisecond,
 		// 10 samples at 200 ms. The runner's tests are not about the idle window (10 s unless a
-		// scenario says otherwise), and in the child runs of these tests it had been two thirds
-		// of each run's time.
+		// scenario says otherwise), which would be most of each child run's time.
 		IdleWindow: 2 * time.Second,
 	}
 }
@@ -99,8 +98,8 @@ func TestBadEnvFailsBeforeAnyProcessStarts(t *testing.T) {
 // ladderScenario loads, through its "sidecar" route, an app that answers in 20 ms on 4
 // connections: at most 200 QPS. From 1000 QPS the preflight must step down to 100, where each
 // connection has a 40 ms slot for a 20 ms request, over 4 s phases (400 requests): 20 ms of slack
-// for the scheduler, and 4 late requests still within the 1 % limit (with 10 ms on 2 connections
-// over 2 s, a CI machine's noise made 4 of 200 late). The last request's 20 ms is 0.5 % of a
+// for the scheduler, and 4 late requests still within the 1 % limit (10 ms on 2 connections over
+// 2 s leaves too little room for a busy machine's noise). The last request's 20 ms is 0.5 % of a
 // phase, under the 1 % the QPS ratio allows.
 func ladderScenario() perf.Scenario {
 	sc := calibration()
