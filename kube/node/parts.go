@@ -128,7 +128,7 @@ func (c *Cluster) containerdSocket() string {
 // containerdUp writes containerd's configuration and starts it: state under the temporary
 // folder, the CRI plugin with the pause image of this cluster, cgroupfs, the overlayfs
 // snapshotter, and restrict_oom_score_adj (without CAP_SYS_RESOURCE runc cannot lower
-// oom_score_adj, which containerd otherwise asks it to).
+// oom_score_adj).
 func (c *Cluster) containerdUp() error {
 	d := filepath.Join(c.dir, "containerd")
 	conf := fmt.Sprintf(`version = 2
