@@ -46,7 +46,7 @@ var (
 // Images names the app images: <Registry>/daprperf-<kind>:<Tag>.
 type Images struct {
 	Registry string // "ghcr.io/me", no scheme, no trailing slash
-	Tag      string // "v0.3.0", "nightly-2026-11-29"
+	Tag      string // "v0.3.0", or a nightly build's tag
 }
 
 // Image is the image reference of an app kind.
