@@ -76,7 +76,7 @@ type Report struct {
 	// Faults is set by the fault plan (FaultPlan): where and what it injected.
 	Faults *FaultReport `json:"faults,omitempty"`
 
-	// The fields below are the run's record (runfile.go, ab.go).
+	// The fields below are the run's record (package runner writes them; ab.go).
 
 	// Command is how the run was started.
 	Command *Command `json:"command,omitempty"`

@@ -100,7 +100,7 @@ func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *r
 	s := &session{t: t, sc: sc, cfg: &cfg, rep: rep, rf: rf}
 	s.prog = newProgress(t, sc, plan.Steps(sc, cfg.RunConfig), cfg.Platform.Name()) // the plan, then a line per phase
 	runErr := plan.Run(s)
-	if runErr != nil { // plan.finish records it (markEnd)
+	if runErr != nil { // the plan's Finish records it
 		t.Errorf("%s/%s: load: %v", sc.Test, sc.Transport, runErr)
 	}
 	s.readActorStats()

@@ -196,23 +196,17 @@ const phaseOverhead = 500 * time.Millisecond
 // progress logs a run's plan before it starts, then one line per phase with the elapsed time
 // and the expected time left, and every progressTick of a phase that lasts at least twice as
 // long, how far it is, with the tester's live QPS, requests and errors once watchTester has
-// named the tester (liveprogress.go). Safe to use from one goroutine; its ticker runs in its own.
+// named the tester (perf.WatchLive). Safe to use from one goroutine; its ticker runs in its own.
 type progress struct {
 	t        testing.TB
 	start    time.Time
 	expected time.Duration      // the whole plan
 	planned  time.Duration      // the phases started so far, as planned
-	tester   *perf.TesterClient // set by watchTester: ticks show its live figures (liveprogress.go)
+	tester   *perf.TesterClient // set by watchTester: ticks show its live figures
 	mu       sync.Mutex
 }
 
-// planPhase is one step of a run's plan.
-type planPhase struct {
-	name string
-	d    time.Duration
-}
-
-// newProgress logs the plan of sc (its steps, Plan.steps) on the named platform and its
+// newProgress logs the plan of sc (its steps, Plan.Steps) on the named platform and its
 // expected duration, and starts the clock.
 func newProgress(t testing.TB, sc perf.Scenario, plan []perf.Step, platform string) *progress {
 	t.Helper()
