@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/report"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,19 +42,6 @@ func TestDeliveryPlanConfigurationMode(t *testing.T) {
 	err := planOf(sc).Configure(sc, &perf.RunConfig{})
 	assert.ErrorContains(t, err, `Transport "grpc": only "http"`)
 	assert.ErrorContains(t, err, `Main must publish through the tester's sidecar`)
-}
-
-// The mean delivery latency is a gate once anything arrived.
-func TestDeliveryGatesMean(t *testing.T) {
-	r := &perf.Report{Loads: []perf.NamedLoad{{Name: "main", Result: perf.Result{Requests: 10, RequestedQPS: 10, ActualQPS: 10}}},
-		Delivery: &perf.DeliveryReport{DrainWindowSeconds: 15, Received: 10, Latency: perf.Latency{AvgSeconds: 0.0042}}}
-	g := map[string]float64{}
-	report.DeliveryGates(r, g)
-	assert.InDelta(t, 0.0042, g["delivery.mean"], 1e-12)
-	r.Delivery.Received = 0
-	g = map[string]float64{}
-	report.DeliveryGates(r, g)
-	assert.NotContains(t, g, "delivery.mean", "nothing arrived: no mean to gate")
 }
 
 func TestConfigurationOperations(t *testing.T) {

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -78,38 +77,4 @@ func TestJobsPlanRefusesBadFields(t *testing.T) {
 	err := planOf(sc).Configure(sc, &perf.RunConfig{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "needs a sidecar with Scheduler true")
-}
-
-// fill: Dapr's trigger rate is fired over the time from the end of the scheduling to the last
-// first trigger; with a job never fired, that time is the window and AllFired is false; the
-// gates carry every count.
-func TestJobsReportFillAndGates(t *testing.T) {
-	end := time.Unix(100, 0)
-	st := perf.JobAppStats{Scheduled: 1000, Fired: 1000, LagSeconds: map[string]float64{"p50": 0.01, "p90": 0.02, "p99": 0.05},
-		FirstFireUnixNano: end.Add(-4 * time.Second).UnixNano(), LastFirstFireUnixNano: end.Add(time.Second).UnixNano(),
-		LastFireUnixNano: end.Add(3 * time.Second).UnixNano(), FiredTwice: 2, ExtraFires: 2}
-	jr := &perf.JobsReport{WindowSeconds: 120, ScheduleSeconds: 5}
-	jr.Fill(st, end)
-	assert.True(t, jr.AllFired)
-	assert.InDelta(t, 1.0, jr.AllFiredSeconds, 1e-9, "to the last first trigger, not the later duplicate")
-	assert.InDelta(t, 1000.0, jr.TriggerRate, 1e-6)
-	assert.InDelta(t, 200.0, jr.TriggerThroughput, 1e-6)
-	r := &perf.Report{Jobs: jr}
-	g := map[string]float64{}
-	report.JobsGates(r, g)
-	assert.Equal(t, 2.0, g["jobs.firedTwice"])
-	assert.Equal(t, 0.05, g["jobs.lag.p99"])
-	assert.Equal(t, 0.0, g["jobs.neverFired"])
-
-	st.Fired, st.NeverFired = 990, 10
-	jr = &perf.JobsReport{WindowSeconds: 120, ScheduleSeconds: 5}
-	jr.Fill(st, end)
-	assert.False(t, jr.AllFired)
-	assert.Equal(t, 120.0, jr.AllFiredSeconds)
-	g = map[string]float64{}
-	report.JobsGates(&perf.Report{Jobs: jr}, g)
-	assert.Equal(t, 10.0, g["jobs.neverFired"])
-	var b strings.Builder
-	report.JobsTable(&b, &perf.Report{Jobs: jr})
-	assert.Contains(t, b.String(), "NEVER FIRED 10")
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/report"
 )
 
 func TestReminderLead(t *testing.T) {
@@ -39,27 +38,6 @@ func TestReminderTriggerBody(t *testing.T) {
 	}
 	if b.DueTime != "2026-12-01T19:00:30Z" || b.Period != "1ms" || b.TTL != "5ms" || b.Data.Due != "2026-12-01T19:00:30Z" || b.Data.Period != "1ms" {
 		t.Errorf("body = %+v: want Dapr's dueTime/period/ttl and the data the host times fires with", b)
-	}
-}
-
-func TestReminderReportFill(t *testing.T) {
-	due := time.Now()
-	nth, last := due.Add(2*time.Second), due.Add(3*time.Second)
-	rr := &perf.ReminderReport{Due: due, ExpectedFires: 1000}
-	rr.Fill(perf.ActorStats{ReminderFiresTimed: 1200, RemindersFired: 200, MaxFiresPerReminder: 6, ReminderNthFire: &nth, ReminderLastTimedFire: &last,
-		ReminderLagSeconds: map[string]float64{"p99": 1.5}})
-	if rr.Missing != 0 || rr.TriggerSeconds != 2 || rr.TriggerRate != 500 {
-		t.Errorf("all in: missing %d, %g s, rate %g; want 0, 2 s (to the 1000th fire), 500/s", rr.Missing, rr.TriggerSeconds, rr.TriggerRate)
-	}
-	rr = &perf.ReminderReport{Due: due, ExpectedFires: 1000, WindowSeconds: 100}
-	rr.Fill(perf.ActorStats{ReminderFiresTimed: 600, ReminderLastTimedFire: &last})
-	if rr.Missing != 400 || rr.TriggerSeconds != 3 || rr.TriggerRate != 200 {
-		t.Errorf("short: missing %d, %g s, rate %g; want 400, 3 s (to the last fire), 200/s", rr.Missing, rr.TriggerSeconds, rr.TriggerRate)
-	}
-	gates := map[string]float64{}
-	report.ReminderGates(&perf.Report{Reminders: rr, Loads: []perf.NamedLoad{{Name: "registration", Result: perf.Result{ActualQPS: 900}}}}, gates)
-	if gates["qps"] != 900 || gates["reminders.missing"] != 400 || gates["reminders.triggerRate"] != 200 {
-		t.Errorf("gates = %v", gates)
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/daprperf/daprperf/perf/hdr"
 )
 
 func stageScenario(stages ...perf.Stage) perf.Scenario {
@@ -91,30 +89,4 @@ func TestStageFigures(t *testing.T) {
 	assert.True(t, vs[0].Pass)
 	assert.False(t, vs[1].Pass)
 	assert.True(t, strings.HasPrefix(vs[1].String(), "stage.b.mean = 2.100 ms, at most 1.000 ms"), vs[1].String())
-}
-
-// TestPerEventFigures: a phase of bulk or repeated publishes states its events per request,
-// and the summary its latency per event.
-func TestPerEventFigures(t *testing.T) {
-	res := func(op perf.Operation, mean float64) perf.Result {
-		h := hdr.New()
-		for range 10 {
-			h.Record(time.Duration(mean * 1e9))
-		}
-		l, err := perf.NewLatency(h, perf.DefaultPercentiles)
-		require.NoError(t, err)
-		return perf.Result{Params: perf.Params{Operation: op}, RequestedQPS: 200, ActualQPS: 200, Requests: 10, RetCodes: map[string]int64{"OK": 10}, Latency: l}
-	}
-	singles := perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t", Repeat: 100}
-	bulk := perf.Operation{Kind: perf.OpPublishBulk, PubSub: "p", Topic: "t", BulkEntries: 100}
-	r := &perf.Report{Rounds: []perf.Round{{Baseline: res(singles, 0.02), Main: res(bulk, 0.004)}}}
-	f := report.DeriveFigures(r)
-	require.Len(t, f.Phases, 2)
-	assert.Equal(t, 100, f.Phases[0].EventsPerRequest)
-	assert.Equal(t, 100, f.Phases[1].EventsPerRequest)
-	var b strings.Builder
-	report.PerEventLines(&b, &f)
-	assert.Contains(t, b.String(), "baseline per event (100 events per request): mean 200.0 µs")
-	assert.Contains(t, b.String(), "main per event (100 events per request): mean 40.0 µs")
-	assert.Contains(t, b.String(), "20000 events/s")
 }

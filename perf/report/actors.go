@@ -31,7 +31,7 @@ func actorFigures(gates map[string]float64, hosts []perf.ActorStats) {
 }
 
 // actorSummary is the summary's lines on the actor hosts.
-func ActorSummary(hosts []perf.ActorStats) string {
+func actorSummary(hosts []perf.ActorStats) string {
 	var b strings.Builder
 	for _, h := range hosts {
 		fmt.Fprintf(&b, "actor host %s (lock %s): %d activations of %d ids (at most %d per id), %d double activations, %d calls through daprd, %d direct, %d deactivations, %d errors",

@@ -10,7 +10,7 @@ import (
 
 // deliveryGates adds the delivery figures to gates: lost, duplicated, the latency percentiles,
 // and errors and qps.ratio of the loads.
-func DeliveryGates(r *perf.Report, gates map[string]float64) {
+func deliveryGates(r *perf.Report, gates map[string]float64) {
 	dr := r.Delivery
 	if dr == nil {
 		return

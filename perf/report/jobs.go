@@ -8,7 +8,7 @@ import (
 )
 
 // jobsGates adds the jobs figures to gates (JobTriggerPlan's doc).
-func JobsGates(r *perf.Report, gates map[string]float64) {
+func jobsGates(r *perf.Report, gates map[string]float64) {
 	jr := r.Jobs
 	if jr == nil || jr.ScheduleSeconds == 0 {
 		return
@@ -32,7 +32,7 @@ func JobsGates(r *perf.Report, gates map[string]float64) {
 }
 
 // jobsTable is the summary's block of a jobs trigger run.
-func JobsTable(b *strings.Builder, r *perf.Report) {
+func jobsTable(b *strings.Builder, r *perf.Report) {
 	jr := r.Jobs
 	fmt.Fprintf(b, "jobs: %d one-shot jobs due in %.0f s (%d at Dapr's load x load factor %.4g), scheduled through the job app's daprd, %d in flight\n",
 		jr.Jobs, jr.DueInSeconds, jr.JobsAtDaprLoad, jr.LoadFactor, jr.Connections)

@@ -111,7 +111,7 @@ func (overheadKind) Table(b *strings.Builder, r *perf.Report, f *perf.Figures) {
 	}
 	latencyTable(b, r, f)
 	phaseTable(b, r)
-	PerEventLines(b, f)
+	perEventLines(b, f)
 }
 
 // growthKind: rounds of distinct-path load and an idle window, per variant (GrowthPlan).
@@ -212,7 +212,7 @@ func (deliveryKind) Header(r *perf.Report) string {
 
 func (deliveryKind) Figures(r *perf.Report, f *perf.Figures) {
 	f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
-	DeliveryGates(r, f.Gates)
+	deliveryGates(r, f.Gates)
 }
 
 func (deliveryKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) { deliveryTable(b, r) }
@@ -229,10 +229,10 @@ func (jobsKind) Header(r *perf.Report) string {
 
 func (jobsKind) Figures(r *perf.Report, f *perf.Figures) {
 	f.NoOverhead = "the jobs trigger plan runs no baseline phase: it counts every job's triggers and measures the trigger lag (receipt minus due time)"
-	JobsGates(r, f.Gates)
+	jobsGates(r, f.Gates)
 }
 
-func (jobsKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) { JobsTable(b, r) }
+func (jobsKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) { jobsTable(b, r) }
 
 // remindersKind: register reminders, then measure their triggers (ReminderPlan).
 type remindersKind struct{ kindBase }
@@ -246,7 +246,7 @@ func (remindersKind) Header(r *perf.Report) string {
 
 func (remindersKind) Figures(r *perf.Report, f *perf.Figures) {
 	f.NoOverhead = "the reminder plan runs no baseline phase: Dapr's actor_reminder measures registration and trigger throughput"
-	ReminderGates(r, f.Gates)
+	reminderGates(r, f.Gates)
 }
 
 func (remindersKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) { reminderTable(b, r) }

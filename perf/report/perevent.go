@@ -9,7 +9,7 @@ import (
 
 // perEventLines writes, for each phase whose requests published several events, its service
 // time per event: the mean, p50 and p90 divided by the events per request, in µs.
-func PerEventLines(b *strings.Builder, figures *perf.Figures) {
+func perEventLines(b *strings.Builder, figures *perf.Figures) {
 	for _, ph := range figures.Phases {
 		n := float64(ph.EventsPerRequest)
 		if n <= 1 {

@@ -10,7 +10,7 @@ import (
 
 // reminderGates adds the reminder figures: "qps" of the registration, "errors" of both
 // registrations, and the trigger phase's (ReminderPlan).
-func ReminderGates(r *perf.Report, gates map[string]float64) {
+func reminderGates(r *perf.Report, gates map[string]float64) {
 	var errs int64
 	for _, l := range r.Loads {
 		errs += l.Errors()

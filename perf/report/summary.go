@@ -30,7 +30,7 @@ func Summary(r *perf.Report) string {
 		figures = &f
 	}
 	kind.Table(&b, r, figures)
-	b.WriteString(ActorSummary(r.Actors))
+	b.WriteString(actorSummary(r.Actors))
 	if figures.NoOverhead != "" {
 		b.WriteString("sidecar overhead: none: " + figures.NoOverhead + "\n")
 	}

@@ -35,24 +35,6 @@ func TestPlacementGroups(t *testing.T) {
 	assert.Equal(t, perf.RoleControlPlane, sc.Roles()["scheduler"])
 }
 
-func TestActorFiguresAndGates(t *testing.T) {
-	r := &perf.Report{Actors: []perf.ActorStats{
-		{App: "a", Activations: 10, DoubleActivations: 0, TimersRegistered: 10, TimerFires: 10, TimerLagSeconds: map[string]float64{"p99": 0.004}},
-		{App: "b", Activations: 5, DoubleActivations: 2, Errors: 1, TimersRegistered: 5, TimerFires: 3, TimerLagSeconds: map[string]float64{"p99": 0.009}},
-	}}
-	f := report.DeriveFigures(r)
-	assert.Equal(t, 15.0, f.Gates["actors.activations"])
-	assert.Equal(t, 2.0, f.Gates["actors.doubleActivations"])
-	assert.Equal(t, 1.0, f.Gates["actors.errors"])
-	assert.Equal(t, 2.0, f.Gates["actors.timersUnfired"])
-	assert.Equal(t, 0.009, f.Gates["actors.timerLag.p99"])
-	vs := report.Evaluate([]perf.Threshold{{Figure: "actors.doubleActivations", Op: perf.AtMost, Limit: 0, Source: "s"}}, f.Gates)
-	require.Len(t, vs, 1)
-	assert.False(t, vs[0].Pass)
-	assert.Equal(t, "actors.doubleActivations = 2, at most 0 (s): FAIL", vs[0].String())
-	assert.Contains(t, report.ActorSummary(r.Actors), "2 double activations")
-}
-
 func TestMainPercentileGate(t *testing.T) {
 	r := &perf.Report{Rounds: []perf.Round{{Main: perf.Result{RequestedQPS: 10, ActualQPS: 10, Latency: perf.Latency{Percentiles: []perf.PercentileValue{{P: 90, Seconds: 0.012}, {P: 99, Seconds: 0.040}}}}}}}
 	f := report.DeriveFigures(r)

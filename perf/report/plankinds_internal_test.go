@@ -1,0 +1,124 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/hdr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The mean delivery latency is a gate once anything arrived.
+func TestDeliveryGatesMean(t *testing.T) {
+	r := &perf.Report{Loads: []perf.NamedLoad{{Name: "main", Result: perf.Result{Requests: 10, RequestedQPS: 10, ActualQPS: 10}}},
+		Delivery: &perf.DeliveryReport{DrainWindowSeconds: 15, Received: 10, Latency: perf.Latency{AvgSeconds: 0.0042}}}
+	g := map[string]float64{}
+	deliveryGates(r, g)
+	assert.InDelta(t, 0.0042, g["delivery.mean"], 1e-12)
+	r.Delivery.Received = 0
+	g = map[string]float64{}
+	deliveryGates(r, g)
+	assert.NotContains(t, g, "delivery.mean", "nothing arrived: no mean to gate")
+}
+
+// fill: Dapr's trigger rate is fired over the time from the end of the scheduling to the last
+// first trigger; with a job never fired, that time is the window and AllFired is false; the
+// gates carry every count.
+func TestJobsReportFillAndGates(t *testing.T) {
+	end := time.Unix(100, 0)
+	st := perf.JobAppStats{Scheduled: 1000, Fired: 1000, LagSeconds: map[string]float64{"p50": 0.01, "p90": 0.02, "p99": 0.05},
+		FirstFireUnixNano: end.Add(-4 * time.Second).UnixNano(), LastFirstFireUnixNano: end.Add(time.Second).UnixNano(),
+		LastFireUnixNano: end.Add(3 * time.Second).UnixNano(), FiredTwice: 2, ExtraFires: 2}
+	jr := &perf.JobsReport{WindowSeconds: 120, ScheduleSeconds: 5}
+	jr.Fill(st, end)
+	assert.True(t, jr.AllFired)
+	assert.InDelta(t, 1.0, jr.AllFiredSeconds, 1e-9, "to the last first trigger, not the later duplicate")
+	assert.InDelta(t, 1000.0, jr.TriggerRate, 1e-6)
+	assert.InDelta(t, 200.0, jr.TriggerThroughput, 1e-6)
+	r := &perf.Report{Jobs: jr}
+	g := map[string]float64{}
+	jobsGates(r, g)
+	assert.Equal(t, 2.0, g["jobs.firedTwice"])
+	assert.Equal(t, 0.05, g["jobs.lag.p99"])
+	assert.Equal(t, 0.0, g["jobs.neverFired"])
+
+	st.Fired, st.NeverFired = 990, 10
+	jr = &perf.JobsReport{WindowSeconds: 120, ScheduleSeconds: 5}
+	jr.Fill(st, end)
+	assert.False(t, jr.AllFired)
+	assert.Equal(t, 120.0, jr.AllFiredSeconds)
+	g = map[string]float64{}
+	jobsGates(&perf.Report{Jobs: jr}, g)
+	assert.Equal(t, 10.0, g["jobs.neverFired"])
+	var b strings.Builder
+	jobsTable(&b, &perf.Report{Jobs: jr})
+	assert.Contains(t, b.String(), "NEVER FIRED 10")
+}
+
+func TestReminderReportFill(t *testing.T) {
+	due := time.Now()
+	nth, last := due.Add(2*time.Second), due.Add(3*time.Second)
+	rr := &perf.ReminderReport{Due: due, ExpectedFires: 1000}
+	rr.Fill(perf.ActorStats{ReminderFiresTimed: 1200, RemindersFired: 200, MaxFiresPerReminder: 6, ReminderNthFire: &nth, ReminderLastTimedFire: &last,
+		ReminderLagSeconds: map[string]float64{"p99": 1.5}})
+	if rr.Missing != 0 || rr.TriggerSeconds != 2 || rr.TriggerRate != 500 {
+		t.Errorf("all in: missing %d, %g s, rate %g; want 0, 2 s (to the 1000th fire), 500/s", rr.Missing, rr.TriggerSeconds, rr.TriggerRate)
+	}
+	rr = &perf.ReminderReport{Due: due, ExpectedFires: 1000, WindowSeconds: 100}
+	rr.Fill(perf.ActorStats{ReminderFiresTimed: 600, ReminderLastTimedFire: &last})
+	if rr.Missing != 400 || rr.TriggerSeconds != 3 || rr.TriggerRate != 200 {
+		t.Errorf("short: missing %d, %g s, rate %g; want 400, 3 s (to the last fire), 200/s", rr.Missing, rr.TriggerSeconds, rr.TriggerRate)
+	}
+	gates := map[string]float64{}
+	reminderGates(&perf.Report{Reminders: rr, Loads: []perf.NamedLoad{{Name: "registration", Result: perf.Result{ActualQPS: 900}}}}, gates)
+	if gates["qps"] != 900 || gates["reminders.missing"] != 400 || gates["reminders.triggerRate"] != 200 {
+		t.Errorf("gates = %v", gates)
+	}
+}
+
+// TestPerEventFigures: a phase of bulk or repeated publishes states its events per request,
+// and the summary its latency per event.
+func TestPerEventFigures(t *testing.T) {
+	res := func(op perf.Operation, mean float64) perf.Result {
+		h := hdr.New()
+		for range 10 {
+			h.Record(time.Duration(mean * 1e9))
+		}
+		l, err := perf.NewLatency(h, perf.DefaultPercentiles)
+		require.NoError(t, err)
+		return perf.Result{Params: perf.Params{Operation: op}, RequestedQPS: 200, ActualQPS: 200, Requests: 10, RetCodes: map[string]int64{"OK": 10}, Latency: l}
+	}
+	singles := perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t", Repeat: 100}
+	bulk := perf.Operation{Kind: perf.OpPublishBulk, PubSub: "p", Topic: "t", BulkEntries: 100}
+	r := &perf.Report{Rounds: []perf.Round{{Baseline: res(singles, 0.02), Main: res(bulk, 0.004)}}}
+	f := DeriveFigures(r)
+	require.Len(t, f.Phases, 2)
+	assert.Equal(t, 100, f.Phases[0].EventsPerRequest)
+	assert.Equal(t, 100, f.Phases[1].EventsPerRequest)
+	var b strings.Builder
+	perEventLines(&b, &f)
+	assert.Contains(t, b.String(), "baseline per event (100 events per request): mean 200.0 µs")
+	assert.Contains(t, b.String(), "main per event (100 events per request): mean 40.0 µs")
+	assert.Contains(t, b.String(), "20000 events/s")
+}
+
+func TestActorFiguresAndGates(t *testing.T) {
+	r := &perf.Report{Actors: []perf.ActorStats{
+		{App: "a", Activations: 10, DoubleActivations: 0, TimersRegistered: 10, TimerFires: 10, TimerLagSeconds: map[string]float64{"p99": 0.004}},
+		{App: "b", Activations: 5, DoubleActivations: 2, Errors: 1, TimersRegistered: 5, TimerFires: 3, TimerLagSeconds: map[string]float64{"p99": 0.009}},
+	}}
+	f := DeriveFigures(r)
+	assert.Equal(t, 15.0, f.Gates["actors.activations"])
+	assert.Equal(t, 2.0, f.Gates["actors.doubleActivations"])
+	assert.Equal(t, 1.0, f.Gates["actors.errors"])
+	assert.Equal(t, 2.0, f.Gates["actors.timersUnfired"])
+	assert.Equal(t, 0.009, f.Gates["actors.timerLag.p99"])
+	vs := Evaluate([]perf.Threshold{{Figure: "actors.doubleActivations", Op: perf.AtMost, Limit: 0, Source: "s"}}, f.Gates)
+	require.Len(t, vs, 1)
+	assert.False(t, vs[0].Pass)
+	assert.Equal(t, "actors.doubleActivations = 2, at most 0 (s): FAIL", vs[0].String())
+	assert.Contains(t, actorSummary(r.Actors), "2 double activations")
+}
