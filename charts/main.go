@@ -35,6 +35,12 @@
 // 4 invalid run, 5 infrastructure error, 130 interrupted (see perf.Outcome; 6, a configuration
 // error, is scripts/perf.sh's). summary writes a Markdown summary of a run for a CI job summary.
 //
+//	go run ./charts check [-run-id ID] [-packages DIR] <run dir>
+//
+// check reads every result file of a run and exits 1 unless each is complete (report.Check:
+// the run's id, not incomplete, its verdicts, what its plan kind measures) and, with -packages,
+// every scenario package under DIR wrote one; it says nothing of pass or fail.
+//
 // Every figure comes from the result files (perf.Report); nothing is parsed from logs.
 package main
 
@@ -58,6 +64,7 @@ const usage = `usage: charts [-reports DIR]
        charts [-reports DIR] report <run id | run dir>
        charts exitcode [-go-test-exit N] <run dir>
        charts summary <run dir>
+       charts check [-run-id ID] [-packages DIR] <run dir>
 `
 
 // run wires the flags to the commands and returns the exit code: generate and publish exit 0
@@ -157,6 +164,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return int(exitCode(sub.Arg(0), *goTest, stdout))
+	case "check":
+		runID := sub.String("run-id", "", "the run id every result file must carry (empty: any)")
+		packages := sub.String("packages", "", "a `DIR` of scenario packages (tests) each of which must have written a result file")
+		if err := sub.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		if sub.NArg() != 1 {
+			sub.Usage()
+			return 2
+		}
+		return fail(checkRun(sub.Arg(0), *runID, *packages, stdout), stderr)
 	case "summary":
 		if err := sub.Parse(rest[1:]); err != nil {
 			return 2

@@ -36,6 +36,9 @@ type Kind interface {
 	LatencyWhat() (long, short string)
 	// Rate is how a load's achieved rate reads: its unit and what one request is.
 	Rate() RateWords
+	// Missing lists what a complete report of this kind holds and r lacks (its rounds, loads
+	// or counted section), one line each; Check adds what every report needs.
+	Missing(r *perf.Report) []string
 }
 
 // RateWords say how a kind's achieved rate reads in charts and tables.

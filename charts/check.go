@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// checkRun reads every result file under dir and writes one line per file: complete, or what
+// it lacks (report.Check against runID, empty for any run). With packages set (a folder of
+// scenario packages, such as "tests"), every package there with a perf-tagged test file must
+// have written at least one of the files, told by the directory its command ran in. It returns
+// an error naming how many files lack something and which packages wrote none; it does not
+// judge whether a run passed (exitcode does).
+func checkRun(dir, runID, packages string, w io.Writer) error {
+	paths, err := runFiles(dir)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return fmt.Errorf("charts check: no result file under %s", dir)
+	}
+	wrote := map[string]bool{}
+	bad := 0
+	for _, p := range paths {
+		rep, err := report.ReadReport(p)
+		if err != nil {
+			bad++
+			fmt.Fprintf(w, "%s: unreadable: %v\n", p, err)
+			continue
+		}
+		if rep.Command != nil && rep.Command.Dir != "" {
+			wrote[filepath.Base(rep.Command.Dir)] = true
+		}
+		if lacks := report.Check(rep, runID); len(lacks) > 0 {
+			bad++
+			fmt.Fprintf(w, "%s: %s/%s lacks: %s\n", p, rep.Test, rep.Transport, strings.Join(lacks, "; "))
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s/%s complete (%s plan, pass=%t, valid=%t)\n", p, rep.Test, rep.Transport, report.KindOf(rep).Name(), rep.Pass, rep.Validity.Valid)
+	}
+	var silent []string
+	if packages != "" {
+		pkgs, err := perfPackages(packages)
+		if err != nil {
+			return err
+		}
+		for _, p := range pkgs {
+			if !wrote[p] {
+				silent = append(silent, p)
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d result file(s), %d complete\n", len(paths), len(paths)-bad)
+	switch {
+	case bad > 0 && len(silent) > 0:
+		return fmt.Errorf("charts check: %d of %d result files incomplete; no result file from %s", bad, len(paths), strings.Join(silent, ", "))
+	case bad > 0:
+		return fmt.Errorf("charts check: %d of %d result files incomplete", bad, len(paths))
+	case len(silent) > 0:
+		return fmt.Errorf("charts check: no result file from %s", strings.Join(silent, ", "))
+	}
+	return nil
+}
+
+// perfPackages lists the folders under root holding a test file whose first line is the perf
+// build constraint, by name, sorted.
+func perfPackages(root string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, fmt.Errorf("charts check: %w", err)
+		}
+		sc := bufio.NewScanner(fh)
+		if sc.Scan() && strings.TrimSpace(sc.Text()) == "//go:build perf" {
+			set[filepath.Base(filepath.Dir(f))] = true
+		}
+		fh.Close()
+	}
+	if len(set) == 0 {
+		return nil, fmt.Errorf("charts check: -packages %s: no folder there has a test file starting with //go:build perf", root)
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
