@@ -42,6 +42,7 @@ type chartSpec struct {
 func scenarioCharts() []chartSpec {
 	return []chartSpec{
 		{"latency.png", "Service time by percentile (log axis of 1/(1-p)): baseline vs through Dapr, each round", latencyChart},
+		{"timeline.png", "Second by second: service time p50 and p99, and answers per second, of every phase on the run's clock", timelineChart},
 		{"overhead.png", "Sidecar overhead per percentile: each round, median, interval and bound", overheadChart},
 		{"histogram.png", "Service-time distribution of the last round, log latency axis", histogramChart},
 		{"qps.png", "Load kept: achieved / target QPS and share behind schedule, with the validity lines", qpsChart},

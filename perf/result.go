@@ -47,6 +47,22 @@ type Result struct {
 	// Executor is what the closed-loop driver reports when Params.Executor ran the load
 	// (dropped and interrupted iterations, VUs over time); nil for fortio's load.
 	Executor *ExecutorStats `json:"executor,omitempty"`
+	// Timeline is the run second by second, by when each request was answered; nil for the
+	// closed-loop driver (Executor has its own) and in result files written before it existed.
+	Timeline []Second `json:"timeline,omitempty"`
+}
+
+// Second is one second of a load run: the requests answered in [T, T+1) seconds after the
+// run's StartTime, how many failed, and their service times' percentiles, exact by nearest
+// rank over that second's requests (no histogram). A second without requests has zeros.
+type Second struct {
+	T          int     `json:"t"`
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors,omitempty"`
+	P50Seconds float64 `json:"p50Seconds"`
+	P90Seconds float64 `json:"p90Seconds"`
+	P99Seconds float64 `json:"p99Seconds"`
+	MaxSeconds float64 `json:"maxSeconds"`
 }
 
 // Latency is the distribution of one latency figure over every request of a run, recorded in

@@ -208,6 +208,7 @@ func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64, re
 	}
 	service, response := rec.histograms()
 	out.Requests = service.Count()
+	out.Timeline = rec.timeline(r.StartTime)
 	var err error
 	if out.Latency, err = perf.NewLatency(service, p.Percentiles); err != nil {
 		return perf.Result{}, fmt.Errorf("tester: service time: %w", err)

@@ -65,6 +65,20 @@ func TestLoadAtTargetRate(t *testing.T) {
 			}
 			assert.GreaterOrEqual(t, res.Max(), prev, "max >= p99.9")
 			assert.Less(t, res.Schedule.BehindFraction(), 0.01, "schedule: %+v", res.Schedule)
+			// The timeline: every request in one of its seconds, about 1000 in each full second.
+			require.GreaterOrEqual(t, len(res.Timeline), 5, "a 5 s run has at least 5 seconds")
+			var sum int64
+			for i, s := range res.Timeline {
+				assert.Equal(t, i, s.T)
+				sum += s.Requests
+				if i >= 1 && i <= 3 {
+					assert.InDelta(t, 1000, s.Requests, 60, "second %d", i)
+					assert.LessOrEqual(t, s.P50Seconds, s.P99Seconds)
+					assert.LessOrEqual(t, s.P99Seconds, s.MaxSeconds)
+					assert.LessOrEqual(t, s.MaxSeconds, res.Latency.MaxSeconds)
+				}
+			}
+			assert.Equal(t, res.Requests, sum, "every request is in the timeline")
 		})
 	}
 }

@@ -53,6 +53,11 @@ type shard struct {
 	// requests and failed count the shard's answers for GET /progress: added under mu (the
 	// cache line is the lock's, already held), read without it.
 	requests, failed atomic.Int64
+	// points are the shard's answers for the timeline (timeline.go), at most cap(points);
+	// droppedFrom is the answer time of the first one left out (0: none).
+	points      []point
+	pointLimit  int
+	droppedFrom int64
 }
 
 func newRecorder(p perf.Params) *recorder {
@@ -71,6 +76,8 @@ func newRecorder(p perf.Params) *recorder {
 	r.threads = make([]threadState, threads)
 	r.shards = make([]shard, min(threads, maxShards))
 	for i := range r.shards {
+		r.shards[i].pointLimit = maxTimelinePoints / len(r.shards)
+		r.shards[i].points = make([]point, 0, min(r.shards[i].pointLimit, expectedPerShard(p, len(r.shards))))
 		r.shards[i].service = hdr.New()
 		if r.scheduled {
 			r.shards[i].response = hdr.New()
@@ -121,6 +128,7 @@ func (r *recorder) Report(_ context.Context, id periodic.ThreadID, _ int64, star
 	s := &r.shards[int(id)%len(r.shards)]
 	s.mu.Lock()
 	s.service.Record(service)
+	s.addPoint(start.Add(service).UnixNano(), service, !ok || code == teapot)
 	if s.response != nil {
 		s.response.Record(start.Add(service).Sub(due))
 	}

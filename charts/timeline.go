@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// timedPhase is one measured load on the run's clock: its legend name, colour and result.
+type timedPhase struct {
+	name string
+	c    color.Color
+	r    *perf.Result
+}
+
+// timedPhases are the report's loads with a timeline, in order: each round's baseline (blue)
+// and main (orange), or each named load in a colour of its own.
+func timedPhases(rep *perf.Report) []timedPhase {
+	var out []timedPhase
+	for i := range rep.Rounds {
+		rd := &rep.Rounds[i]
+		out = append(out, timedPhase{baselineName, baselineColor, &rd.Baseline}, timedPhase{mainName, mainColor, &rd.Main})
+	}
+	for i := range rep.Loads {
+		out = append(out, timedPhase{rep.Loads[i].Name, seriesColor(i), &rep.Loads[i].Result})
+	}
+	var kept []timedPhase
+	for _, ph := range out {
+		if len(ph.r.Timeline) > 0 {
+			kept = append(kept, ph)
+		}
+	}
+	return kept
+}
+
+// timelineChart: the run second by second, every phase on the run's clock (seconds since the
+// first phase started, so warmups and idle windows are gaps). Top: the service time's p50
+// (solid) and p99 (dashed) of each second's answers; below: answers per second, with the target
+// rate, and the legend. A phase's last second is drawn only if it is whole, since a partial second is no rate.
+// Nil when no phase has a timeline (older files, closed-loop loads).
+func timelineChart(rep *perf.Report) (*figure, error) {
+	phases := timedPhases(rep)
+	if len(phases) == 0 {
+		return nil, nil
+	}
+	t0 := phases[0].r.StartTime
+	for _, ph := range phases {
+		if ph.r.StartTime.Before(t0) {
+			t0 = ph.r.StartTime
+		}
+	}
+	var largest, end float64
+	for _, ph := range phases {
+		for _, s := range ph.r.Timeline {
+			largest = max(largest, s.P99Seconds)
+		}
+		end = max(end, ph.r.StartTime.Sub(t0).Seconds()+float64(len(ph.r.Timeline)))
+	}
+	u := latencyUnit(largest)
+	kind := "each phase"
+	if len(rep.Rounds) > 0 {
+		kind = "baseline and main, " + plural(len(rep.Rounds), "round")
+	}
+	fig := newFigure(fmt.Sprintf("%s: second by second, %s: service time p50 (solid) and p99 (dashed); answers per second", heading(rep), kind))
+	top := fig.Plot
+	top.Y.Label.Text = "service time (" + u.Name + ")"
+	top.Y.Min, top.Y.Max = 0, largest*u.PerSecond*1.1
+	bottom := plot.New()
+	bottom.Add(plotter.NewGrid())
+	bottom.X.Label.Text = "seconds since the first phase started"
+	bottom.Y.Label.Text = "answers per second"
+	bottom.Y.Min = 0
+	bottom.Legend.Top = true
+	fig.Below = bottom
+	for _, p := range []*plot.Plot{top, bottom} {
+		p.X.Min, p.X.Max = 0, math.Max(end, 1)
+	}
+	named := map[string]bool{}
+	var highest float64
+	for _, ph := range phases {
+		off := ph.r.StartTime.Sub(t0).Seconds()
+		var p50, p99, rate plotter.XYs
+		whole := ph.r.ActualDuration.Seconds()
+		for _, s := range ph.r.Timeline {
+			x := off + float64(s.T) + 0.5 // the middle of the second
+			if s.Requests > 0 {
+				p50 = append(p50, plotter.XY{X: x, Y: s.P50Seconds * u.PerSecond})
+				p99 = append(p99, plotter.XY{X: x, Y: s.P99Seconds * u.PerSecond})
+			}
+			if float64(s.T+1) <= whole+1e-9 {
+				rate = append(rate, plotter.XY{X: x, Y: float64(s.Requests)})
+				highest = max(highest, float64(s.Requests))
+			}
+		}
+		legend := ""
+		if !named[ph.name] {
+			legend, named[ph.name] = ph.name, true
+		}
+		for i, xys := range []plotter.XYs{p50, p99} {
+			if len(xys) == 0 {
+				continue
+			}
+			line, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, err
+			}
+			line.Color, line.Width = ph.c, vg.Points(2)
+			if i == 1 {
+				line.Dashes, line.Width = []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.5)
+			}
+			fig.add("", line)
+		}
+		if len(rate) > 0 {
+			line, pts, err := plotter.NewLinePoints(rate)
+			if err != nil {
+				return nil, err
+			}
+			line.Color, line.Width = ph.c, vg.Points(1.5)
+			pts.Color, pts.Radius = ph.c, vg.Points(2)
+			fig.addBelow(legend, line)
+			fig.addBelow("", pts)
+		}
+		if q := ph.r.RequestedQPS; q > 0 {
+			target, err := plotter.NewLine(plotter.XYs{{X: off, Y: q}, {X: off + whole, Y: q}})
+			if err != nil {
+				return nil, err
+			}
+			target.Color, target.Width, target.Dashes = boundColor, vg.Points(1), []vg.Length{vg.Points(2), vg.Points(2)}
+			name := ""
+			if !named["target"] {
+				name, named["target"] = "target rate", true
+			}
+			fig.addBelow(name, target)
+			highest = max(highest, q)
+		}
+	}
+	// The legend (one entry per phase name and the target) sits in the top right of the lower
+	// panel, above the highest rate.
+	bottom.Y.Max = math.Max(highest*(1.15+0.1*float64(len(named))), 1)
+	top.X.Label.Text = ""
+	return markInvalid(fig, rep), nil
+}
