@@ -123,7 +123,7 @@ figcaption { font-size: 0.85em; color: #444; }
 
 // reportScript checks that every chart decoded; it loads nothing.
 const reportScript = `window.addEventListener("load", function () {
-  var imgs = document.querySelectorAll("figure img"), ok = 0;
+  var imgs = document.querySelectorAll("img"), ok = 0;
   for (var i = 0; i < imgs.length; i++) {
     if (imgs[i].complete && imgs[i].naturalWidth > 0) { ok++; } else { console.error("chart did not decode: " + imgs[i].alt); }
   }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // embedded matches every reference an HTML page could load something through.
@@ -276,5 +277,88 @@ func TestHTMLBannerWarnOnly(t *testing.T) {
 	rep.Pass, rep.Verdicts = true, []perf.Verdict{kept}
 	if page = scenarioHTML("# t\n", summaryOf(rep), nil); !strings.Contains(page, `class="verdict pass">`+"\n"+`<p class="word">pass</p>`) {
 		t.Error("a clean pass has no green pass banner")
+	}
+}
+
+// kindFixtures are one committed result file of each plan kind, as <test> to its path.
+var kindFixtures = map[string]string{
+	"service_invocation":      "../reports/v1.17.5/service_invocation/http/result.json",         // overhead
+	"memory_growth":           "testdata/reports/v1.17.5/memory_growth/http/result.json",        // growth
+	"pubsub_publish":          "testdata/loads/pubsub_publish/http/result.json",                 // stages
+	"workflow_constant_vus":   "testdata/loads/workflow_constant_vus_inmemory/http/result.json", // iterations
+	"pubsub_subscribe_redis":  "testdata/loads/pubsub_subscribe_redis/http/result.json",         // delivery
+	"jobs_triggering":         "testdata/loads/jobs_triggering/http/result.json",                // jobs
+	"actor_reminder":          "testdata/loads/actor_reminder/http/result.json",                 // reminders
+	"actor_double_activation": "testdata/loads/actor_double_activation/http/result.json",        // faults
+}
+
+// TestRunReportInChromium draws a run holding one result of each plan kind (charts report) and
+// opens its index and every scenario page in a real headless Chromium: each page loads without
+// a console message, every image on it decodes (data-charts n/n), and a full-page screenshot of
+// each is kept as an artifact (go test ./charts -run RunReportInChromium -artifacts).
+func TestRunReportInChromium(t *testing.T) {
+	bin := chromiumBinary(t)
+	root := t.TempDir()
+	dir := filepath.Join(root, "runs", "every-kind")
+	kinds := map[string]bool{}
+	for test, src := range kindFixtures {
+		rep, err := report.ReadReport(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[report.KindOf(rep).Name()] = true
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, test, "http", resultFile)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range report.Kinds() {
+		if !kinds[k] {
+			t.Errorf("kindFixtures has no result of kind %s", k)
+		}
+	}
+	if err := runReport(root, dir, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]string{"index": filepath.Join(dir, runIndexFile)}
+	for test := range kindFixtures {
+		pages[test] = filepath.Join(dir, test, "http", reportHTMLFile)
+	}
+	charts := regexp.MustCompile(`data-charts="(\d+)/(\d+)"`)
+	for name, page := range pages {
+		t.Run(name, func(t *testing.T) {
+			url := "file://" + page
+			dom, log := runChromium(t, bin, url, "--dump-dom")
+			if msgs := consoleLines(log); len(msgs) > 0 {
+				t.Errorf("console messages while loading %s:\n%s", page, strings.Join(msgs, "\n"))
+			}
+			m := charts.FindStringSubmatch(dom)
+			switch {
+			case m == nil:
+				t.Errorf("%s: no data-charts count: the page's check did not run", page)
+			case m[1] != m[2]:
+				t.Errorf("%s: %s of %s images decoded", page, m[1], m[2])
+			case name != "index" && m[2] == "0":
+				t.Errorf("%s: a scenario page without a chart", page)
+			}
+			shot := filepath.Join(t.ArtifactDir(), name+".png")
+			runChromium(t, bin, url, "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars")
+			f, err := os.Open(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := png.Decode(f); err != nil {
+				t.Errorf("screenshot %s: %v", shot, err)
+			}
+			t.Logf("%s: %s charts decoded; screenshot %s", name, m[1], shot)
+		})
 	}
 }

@@ -435,15 +435,67 @@ type grafanaDashboard struct {
 }
 
 type grafanaPanel struct {
-	ID      int            `json:"id"`
-	Title   string         `json:"title"`
-	Type    string         `json:"type"`
-	Panels  []grafanaPanel `json:"panels"`
+	ID          int            `json:"id"`
+	Title       string         `json:"title"`
+	Type        string         `json:"type"`
+	Panels      []grafanaPanel `json:"panels"`
+	FieldConfig struct {
+		Defaults struct {
+			Unit string `json:"unit"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
+	Transformations []struct {
+		ID string `json:"id"`
+	} `json:"transformations"`
 	Targets []struct {
 		RefID        string `json:"refId"`
 		Expr         string `json:"expr"`
 		LegendFormat string `json:"legendFormat"`
+		Format       string `json:"format"`
 	} `json:"targets"`
+}
+
+// Every panel of our dashboard states a unit, selects the runs the run_id variable names, and
+// a table of several queries joins them into one row per run (a merge or join transformation),
+// or Grafana shows one table per query.
+func TestDashboardPanels(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "grafana", "daprperf-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d grafanaDashboard
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range d.Panels {
+		if p.Type == "row" {
+			continue
+		}
+		n++
+		if u := p.FieldConfig.Defaults.Unit; u == "" || u == "none" {
+			t.Errorf("panel %d %q has no unit (%q)", p.ID, p.Title, u)
+		}
+		tables := 0
+		for _, tg := range p.Targets {
+			if !strings.Contains(tg.Expr, `run_id=~"$run_id"`) {
+				t.Errorf("panel %d %q, target %s: %s does not select run_id=~\"$run_id\"", p.ID, p.Title, tg.RefID, tg.Expr)
+			}
+			if tg.Format == "table" {
+				tables++
+			}
+		}
+		if tables > 1 && !slices.ContainsFunc(p.Transformations, func(tr struct {
+			ID string `json:"id"`
+		}) bool {
+			return tr.ID == "merge" || tr.ID == "joinByField"
+		}) {
+			t.Errorf("panel %d %q has %d table queries and no merge or joinByField transformation", p.ID, p.Title, tables)
+		}
+	}
+	if n < 14 {
+		t.Errorf("%d panels, want at least 14", n)
+	}
 }
 
 // ourDashboardQueries reads grafana/daprperf-dashboard.json: every target of every panel
@@ -548,7 +600,7 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 		if len(qs) < 15 {
 			t.Fatalf("%d queries in grafana/daprperf-dashboard.json, want at least 15", len(qs))
 		}
-		values := map[string]string{"perf_test": perfTest, "version": regexp.QuoteMeta(httpRun.Environment.DaprVersion)}
+		values := map[string]string{"perf_test": perfTest, "version": regexp.QuoteMeta(httpRun.Environment.DaprVersion), "run_id": regexp.QuoteMeta(httpRun.RunID)}
 		for _, v := range vars {
 			if _, ok := values[v]; !ok && v != "datasource" {
 				t.Errorf("variable %s has no value in this test", v)

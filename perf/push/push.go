@@ -34,8 +34,8 @@ const (
 	EnvPushgatewayPassword = "DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_PASSWORD"
 )
 
-// PushJob is the Pushgateway job of every push; the grouping key adds perf_test, test, version
-// and run_id.
+// PushJob is the Pushgateway job of every push; the grouping key adds perf_test, test and
+// version, and every metric carries the run's id as its run_id label.
 const PushJob = "daprperf"
 
 // PerfTestName is the value of the perf_test grouping label for a scenario and transport:
@@ -161,9 +161,12 @@ func (e *PushError) Unwrap() error { return e.Err }
 
 // Push sends rep's figures to the Pushgateway in cfg, as one group under job PushJob with the
 // grouping key perf_test=PerfTestName(rep.Test, rep.Transport) (Dapr's label, which its
-// dashboard filters on), test=<rep.Test>_<rep.Transport>, version=<rep.Environment.DaprVersion>
-// ("unknown" when empty), run_id=<rep.RunID>, so no run overwrites another. It POSTs (client_golang's
-// AddContext), which never deletes metrics already in that group. A disabled cfg is a no-op.
+// dashboard filters on), test=<rep.Test>_<rep.Transport> and version=<rep.Environment.DaprVersion>
+// ("unknown" when empty); every metric has the label run_id=<rep.RunID>. It POSTs (client_golang's
+// AddContext): the group holds the latest run of a scenario and version, whose metrics replace
+// the previous run's, and Prometheus, scraping the gateway, keeps each run apart by run_id. So
+// the gateway holds one group per scenario and version however many runs push, and never a
+// run's figures forever (the result files are the record). A disabled cfg is a no-op.
 //
 // What is pushed, and from which report fields, is documented on each metric's Help and in
 // docs/results.md ("Pushing to a Prometheus Pushgateway"). A report that lacks a figure (no rounds, a
@@ -229,7 +232,6 @@ func pushGrouping(rep *perf.Report) ([][2]string, error) {
 		{"perf_test", PerfTestName(rep.Test, rep.Transport)},
 		{"test", rep.Test + "_" + string(rep.Transport)},
 		{"version", version},
-		{"run_id", rep.RunID},
 	}, nil
 }
 
@@ -290,7 +292,7 @@ func pushRegistry(rep *perf.Report) (*prometheus.Registry, error) {
 	if !ok {
 		return nil, fmt.Errorf("no push for plan kind %q", kind.Name())
 	}
-	g := newGauges()
+	g := newGauges(rep.RunID)
 	if err := pushCommon(g, rep, figures); err != nil {
 		return nil, err
 	}
@@ -307,6 +309,8 @@ func pushRegistry(rep *perf.Report) (*prometheus.Registry, error) {
 func pushCommon(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 	pass := g.one("daprperf_pass",
 		"1 if the run was valid and every enforced threshold and plan check passed, else 0.")
+	started := g.one("daprperf_run_start_timestamp_seconds",
+		"When the run started (environment.startTime), in seconds since the Unix epoch; absent when the report has no start time.")
 	missed := g.vec("daprperf_bounds_missed",
 		"Thresholds the run missed: enforced=true fail the run, enforced=false are warn-only (reported, not fatal).",
 		"enforced")
@@ -345,6 +349,9 @@ func pushCommon(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 	}
 	if rep.Pass {
 		pass.Set(1)
+	}
+	if t := rep.Environment.StartTime; !t.IsZero() {
+		started.Set(float64(t.UnixNano()) / 1e9)
 	}
 	var enforced, warned int
 	for _, v := range rep.Verdicts {
@@ -412,7 +419,7 @@ func pushOverhead(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 	if base == nil || main == nil {
 		return errors.New("report has no rounds")
 	}
-	reg, vec, one := g.reg, g.vec, g.one
+	reg, vec, one := g.wrap, g.vec, g.one
 	latency := vec("daprperf_latency_seconds",
 		"Request service time at a quantile, in seconds (HDR histogram, 3 significant digits): the median over rounds of each round's percentile. phase=baseline is tester -> app, phase=main is tester -> sidecar -> sidecar -> app.",
 		"phase", "quantile")
@@ -542,22 +549,27 @@ func pushQuantile(p float64) string {
 // gauges registers gauges in a fresh registry, keeping the first registration errors.
 type gauges struct {
 	reg  *prometheus.Registry
+	wrap prometheus.Registerer // reg, adding the run_id label to every metric
 	errs []error
 }
 
-func newGauges() *gauges { return &gauges{reg: prometheus.NewRegistry()} }
+// newGauges is an empty registry whose every metric will carry run_id=runID.
+func newGauges(runID string) *gauges {
+	reg := prometheus.NewRegistry()
+	return &gauges{reg: reg, wrap: prometheus.WrapRegistererWith(prometheus.Labels{"run_id": runID}, reg)}
+}
 
 // vec registers a gauge vector with labels.
 func (g *gauges) vec(name, help string, labels ...string) *prometheus.GaugeVec {
 	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-	g.errs = append(g.errs, g.reg.Register(v))
+	g.errs = append(g.errs, g.wrap.Register(v))
 	return v
 }
 
 // one registers a gauge without labels.
 func (g *gauges) one(name, help string) prometheus.Gauge {
 	v := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-	g.errs = append(g.errs, g.reg.Register(v))
+	g.errs = append(g.errs, g.wrap.Register(v))
 	return v
 }
 

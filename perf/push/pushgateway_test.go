@@ -275,14 +275,15 @@ func (g *pushgateway) group(t testing.TB, key map[string]string) pgwGroup {
 }
 
 // pushGroupKey is the grouping key Push uses for a fixture report.
-func pushGroupKey(runID string) map[string]string {
-	return map[string]string{"job": "daprperf", "perf_test": "service-invocation-http", "test": "service_invocation_http", "version": "1.17.5", "run_id": runID}
+func pushGroupKey() map[string]string {
+	return map[string]string{"job": "daprperf", "perf_test": "service-invocation-http", "test": "service_invocation_http", "version": "1.17.5"}
 }
 
 // pgwSeries checks that every series of grp carries the grouping key (plus the gateway's
-// empty instance label), that every family but the gateway's own is a gauge with a help
-// text, and returns the series by pushSeries key with their values.
-func pgwSeries(t testing.TB, grp pgwGroup) map[string]float64 {
+// empty instance label) and, but for the gateway's own, run_id=runID; that every family but
+// the gateway's own is a gauge with a help text; and returns the series by pushSeries key with
+// their values.
+func pgwSeries(t testing.TB, grp pgwGroup, runID string) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
 	for name, f := range grp.Families {
@@ -302,6 +303,10 @@ func pgwSeries(t testing.TB, grp pgwGroup) map[string]float64 {
 				t.Errorf("%s%v: want the gateway's empty instance label", name, m.Labels)
 			}
 			delete(own, "instance")
+			if !gatewayOwn && own["run_id"] != runID {
+				t.Errorf("%s%v: run_id %q, want %q", name, m.Labels, own["run_id"], runID)
+			}
+			delete(own, "run_id")
 			v, err := strconv.ParseFloat(m.Value, 64)
 			if err != nil {
 				t.Errorf("%s%v: value %q: %v", name, m.Labels, m.Value, err)
@@ -333,11 +338,11 @@ func TestPushGatewayRoundTrip(t *testing.T) {
 	if len(groups) != 1 {
 		t.Errorf("gateway has %d groups, want 1", len(groups))
 	}
-	grp := g.group(t, pushGroupKey(runID))
+	grp := g.group(t, pushGroupKey())
 	if !grp.LastPushSuccessful {
 		t.Error("last_push_successful is false")
 	}
-	pushCompare(t, "gateway", pgwSeries(t, grp), pushWant(t, rep, 1))
+	pushCompare(t, "gateway", pgwSeries(t, grp, runID), pushWant(t, rep, 1))
 
 	// The text exposition, as Prometheus scrapes it, holds the same series with the key.
 	text := g.get(t, "/metrics")
@@ -356,22 +361,29 @@ func TestPushGatewayRoundTrip(t *testing.T) {
 	}
 }
 
-func TestPushGatewayKeepsRunsApart(t *testing.T) {
+// Two runs of one scenario and version: the gateway keeps one group, holding the second run's
+// figures under its run_id and nothing of the first, so that runs do not pile up in it; a
+// Prometheus scraping it keeps both apart by run_id. A run of another scenario keeps its own.
+func TestPushGatewayKeepsTheLatestRun(t *testing.T) {
 	g := startPushgateway(t)
 	first := pushFixture(t, "20261129T232800Z-4f2a", 1, true)
 	second := pushFixture(t, "20261130T001500Z-9c1e", 2, false) // same test, other figures
+	other := pushFixture(t, "20261130T002000Z-77aa", 1, true)
+	other.Transport = perf.GRPC
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	for _, rep := range []*perf.Report{first, second} {
+	for _, rep := range []*perf.Report{first, second, other} {
 		if err := Push(ctx, PushConfig{URL: g.URL}, rep); err != nil {
 			t.Fatalf("Push %s: %v", rep.RunID, err)
 		}
 	}
 	if n := len(g.groups(t)); n != 2 {
-		t.Errorf("gateway has %d groups, want 2", n)
+		t.Errorf("gateway has %d groups, want 2 (one per scenario and version)", n)
 	}
-	pushCompare(t, "first run", pgwSeries(t, g.group(t, pushGroupKey(first.RunID))), pushWant(t, first, 1))
-	pushCompare(t, "second run", pgwSeries(t, g.group(t, pushGroupKey(second.RunID))), pushWant(t, second, 2))
+	pushCompare(t, "second run", pgwSeries(t, g.group(t, pushGroupKey()), second.RunID), pushWant(t, second, 2))
+	if text := g.get(t, "/metrics"); bytes.Contains(text, []byte(first.RunID)) {
+		t.Errorf("the gateway still exposes the first run %s after the second", first.RunID)
+	}
 }
 
 func TestPushGatewayFailures(t *testing.T) {
@@ -417,7 +429,7 @@ func TestPushGatewayFailures(t *testing.T) {
 
 		// Nothing of the rejected push is kept: the group only records the failure.
 		for _, grp := range g.groups(t) {
-			if grp.Labels["run_id"] != "run-1" {
+			if grp.Labels["job"] != PushJob {
 				continue
 			}
 			if grp.LastPushSuccessful {
@@ -447,8 +459,8 @@ func TestPushGatewayTakesAGrowthRun(t *testing.T) {
 	if err := Push(ctx, PushConfig{URL: g.URL}, rep); err != nil {
 		t.Fatalf("Push: %v", err)
 	}
-	grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "memory-growth-http", "test": "memory_growth_http", "version": "1.17.5", "run_id": rep.RunID})
-	got := pgwSeries(t, grp)
+	grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "memory-growth-http", "test": "memory_growth_http", "version": "1.17.5"})
+	got := pgwSeries(t, grp, rep.RunID)
 	want := pushWantCommon(t, rep)
 	want[pushSeries("daprperf_growth_threshold_bytes_per_1000_requests", nil)] = rep.Growth.ThresholdKiBPer1000 * 1024
 	want[pushSeries("daprperf_growth_errors", nil)] = 0

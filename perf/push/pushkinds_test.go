@@ -26,6 +26,9 @@ func pushWantCommon(t testing.TB, rep *perf.Report) map[string]float64 {
 	if rep.Pass {
 		want[pushSeries("daprperf_pass", nil)] = 1
 	}
+	if st := rep.Environment.StartTime; !st.IsZero() {
+		want[pushSeries("daprperf_run_start_timestamp_seconds", nil)] = float64(st.UnixNano()) / 1e9
+	}
 	var enforced, warned float64
 	for _, v := range rep.Verdicts {
 		if !v.Pass && v.WarnOnly {
@@ -132,11 +135,11 @@ func TestPushGatewayTakesEveryKind(t *testing.T) {
 			}
 			version := rep.Environment.DaprVersion
 			grp := g.group(t, map[string]string{"job": PushJob, "perf_test": PerfTestName(rep.Test, rep.Transport),
-				"test": rep.Test + "_" + string(rep.Transport), "version": version, "run_id": rep.RunID})
+				"test": rep.Test + "_" + string(rep.Transport), "version": version})
 			if !grp.LastPushSuccessful {
 				t.Error("last_push_successful is false")
 			}
-			got := pgwSeries(t, grp)
+			got := pgwSeries(t, grp, rep.RunID)
 			want := pushWantCommon(t, rep)
 			if len(want) < 5 {
 				t.Fatalf("fixture yields only %d common series: %v", len(want), want)
