@@ -28,7 +28,7 @@ func TestKilledStoreDuringStateGet(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_STORE_CHILD_DIR"); dir != "" {
 		p, err := local.New(local.WithRunDirParent(dir), local.WithoutDaprdB())
 		require.NoError(t, err)
-		runner.Run(t, scenarios.StateGet(perf.HTTP, perf.StateRedis), runner.WithPlatform(killBackendAtMain{p}), runner.WithReportDir(dir))
+		runner.Run(t, scenarios.StateGet(perf.HTTP, perf.StateRedis), runner.WithPlatform(killAtMain{p, "redis"}), runner.WithReportDir(dir))
 		return
 	}
 	if testing.Short() {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,4 +205,37 @@ func TestMainRuns(t *testing.T) {
 	})
 	assert.Equal(t, ExitError, code)
 	assert.Contains(t, stderr.String(), "app: boom")
+}
+
+func TestCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		ok       bool
+		port     int
+		host, in string // host after Parse; in: a part of stderr
+	}{
+		{args: nil, ok: true},
+		{args: []string{"-port", "8080", "-host", "0.0.0.0", "-x", "y"}, ok: true, port: 8080, host: "0.0.0.0"},
+		{args: []string{"-h"}, code: ExitOK},
+		{args: []string{"-port", "70000"}, code: ExitUsage, in: `invalid value "70000" for flag -port`},
+		{args: []string{"-host", "localhost"}, code: ExitUsage, in: "not an IP address"},
+		{args: []string{"extra"}, code: ExitUsage, in: `app: unexpected argument "extra": app takes flags only`},
+	} {
+		var stderr strings.Builder
+		c := NewCommand("app", &stderr)
+		x := c.String("x", "", "an app's own flag")
+		code, ok := c.Parse(tc.args)
+		if code != tc.code || ok != tc.ok || c.Port != tc.port || c.Host != tc.host || !strings.Contains(stderr.String(), tc.in) {
+			t.Errorf("Parse(%q) = %d, %v, port %d, host %q, stderr %q; want %d, %v, %d, %q, stderr with %q",
+				tc.args, code, ok, c.Port, c.Host, stderr.String(), tc.code, tc.ok, tc.port, tc.host, tc.in)
+		}
+		if tc.ok && len(tc.args) > 0 && *x != "y" {
+			t.Errorf("Parse(%q): the app's own flag -x = %q, want y", tc.args, *x)
+		}
+	}
+	var stderr strings.Builder
+	if code := NewCommand("app", &stderr).Usage("-x %q: bad", "z"); code != ExitUsage || stderr.String() != "app: -x \"z\": bad\n" {
+		t.Errorf("Usage = %d, %q", code, stderr.String())
+	}
 }

@@ -13,8 +13,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -32,31 +30,19 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("actorapp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	port := fs.Int("port", 0, "TCP `port` on the host address (0 picks a free port)")
-	host := fs.String("host", serve.Host, "IP `address` to listen on")
+	c := serve.NewCommand("actorapp", stderr)
+	fs := c.FlagSet
 	types := fs.String("types", actorapp.DefaultType, "comma-separated actor `types` this host serves")
 	idle := fs.Duration("idle-timeout", time.Hour, "Dapr's actorIdleTimeout, a Go `duration` (> 0)")
 	timerDue := fs.Duration("timer-due", 0, "register a one-shot timer due after this `duration` at every activation (0: none)")
 	redisAddr := fs.String("redis", os.Getenv(perf.EnvBackendAddr(perf.BackendRedis)), "`host:port` of the Redis holding the activation locks; empty: in-process lock")
 	name := fs.String("name", "actorapp", "this host's `name` in the lock (the PID is added)")
 	fail := fs.Float64("fail-fraction", 0, "`fraction` in [0, 1] of actor method calls answered 500 by the host on its own, outside any fault window (a test's failing host)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return serve.ExitOK
-		}
-		return serve.ExitUsage
+	if code, ok := c.Parse(args); !ok {
+		return code
 	}
-	usage := func(format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "actorapp: "+format+"\n", a...)
-		return serve.ExitUsage
-	}
+	usage := c.Usage
 	switch {
-	case fs.NArg() > 0:
-		return usage("unexpected argument %q: actorapp takes flags only", fs.Arg(0))
-	case serve.CheckPort(*port) != nil:
-		return usage("-port: %v", serve.CheckPort(*port))
 	case *idle <= 0:
 		return usage("-idle-timeout %v: must be > 0", *idle)
 	case *timerDue < 0:
@@ -95,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		o.Lock = l
 	}
-	return serve.ListenAndRun(ctx, "actorapp", *host, *port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+	return serve.ListenAndRun(ctx, "actorapp", c.Host, c.Port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
 		return serve.HTTP(ctx, ln, actorapp.NewHandler(o))
 	})
 }

@@ -10,9 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -25,36 +22,20 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	var port serve.Port
-	fs := flag.NewFlagSet("jobapp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Var(&port, "port", "TCP `port` (0 picks a free port)")
-	host := fs.String("host", serve.Host, "IP `address` to listen on")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return serve.ExitOK
-		}
-		return serve.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		_, _ = fmt.Fprintf(stderr, "jobapp: unexpected argument %q: flags only\n", fs.Arg(0))
-		return serve.ExitUsage
-	}
-	if err := serve.CheckHost(*host); err != nil {
-		_, _ = fmt.Fprintf(stderr, "jobapp: -host: %v\n", err)
-		return serve.ExitUsage
+	c := serve.NewCommand("jobapp", stderr)
+	if code, ok := c.Parse(args); !ok {
+		return code
 	}
 	var o jobapp.Options
 	if p := os.Getenv("DAPR_HTTP_PORT"); p != "" {
 		if _, err := strconv.Atoi(p); err != nil {
-			_, _ = fmt.Fprintf(stderr, "jobapp: DAPR_HTTP_PORT %q: want a port number\n", p)
-			return serve.ExitUsage
+			return c.Usage("DAPR_HTTP_PORT %q: want a port number", p)
 		}
 		o.DaprHTTP = "http://127.0.0.1:" + p
 	}
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()
-	return serve.ListenAndRun(ctx, "jobapp", *host, int(port), stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+	return serve.ListenAndRun(ctx, "jobapp", c.Host, c.Port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
 		return serve.HTTP(ctx, ln, jobapp.NewHandler(o))
 	})
 }

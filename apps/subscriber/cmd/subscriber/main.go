@@ -14,8 +14,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -28,15 +26,9 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	var (
-		o    subscriber.Options
-		port serve.Port
-		host = serve.Host
-	)
-	fs := flag.NewFlagSet("subscriber", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Var(&port, "port", "TCP `port` (0 picks a free port)")
-	fs.StringVar(&host, "host", serve.Host, "IP `address` to listen on")
+	var o subscriber.Options
+	c := serve.NewCommand("subscriber", stderr)
+	fs := c.FlagSet
 	fs.StringVar(&o.PubSub, "pubsub", "", "the pub/sub component `name` (required)")
 	fs.StringVar(&o.Topic, "topic", "", "the `topic` (required)")
 	fs.BoolVar(&o.Bulk, "bulk", false, "subscribe with Dapr's bulk subscribe")
@@ -45,19 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	grpcDelivery := fs.Bool("grpc", false, "take deliveries over gRPC (Dapr's AppCallback, daprd --app-protocol grpc) on the same port as the HTTP stats")
 	fs.StringVar(&o.ConfigurationStore, "configuration-store", "", "subscribe to every key of this configuration store `name` instead of a topic (the configuration mode)")
 	fs.DurationVar(&o.Delay, "delay", 0, "wait this Go `duration` in every delivery call before answering: a slow consumer (reliability tests only)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return serve.ExitOK
-		}
-		return serve.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		_, _ = fmt.Fprintf(stderr, "subscriber: unexpected argument %q: flags only\n", fs.Arg(0))
-		return serve.ExitUsage
-	}
-	if err := serve.CheckHost(host); err != nil {
-		_, _ = fmt.Fprintf(stderr, "subscriber: -host: %v\n", err)
-		return serve.ExitUsage
+	if code, ok := c.Parse(args); !ok {
+		return code
 	}
 	h, err := subscriber.NewHandler(o)
 	if err != nil {
@@ -67,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer h.Close()
 	ctx, stop := serve.SignalContext(context.Background())
 	defer stop()
-	ln, err := serve.ListenOn(host, int(port))
+	ln, err := serve.ListenOn(c.Host, c.Port)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "subscriber: %v\n", err)
 		return serve.ExitError

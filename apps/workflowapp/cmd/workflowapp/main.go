@@ -12,8 +12,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -38,30 +36,18 @@ func fromEnv(prefix, name string) string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("workflowapp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	port := fs.Int("port", 0, "TCP `port` on the host address (0 picks a free port)")
-	host := fs.String("host", serve.Host, "IP `address` to listen on")
+	c := serve.NewCommand("workflowapp", stderr)
+	fs := c.FlagSet
 	grpcAddr := fs.String("dapr-grpc", fromEnv("127.0.0.1:", "DAPR_GRPC_PORT"), "daprd's gRPC API, `host:port` (default from DAPR_GRPC_PORT)")
 	httpAddr := fs.String("dapr-http", fromEnv("http://127.0.0.1:", "DAPR_HTTP_PORT"), "daprd's HTTP API base `URL`, for state_wf (default from DAPR_HTTP_PORT)")
 	store := fs.String("state-store", "statestore", "state store component `name` of state_wf")
 	waitDelay := fs.Duration("wait-delay", 0, "sleep between scheduling and waiting, a Go `duration` (Dapr's app: 500ms)")
 	stateSleep := fs.Duration("state-sleep", 0, "sleep at the end of each state activity, a Go `duration` (Dapr's app: 1s)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return serve.ExitOK
-		}
-		return serve.ExitUsage
+	if code, ok := c.Parse(args); !ok {
+		return code
 	}
-	usage := func(format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "workflowapp: "+format+"\n", a...)
-		return serve.ExitUsage
-	}
+	usage := c.Usage
 	switch {
-	case fs.NArg() > 0:
-		return usage("unexpected argument %q: workflowapp takes flags only", fs.Arg(0))
-	case serve.CheckPort(*port) != nil:
-		return usage("-port: %v", serve.CheckPort(*port))
 	case *grpcAddr == "":
 		return usage("-dapr-grpc: empty and DAPR_GRPC_PORT unset: need daprd's gRPC address")
 	case *waitDelay < 0 || *stateSleep < 0:
@@ -84,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "workflowapp: %v\n", err)
 		return serve.ExitError
 	}
-	return serve.ListenAndRun(ctx, "workflowapp", *host, *port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
+	return serve.ListenAndRun(ctx, "workflowapp", c.Host, c.Port, stdout, stderr, func(ctx context.Context, ln net.Listener) error {
 		return serve.HTTP(ctx, ln, app.Handler())
 	})
 }
