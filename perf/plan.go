@@ -49,6 +49,14 @@ type UpperBounded interface {
 	StepsAreUpperBounds() bool
 }
 
+// SingleBuild is a Plan that runs one daprd build only, even when an A/B run is asked for
+// (DAPR_PERF_DAPRD_B): the growth plan, whose rounds read one sidecar's memory over time and
+// are not interleaved between two builds. The scenarios' platform then starts build A alone.
+type SingleBuild interface {
+	Plan
+	SingleBuild() bool
+}
+
 // RunConfig is one run's configuration as the runner resolved it and the plan completed it
 // (Plan.Configure).
 type RunConfig struct {

@@ -51,6 +51,9 @@ type GrowthPlan struct {
 // Kind is KindGrowth.
 func (*GrowthPlan) Kind() string { return perf.KindGrowth }
 
+// SingleBuild implements perf.SingleBuild: growth rounds are not interleaved between builds.
+func (*GrowthPlan) SingleBuild() bool { return true }
+
 // growthConfig is a GrowthPlan with its defaults and env overrides applied, and its
 // expected-verdicts table read.
 type growthConfig struct {

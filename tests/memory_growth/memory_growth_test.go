@@ -15,5 +15,5 @@ import (
 // schedule. A verdict that differs from expected_verdicts.csv for the daprd version is
 // reported as a changed verdict, not failed.
 func TestMemoryGrowthPerformance(t *testing.T) {
-	scenarios.RunGrowth(t, scenarios.MemoryGrowth())
+	scenarios.Run(t, scenarios.MemoryGrowth())
 }

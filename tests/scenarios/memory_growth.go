@@ -1,11 +1,8 @@
 package scenarios
 
 import (
-	"testing"
-
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/plan"
-	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // The memory-growth variants, as named in reports and asserted by tests/memory_growth.
@@ -106,18 +103,4 @@ func GrowthVariants(sc perf.Scenario) []perf.GrowthVariant {
 		return g.Variants
 	}
 	return nil
-}
-
-// RunGrowth runs the growth scenario g with runner.Run on the platform from the environment,
-// with build A alone: growth rounds are not interleaved between two builds.
-func RunGrowth(t *testing.T, g perf.Scenario) *perf.Report {
-	t.Helper()
-	if planOnly(t) { // no platform constructed: runner.Run prints the plan
-		return runner.Run(t, g)
-	}
-	p, err := platformFromEnv(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runner.Run(t, g, runner.WithPlatform(p))
 }

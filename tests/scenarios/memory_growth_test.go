@@ -44,3 +44,18 @@ func TestMemoryGrowthExpectedVerdictsTable(t *testing.T) {
 	}
 	assert.True(t, slices.Contains(variants, GrowthUniquePathMatch))
 }
+
+// The growth plan runs build A alone in an A/B run (perf.SingleBuild), and the overhead plan
+// both builds: Run picks the platform by it.
+func TestOnlyTheGrowthPlanIsSingleBuild(t *testing.T) {
+	for sc, want := range map[string]bool{"memory_growth": true, "service_invocation": false} {
+		s := MemoryGrowth()
+		if sc == "service_invocation" {
+			s = ServiceInvocation(perf.HTTP)
+		}
+		single, ok := s.Plan.(perf.SingleBuild)
+		if got := ok && single.SingleBuild(); got != want {
+			t.Errorf("%s: single build %v, want %v", sc, got, want)
+		}
+	}
+}

@@ -46,7 +46,8 @@ func platformFromEnv(ab bool) (perf.Platform, error) {
 }
 
 // Run runs sc with runner.Run on the platform from the environment; a bad DAPR_PERF_PLATFORM
-// fails t before anything starts.
+// fails t before anything starts. A plan that runs one build (perf.SingleBuild, the growth
+// plan) gets a local platform without build B.
 // Under DAPR_PERF_PLAN_ONLY=1 no platform is constructed (the local one runs daprd --version):
 // runner.Run prints the plan and returns nil.
 func Run(t *testing.T, sc perf.Scenario, opts ...runner.RunOption) *perf.Report {
@@ -54,7 +55,8 @@ func Run(t *testing.T, sc perf.Scenario, opts ...runner.RunOption) *perf.Report 
 	if planOnly(t) {
 		return runner.Run(t, sc, opts...)
 	}
-	p, err := PlatformFromEnv()
+	single, _ := sc.Plan.(perf.SingleBuild)
+	p, err := platformFromEnv(single == nil || !single.SingleBuild())
 	if err != nil {
 		t.Fatal(err)
 	}
