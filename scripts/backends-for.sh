@@ -19,8 +19,7 @@ redis | postgresql) workflows=$DAPR_PERF_WORKFLOW_BACKEND ;;
 *) workflows="" ;;
 esac
 declare -A table=(
-	[actor_activation]=redis
-	[actor_activation_stores]="redis postgresql"
+	[actor_activation]="redis postgresql"
 	[actor_double_activation]=redis
 	[actor_id_scale]=redis
 	[actor_reminder]=redis

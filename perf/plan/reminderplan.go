@@ -65,12 +65,26 @@ type ReminderPlan struct {
 	RegisterVUs int
 	// TriggerWindow bounds the wait for the fires from the due time (Dapr's 100 s).
 	TriggerWindow time.Duration
+	// Part runs one of Dapr's two tests alone: ReminderRegistration (the fixed-rate
+	// registration load) or ReminderTrigger (the warmup, then the trigger phase, its due time
+	// set from the warmup's achieved rate); "" runs both, the trigger's due time then set from
+	// the registration's rate.
+	Part string
 
 	reminders int // Reminders after the load-override cap, set by configure
 }
 
+// The parts of a ReminderPlan (ReminderPlan.Part).
+const (
+	ReminderRegistration = "registration" // Dapr's TestActorReminderRegistrationPerformance
+	ReminderTrigger      = "trigger"      // Dapr's TestActorReminderTriggerPerformance
+)
+
 // Kind is "reminders".
 func (*ReminderPlan) Kind() string { return perf.KindReminders }
+
+func (rp *ReminderPlan) registers() bool { return rp.Part != ReminderTrigger }
+func (rp *ReminderPlan) triggers() bool  { return rp.Part != ReminderRegistration }
 
 // Bounds of the trigger phase's due time (dueMargin) and its poll period.
 const (
@@ -116,6 +130,9 @@ func (rp *ReminderPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if rp.RegisterVUs < 1 || rp.RegisterVUs > driver.MaxVUsLimit {
 		add(fmt.Errorf("reminder plan: RegisterVUs = %d: must be from 1 to %d", rp.RegisterVUs, driver.MaxVUsLimit))
 	}
+	if rp.Part != "" && rp.Part != ReminderRegistration && rp.Part != ReminderTrigger {
+		add(fmt.Errorf("reminder plan: Part %q: must be %q, %q or empty (both)", rp.Part, ReminderRegistration, ReminderTrigger))
+	}
 	if rp.TriggerWindow <= 0 || rp.TriggerWindow > time.Hour {
 		add(fmt.Errorf("reminder plan: TriggerWindow = %v: must be in (0, 1h]", rp.TriggerWindow))
 	}
@@ -127,11 +144,14 @@ func (rp *ReminderPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 }
 
 func (rp *ReminderPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
-	return []perf.Step{
-		{Name: fmt.Sprintf("warmup, register %d reminders/s x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration},
-		{Name: fmt.Sprintf("registration: %d reminders/s x %v over %d connections", cfg.Main.QPS, cfg.Main.Duration, cfg.Main.Connections), Duration: cfg.Main.Duration},
-		{Name: fmt.Sprintf("trigger: register %d reminders x %d fires, then up to %v for the fires", rp.reminders, rp.FiresPerReminder, rp.TriggerWindow), Duration: 2 * reminderMinLead},
+	steps := []perf.Step{{Name: fmt.Sprintf("warmup, register %d reminders/s x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration}}
+	if rp.registers() {
+		steps = append(steps, perf.Step{Name: fmt.Sprintf("registration: %d reminders/s x %v over %d connections", cfg.Main.QPS, cfg.Main.Duration, cfg.Main.Connections), Duration: cfg.Main.Duration})
 	}
+	if rp.triggers() {
+		steps = append(steps, perf.Step{Name: fmt.Sprintf("trigger: register %d reminders x %d fires, then up to %v for the fires", rp.reminders, rp.FiresPerReminder, rp.TriggerWindow), Duration: 2 * reminderMinLead})
+	}
+	return steps
 }
 
 func (rp *ReminderPlan) Run(s perf.Session) error {
@@ -160,26 +180,34 @@ func (rp *ReminderPlan) Run(s perf.Session) error {
 		return fmt.Errorf("registration: %w", err)
 	}
 
-	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", register %d reminders/s", warm.QPS), warm.Duration); err != nil {
+	warmed, err := runWarmup(s, tester, warm, fmt.Sprintf(", register %d reminders/s", warm.QPS), warm.Duration)
+	if err != nil {
 		return err
 	}
-
-	phase := perf.Step{Name: fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), Duration: main.Duration}
-	res, series, err := measure(s, dep, tester, phase, main, sc.Roles(), "registration")
-	if err != nil {
-		return fmt.Errorf("registration: %w", err)
+	rate := warmed.ActualQPS // the trigger part alone: the warmup's rate sets the due time
+	rep.Params = cfg.Main
+	if rp.registers() {
+		phase := perf.Step{Name: fmt.Sprintf("registration: %d reminders/s to %s", main.QPS, main.Target), Duration: main.Duration}
+		res, series, err := measure(s, dep, tester, phase, main, sc.Roles(), "registration")
+		if err != nil {
+			return fmt.Errorf("registration: %w", err)
+		}
+		rep.Params = res.Params
+		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: "registration", Result: res})
+		rep.Resources = report.SummariseResources([]perf.Round{{Main: res, Resources: series}}, nil)
+		s.Checkpoint("registration")
+		rate = res.ActualQPS
 	}
-	rep.Params = res.Params
-	rep.Loads = append(rep.Loads, perf.NamedLoad{Name: "registration", Result: res})
-	rep.Resources = report.SummariseResources([]perf.Round{{Main: res, Resources: series}}, nil)
-	s.Checkpoint("registration")
+	if !rp.triggers() {
+		return nil
+	}
 
 	// The trigger phase: a due time the registration's own rate can meet.
 	rr := &perf.ReminderReport{ActorType: rp.ActorType, Reminders: rp.reminders, RequestedReminders: rp.Reminders,
 		FiresPerReminder: rp.FiresPerReminder, PeriodSeconds: rp.Period.Seconds(), TTLSeconds: rp.TTL.Seconds(),
 		ExpectedFires: int64(rp.reminders) * int64(rp.FiresPerReminder), WindowSeconds: rp.TriggerWindow.Seconds()}
 	rep.Reminders = rr
-	lead := reminderLead(rp.reminders, res.ActualQPS)
+	lead := reminderLead(rp.reminders, rate)
 	start := time.Now()
 	due := start.Add(lead).Truncate(time.Second).Add(time.Second) // whole seconds: RFC 3339 without fraction
 	rr.Due, rr.LeadSeconds = due, due.Sub(start).Seconds()
@@ -188,7 +216,7 @@ func (rp *ReminderPlan) Run(s perf.Session) error {
 		return fmt.Errorf("trigger registration: %w", err)
 	}
 	reg.Payload = rp.triggerBody(due)
-	phase = perf.Step{Name: fmt.Sprintf("trigger: register %d reminders due %s (%.0f s ahead), %d VUs", rp.reminders, due.Format(time.RFC3339), rr.LeadSeconds, rp.RegisterVUs), Duration: lead}
+	phase := perf.Step{Name: fmt.Sprintf("trigger: register %d reminders due %s (%.0f s ahead), %d VUs", rp.reminders, due.Format(time.RFC3339), rr.LeadSeconds, rp.RegisterVUs), Duration: lead}
 	regRes, err := runPhase(s, tester, phase, reg)
 	if err != nil {
 		return fmt.Errorf("trigger registration: %w", err)
@@ -253,7 +281,11 @@ func (rp *ReminderPlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	r.Validity = perf.Validity{Valid: true}
 	addRunError(r, "reminders", runErr)
-	if finishCounted(r, r.Reminders != nil && r.Reminders.WindowSeconds != 0, "the trigger phase did not complete") && r.Reminders.RegistrationOverran {
+	done, notDone := r.Reminders != nil && r.Reminders.WindowSeconds != 0, "the trigger phase did not complete"
+	if rp.Part == ReminderRegistration {
+		done, notDone = len(r.Loads) == 1, "the registration phase did not complete"
+	}
+	if finishCounted(r, done, notDone) && r.Reminders != nil && r.Reminders.RegistrationOverran {
 		r.Validity = perf.Validity{Reasons: []string{fmt.Sprintf("the trigger registration took %.1f s, past the due time %.1f s after its start: late reminders fired at once, so the trigger rate is not Dapr's", r.Reminders.RegisteredSeconds, r.Reminders.LeadSeconds)}}
 	}
 	if len(r.Loads) > 0 && r.Loads[0].RequestedQPS > 0 && r.Loads[0].QPSRatio() < report.MinValidQPSRatio {

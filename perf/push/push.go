@@ -38,13 +38,17 @@ const (
 // version, and every metric carries the run's id as its run_id label.
 const PushJob = "daprperf"
 
-// PerfTestName is the value of the perf_test grouping label for a scenario and transport:
-// Dapr's spelling of its perf test names (tests/perf/*: "service-invocation-http",
-// "service-invocation-grpc"), that is the scenario name with '_' as '-', then the transport.
-// Dapr's Grafana dashboard (tests/grafana/grafana-perf-test-dashboard.json) selects a run's
-// gauges with perf_test="$perf_test", so this label makes that dashboard work with our push.
+// PerfTestName is the value of the perf_test grouping label for a scenario and transport: the
+// label Dapr's own tests push under (dapr/dapr tests/perf, their testLabel), which its Grafana
+// dashboard (tests/grafana/grafana-perf-test-dashboard.json) selects with perf_test="$perf_test".
+// Dapr spells service invocation's "service-invocation-http" and "service-invocation-grpc",
+// and state get's "state_get_http" (its package name); every other scenario here follows the
+// package form, "<test>_<transport>" ("state_get_redis_http", "memory_growth_http").
 func PerfTestName(test string, transport perf.Protocol) string {
-	return strings.ReplaceAll(test, "_", "-") + "-" + string(transport)
+	if test == "service_invocation" {
+		return "service-invocation-" + string(transport)
+	}
+	return test + "_" + string(transport)
 }
 
 // DefaultPushTimeout bounds a whole push (connect, send, answer) when PushConfig.Client is nil.

@@ -574,3 +574,24 @@ func TestPushRejectsAnInvalidURL(t *testing.T) {
 		t.Errorf("Push to a URL with credentials: %v; want an error without the password", err)
 	}
 }
+
+// perf_test carries the label Dapr's own tests push under, which its dashboard selects:
+// service-invocation-<transport> and state_get_http (dapr/dapr tests/perf, testLabel); the
+// other scenarios follow the package form.
+func TestPerfTestName(t *testing.T) {
+	for _, tc := range []struct {
+		test      string
+		transport perf.Protocol
+		want      string
+	}{
+		{"service_invocation", perf.HTTP, "service-invocation-http"},
+		{"service_invocation", perf.GRPC, "service-invocation-grpc"},
+		{"state_get", perf.HTTP, "state_get_http"},
+		{"state_get_redis", perf.GRPC, "state_get_redis_grpc"},
+		{"memory_growth", perf.HTTP, "memory_growth_http"},
+	} {
+		if got := PerfTestName(tc.test, tc.transport); got != tc.want {
+			t.Errorf("PerfTestName(%q, %q) = %q, want %q", tc.test, tc.transport, got, tc.want)
+		}
+	}
+}

@@ -459,7 +459,7 @@ func TestPushGatewayTakesAGrowthRun(t *testing.T) {
 	if err := Push(ctx, PushConfig{URL: g.URL}, rep); err != nil {
 		t.Fatalf("Push: %v", err)
 	}
-	grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "memory-growth-http", "test": "memory_growth_http", "version": "1.17.5"})
+	grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "memory_growth_http", "test": "memory_growth_http", "version": "1.17.5"})
 	got := pgwSeries(t, grp, rep.RunID)
 	want := pushWantCommon(t, rep)
 	want[pushSeries("daprperf_growth_threshold_bytes_per_1000_requests", nil)] = rep.Growth.ThresholdKiBPer1000 * 1024

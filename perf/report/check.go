@@ -104,8 +104,14 @@ func (jobsKind) Missing(r *perf.Report) []string {
 }
 
 func (remindersKind) Missing(r *perf.Report) []string {
-	if r.Reminders == nil || r.Reminders.Registered == 0 {
-		return []string{"no reminder registered (reminders)"}
+	if r.Reminders == nil { // the registration part alone (ReminderPlan.Part): its load
+		if len(r.Loads) == 0 || r.Loads[0].Name != "registration" {
+			return []string{"no registration load and no trigger phase (reminders)"}
+		}
+		return measuredLoads(r, 1)
+	}
+	if r.Reminders.Registered == 0 {
+		return []string{"no reminder registered for the trigger phase (reminders)"}
 	}
 	return nil
 }

@@ -58,3 +58,35 @@ func TestCheckEveryFixture(t *testing.T) {
 		}
 	}
 }
+
+// Dapr's two reminder tests run alone (plan.ReminderPlan.Part): a registration-only report is
+// complete with its registration load and no trigger section, and each part says in its header
+// which test it is.
+func TestReminderPartsAreComplete(t *testing.T) {
+	full, err := report.ReadReport(filepath.Join("..", "..", "charts", "testdata", "loads", "actor_reminder", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Loads[0].Name != "registration" || full.Reminders == nil {
+		t.Fatalf("fixture: loads %v, reminders %v: want a registration load and a trigger phase", full.Loads[0].Name, full.Reminders != nil)
+	}
+	kind := report.KindOf(full)
+	reg := *full
+	reg.Reminders, reg.Loads = nil, full.Loads[:1]
+	if got := report.Check(&reg, ""); len(got) != 0 {
+		t.Errorf("registration part: Check = %q, want complete", got)
+	}
+	if h := kind.Header(&reg); !strings.Contains(h, "Dapr's registration test alone") {
+		t.Errorf("registration part: header %q", h)
+	}
+	trig := *full
+	trig.Loads = full.Loads[1:]
+	if h := kind.Header(&trig); !strings.Contains(h, "Dapr's trigger test alone") {
+		t.Errorf("trigger part: header %q", h)
+	}
+	none := *full
+	none.Reminders, none.Loads = nil, nil
+	if got := report.Check(&none, ""); len(got) == 0 {
+		t.Error("a reminder report with neither part is complete")
+	}
+}

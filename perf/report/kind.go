@@ -243,8 +243,14 @@ type remindersKind struct{ kindBase }
 func (remindersKind) Name() string { return perf.KindReminders }
 
 func (remindersKind) Header(r *perf.Report) string {
-	return fmt.Sprintf("reminder plan: registration at %d requests/s x %v over %d connections, then a trigger phase",
-		r.Params.QPS, r.Params.Duration, r.Params.Connections)
+	registration := fmt.Sprintf("registration at %d requests/s x %v over %d connections", r.Params.QPS, r.Params.Duration, r.Params.Connections)
+	switch registered := len(r.Loads) > 0 && r.Loads[0].Name == "registration"; {
+	case registered && r.Reminders == nil:
+		return "reminder plan: " + registration + " (Dapr's registration test alone)"
+	case !registered && r.Reminders != nil:
+		return fmt.Sprintf("reminder plan: a trigger phase of %d reminders (Dapr's trigger test alone)", r.Reminders.Reminders)
+	}
+	return "reminder plan: " + registration + ", then a trigger phase"
 }
 
 func (remindersKind) Figures(r *perf.Report, f *perf.Figures) {

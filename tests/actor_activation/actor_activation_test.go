@@ -8,6 +8,15 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-func TestActorActivationPerformance(t *testing.T) {
-	scenarios.Run(t, scenarios.ActorActivation())
+// TestActorActivate is Dapr's actor_activation: new actor ids activated through the tester's
+// daprd at a fixed rate. Subtests: "actor_activation", Dapr's (the in-memory actor state
+// store), then "actor_activation_redis" and "actor_activation_postgresql", the same load with
+// the actor state on Redis and on PostgreSQL v2 (scenarios.ActorActivationOn).
+func TestActorActivate(t *testing.T) {
+	sc := scenarios.ActorActivation()
+	t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
+	for _, store := range scenarios.ActorStateStores {
+		sc := scenarios.ActorActivationOn(store)
+		t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
+	}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-// TestActorDoubleActivationPerformance: three actor host replicas, one actor id under ramped
+// TestActorDoubleActivation: three actor host replicas, one actor id under ramped
 // VUs, then 50 ms delay and 10 % 500s on its host for 15 s (scenarios.ActorDoubleActivation).
-func TestActorDoubleActivationPerformance(t *testing.T) {
+func TestActorDoubleActivation(t *testing.T) {
 	scenarios.Run(t, scenarios.ActorDoubleActivation())
 }

@@ -8,6 +8,6 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-func TestActorTimerPerformance(t *testing.T) {
+func TestActorTimerWithStatePerformance(t *testing.T) {
 	scenarios.Run(t, scenarios.ActorTimer())
 }

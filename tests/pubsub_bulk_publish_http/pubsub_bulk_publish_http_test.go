@@ -9,10 +9,10 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-// TestBulkPubsubPublishHttpPerformance is Dapr's pubsub_bulk_publish_http: 100 single
+// TestPubsubBulkPublishHttpPerformance is Dapr's pubsub_bulk_publish_http: 100 single
 // publishes per request against one bulk publish of 100, with and without CloudEvents, on each
 // broker ("pubsub_bulk_publish", "pubsub_bulk_publish_raw", "pubsub_bulk_publish_redis", ...).
-func TestBulkPubsubPublishHttpPerformance(t *testing.T) {
+func TestPubsubBulkPublishHttpPerformance(t *testing.T) {
 	for _, b := range scenarios.PublishBrokers {
 		for _, raw := range []bool{false, true} {
 			sc := scenarios.PubSubBulkPublish(perf.HTTP, b, raw)

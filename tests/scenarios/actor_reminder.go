@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -84,6 +85,40 @@ func ActorReminder() perf.Scenario {
 			doubleActivationGate, actorErrorsGate,
 		},
 	}
+}
+
+// ActorReminderRegistration is Dapr's TestActorReminderRegistrationPerformance alone: the
+// warmup and the registration load of ActorReminder, its bounds those of the registration
+// (achieved rate, errors, restarts, the host's), under the test name
+// "actor_reminder_registration".
+func ActorReminderRegistration() perf.Scenario {
+	return reminderPart(plan.ReminderRegistration, "reminders.")
+}
+
+// ActorReminderTrigger is Dapr's TestActorReminderTriggerPerformance alone: the warmup, then
+// ActorReminder's trigger phase, the due time set from the warmup's achieved rate; its bounds
+// those of the fires (trigger rate, none missing, errors, restarts, the host's), under the test
+// name "actor_reminder_trigger".
+func ActorReminderTrigger() perf.Scenario {
+	return reminderPart(plan.ReminderTrigger, "qps")
+}
+
+// reminderPart is ActorReminder running part alone, without the thresholds whose figure starts
+// with drop (the other part's).
+func reminderPart(part, drop string) perf.Scenario {
+	sc := ActorReminder()
+	sc.Test += "_" + part
+	rp := *sc.Plan.(*plan.ReminderPlan)
+	rp.Part = part
+	sc.Plan = &rp
+	var keep []perf.Threshold
+	for _, th := range sc.Thresholds {
+		if !strings.HasPrefix(th.Figure, drop) {
+			keep = append(keep, th)
+		}
+	}
+	sc.Thresholds = keep
+	return sc
 }
 
 // loadOverridden reports whether DAPR_PERF_QPS or DAPR_TEST_DURATION is set (the CI smoke):

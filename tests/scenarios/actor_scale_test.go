@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 func threshold(t *testing.T, sc perf.Scenario, figure string) perf.Threshold {
@@ -74,6 +75,33 @@ func TestActorReminderScenario(t *testing.T) {
 	assert.InDelta(t, 16.0, threshold(t, sc, "qps").Limit, 1e-9, "480 x 100/3000")
 	assert.True(t, threshold(t, sc, "reminders.triggerRate").WarnOnly)
 	assert.False(t, threshold(t, sc, "reminders.missing").WarnOnly)
+}
+
+// Dapr's two reminder tests, each alone: the registration keeps the rate bound and none of the
+// trigger's; the trigger the reverse; both keep errors and restarts; the test names differ, so
+// their result files do not share a folder.
+func TestActorReminderParts(t *testing.T) {
+	figures := func(sc perf.Scenario) []string {
+		var out []string
+		for _, th := range sc.Thresholds {
+			out = append(out, th.Figure)
+		}
+		return out
+	}
+	reg, trig := ActorReminderRegistration(), ActorReminderTrigger()
+	assert.Equal(t, "actor_reminder_registration", reg.Test)
+	assert.Equal(t, "actor_reminder_trigger", trig.Test)
+	assert.Equal(t, plan.ReminderRegistration, reg.Plan.(*plan.ReminderPlan).Part)
+	assert.Equal(t, plan.ReminderTrigger, trig.Plan.(*plan.ReminderPlan).Part)
+	assert.Empty(t, ActorReminder().Plan.(*plan.ReminderPlan).Part, "ActorReminder itself runs both parts")
+	for _, f := range []string{"errors", "restarts", "qps"} {
+		assert.Contains(t, figures(reg), f)
+	}
+	for _, f := range []string{"errors", "restarts", "reminders.triggerRate", "reminders.missing"} {
+		assert.Contains(t, figures(trig), f)
+	}
+	assert.NotContains(t, figures(reg), "reminders.missing")
+	assert.NotContains(t, figures(trig), "qps")
 }
 
 func TestActorActivationOnStores(t *testing.T) {

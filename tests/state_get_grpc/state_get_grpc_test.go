@@ -9,9 +9,9 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-// TestStateGetGRPCPerformance runs state_get over grpc on each store, one subtest per
+// TestStateGetGrpcPerformance runs state_get over grpc on each store, one subtest per
 // store: in-memory (Dapr's no-op baseline), redis and postgresql (direct-to-store baseline).
-func TestStateGetGRPCPerformance(t *testing.T) {
+func TestStateGetGrpcPerformance(t *testing.T) {
 	for _, store := range scenarios.StateStores {
 		sc := scenarios.StateGet(perf.GRPC, store)
 		t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
