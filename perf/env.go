@@ -55,7 +55,8 @@ type Env struct {
 	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
 
 	// The workflow scenarios (tests/workflows).
-	WorkflowBackend *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"in-memory" desc:"the workflows' actor state store (Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME)"`
+	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"in-memory" desc:"the workflows' actor state store"`
+	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" oneof:"in-memory inmemory redis postgres postgresql" accepts:"in-memory (or inmemory), redis, postgres or postgresql" unset:"unset" desc:"Dapr's name for DAPR_PERF_WORKFLOW_BACKEND, used when that is unset (postgres is postgresql); both set to different stores is an error"`
 
 	// The run's record and its push.
 	RunID        *string `envconfig:"DAPR_PERF_RUN_ID" accepts:"letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters" unset:"UTC time and 4 hex digits (one per make perf, or per test binary)" desc:"the run's id and folder"`
@@ -255,4 +256,57 @@ func EnvTableMarkdown() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", v.Name, v.Accepts, v.Default, v.Desc)
 	}
 	return b.String()
+}
+
+// UnknownEnv names each variable of environ ("NAME=value" pairs, as os.Environ gives them)
+// that starts with DAPR_PERF_ but is none of Env's, with the nearest of Env's names when one is
+// within three edits (a typo), one line each; daprperf ignores such a variable, so a run says
+// so instead of silently running at its default. Nil when there is none.
+func UnknownEnv(environ []string) []string {
+	known := map[string]bool{}
+	var names []string
+	for _, v := range EnvVars() {
+		known[v.Name] = true
+		names = append(names, v.Name)
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "DAPR_PERF_") || known[name] {
+			continue
+		}
+		msg := name + " is set, but daprperf reads no variable of that name: ignored"
+		best, dist := "", 4
+		for _, n := range names {
+			if d := editDistance(name, n); d < dist {
+				best, dist = n, d
+			}
+		}
+		if best != "" {
+			msg += " (did you mean " + best + "?)"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b (insertions, deletions, substitutions).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -68,3 +68,19 @@ func TestLoadEnvNamesEveryBadVariable(t *testing.T) {
 	assert.Equal(t, "", Val(env.OverheadGate), "set but empty text counts as unset")
 	assert.Equal(t, 1.0, *env.MinQPSRatio)
 }
+
+// A DAPR_PERF_ variable daprperf does not read is named, with the nearest known name for a
+// typo; known variables and other prefixes are left alone.
+func TestUnknownEnv(t *testing.T) {
+	got := UnknownEnv([]string{"DAPR_PERF_QSP=100", "DAPR_PERF_QPS=100", "DAPR_PERF_SOMETHING_ELSE=1", "DAPRPERF_CHILD=1", "PATH=/bin", "DAPR_TEST_DURATION=10s"})
+	want := []string{
+		"DAPR_PERF_QSP is set, but daprperf reads no variable of that name: ignored (did you mean DAPR_PERF_QPS?)",
+		"DAPR_PERF_SOMETHING_ELSE is set, but daprperf reads no variable of that name: ignored",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("UnknownEnv = %q, want %q", got, want)
+	}
+	if d := editDistance("kitten", "sitting"); d != 3 {
+		t.Errorf("editDistance(kitten, sitting) = %d, want 3", d)
+	}
+}

@@ -13,9 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all="redis postgresql rabbitmq mqtt"
-# workflows runs on the one backend DAPR_PERF_WORKFLOW_BACKEND names (tests/scenarios/workflows.go).
-case ${DAPR_PERF_WORKFLOW_BACKEND:-in-memory} in
-redis | postgresql) workflows=$DAPR_PERF_WORKFLOW_BACKEND ;;
+# workflows runs on the one backend DAPR_PERF_WORKFLOW_BACKEND names, or Dapr's
+# DAPR_PERF_WORKFLOW_BACKEND_NAME when that is unset (tests/scenarios/workflows.go).
+case ${DAPR_PERF_WORKFLOW_BACKEND:-${DAPR_PERF_WORKFLOW_BACKEND_NAME:-in-memory}} in
+redis) workflows=redis ;;
+postgres | postgresql) workflows=postgresql ;;
 *) workflows="" ;;
 esac
 declare -A table=(

@@ -63,7 +63,7 @@ func TestStartFailsNamed(t *testing.T) {
 
 // envHold makes TestHoldForSignal bring a cluster up and wait for a signal; only
 // TestSIGINT sets it, for its child process.
-const envHold = "DAPR_PERF_KUBE_NODE_HOLD"
+const envHold = "DAPRPERF_KUBE_NODE_HOLD_CHILD"
 
 // TestHoldForSignal is TestSIGINT's child: it brings a cluster up, prints "cluster ready",
 // and waits. Start's handler tears the cluster down at SIGINT and exits 130.

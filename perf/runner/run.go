@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -74,6 +75,10 @@ func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 	cfg, err := newRunConfig(sc, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, u := range perf.UnknownEnv(os.Environ()) { // a misspelled variable: said, and kept in the result
+		t.Logf("warning: %s", u)
+		cfg.Notes = append(cfg.Notes, u)
 	}
 	if stepDownPossible(sc, cfg) {
 		return runLadder(t, sc, cfg)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +91,29 @@ func TestConfigurationScenarios(t *testing.T) {
 		}
 	}
 	assert.Len(t, paths, 6)
+}
+
+// Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME picks the workflows' store when ours is unset;
+// postgres is postgresql; two different stores, or an unknown one, are errors naming the
+// variables.
+func TestWorkflowBackendFromEnv(t *testing.T) {
+	for _, tc := range []struct{ ours, dapr, want, err string }{
+		{want: "in-memory"},
+		{ours: "redis", want: "redis"},
+		{dapr: "postgres", want: "postgresql"},
+		{dapr: "inmemory", want: "in-memory"},
+		{ours: "postgresql", dapr: "postgres", want: "postgresql"},
+		{ours: "redis", dapr: "postgres", err: "name different stores"},
+		{dapr: "cosmosdb", err: "DAPR_PERF_WORKFLOW_BACKEND_NAME"},
+	} {
+		t.Setenv(EnvWorkflowBackend, tc.ours)
+		t.Setenv(EnvWorkflowBackendName, tc.dapr)
+		got, err := WorkflowBackendFromEnv()
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q, %q: error %v, want one with %q", tc.ours, tc.dapr, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("%q, %q: %q, %v; want %q", tc.ours, tc.dapr, got, err, tc.want)
+		}
+	}
 }

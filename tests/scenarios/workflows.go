@@ -38,23 +38,43 @@ var WorkflowBackends = map[string]perf.ComponentType{
 }
 
 // EnvWorkflowBackend picks the workflow scenarios' backend: in-memory (default), redis or
-// postgresql. Dapr's suite reads DAPR_PERF_WORKFLOW_BACKEND_NAME the same way (one backend
-// per run of the package).
-const EnvWorkflowBackend = "DAPR_PERF_WORKFLOW_BACKEND"
+// postgresql. Dapr's suite names its backend in DAPR_PERF_WORKFLOW_BACKEND_NAME
+// (EnvWorkflowBackendName), read here when this one is unset.
+const (
+	EnvWorkflowBackend     = "DAPR_PERF_WORKFLOW_BACKEND"
+	EnvWorkflowBackendName = "DAPR_PERF_WORKFLOW_BACKEND_NAME"
+)
 
-// WorkflowBackendFromEnv returns DAPR_PERF_WORKFLOW_BACKEND, "in-memory" when unset, or an
-// error naming the variable and what it accepts.
+// daprBackendNames are the values of Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME, as this package's
+// backends.
+var daprBackendNames = map[string]string{"in-memory": "in-memory", "inmemory": "in-memory", "redis": "redis", "postgres": "postgresql", "postgresql": "postgresql"}
+
+// WorkflowBackendFromEnv returns DAPR_PERF_WORKFLOW_BACKEND, else Dapr's
+// DAPR_PERF_WORKFLOW_BACKEND_NAME as one of ours, else "in-memory"; an error names the
+// variable and what it accepts, or both variables when they name different stores.
 func WorkflowBackendFromEnv() (string, error) {
 	env, err := perf.LoadEnv()
 	if err != nil {
 		return "", err
 	}
-	b := perf.Val(env.WorkflowBackend)
+	b, dapr := perf.Val(env.WorkflowBackend), perf.Val(env.WorkflowBackendName)
+	if b != "" {
+		if _, ok := WorkflowBackends[b]; !ok {
+			return "", fmt.Errorf("%s=%q: must be in-memory, redis or postgresql", EnvWorkflowBackend, b)
+		}
+	}
+	if dapr != "" {
+		d, ok := daprBackendNames[dapr]
+		switch {
+		case !ok:
+			return "", fmt.Errorf("%s=%q: must be in-memory (or inmemory), redis, postgres or postgresql", EnvWorkflowBackendName, dapr)
+		case b != "" && b != d:
+			return "", fmt.Errorf("%s=%q and %s=%q name different stores: set one", EnvWorkflowBackend, b, EnvWorkflowBackendName, dapr)
+		}
+		b = d
+	}
 	if b == "" {
 		return "in-memory", nil
-	}
-	if _, ok := WorkflowBackends[b]; !ok {
-		return "", fmt.Errorf("%s=%q: must be in-memory, redis or postgresql", EnvWorkflowBackend, b)
 	}
 	return b, nil
 }
