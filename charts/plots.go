@@ -564,10 +564,15 @@ func overheadChart(rep *perf.Report) (*figure, error) {
 	return markInvalid(fig, rep), nil
 }
 
-// opText is "≤" or "≥" for a threshold's operator.
+// opText is "≤", "≥", "<" or ">" for a threshold's operator.
 func opText(op perf.Op) string {
-	if op == perf.AtLeast {
+	switch op {
+	case perf.AtLeast:
 		return "≥"
+	case perf.Below:
+		return "<"
+	case perf.Above:
+		return ">"
 	}
 	return "≤"
 }

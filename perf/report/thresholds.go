@@ -19,9 +19,11 @@ import (
 // Every invalid value is an error naming the variable, its value and what it accepts.
 func ThresholdsFromEnv(base []perf.Threshold) ([]perf.Threshold, error) {
 	out := append([]perf.Threshold(nil), base...)
+	// set replaces the scenario's bound on the same figure from the same side (an upper bound
+	// replaces an upper bound: overhead.p90 has Dapr's lower bound, > 0, too), or adds th.
 	set := func(th perf.Threshold) {
 		for i := range out {
-			if out[i].Figure == th.Figure {
+			if out[i].Figure == th.Figure && out[i].Op.Upper() == th.Op.Upper() {
 				out[i] = th
 				return
 			}

@@ -23,6 +23,10 @@ func Evaluate(thresholds []perf.Threshold, figures map[string]float64) []perf.Ve
 				v.Pass = v.Got <= th.Limit
 			case perf.AtLeast:
 				v.Pass = v.Got >= th.Limit
+			case perf.Below:
+				v.Pass = v.Got < th.Limit
+			case perf.Above:
+				v.Pass = v.Got > th.Limit
 			}
 		}
 		out = append(out, v)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/daprperf/daprperf/perf"
@@ -11,16 +12,41 @@ import (
 
 func TestEvaluateAndString(t *testing.T) {
 	vs := Evaluate(perf.DefaultThresholds(perf.HTTP), map[string]float64{"errors": 0, "restarts": 1, "qps.ratio": 0.995, "overhead.p90": 0.00148})
-	require.Len(t, vs, 4)
+	require.Len(t, vs, 5)
 	assert.Equal(t, "errors = 0, at most 0 (Dapr v1.17 perf suite): pass", vs[0].String())
 	assert.Equal(t, "restarts = 1, at most 0 (Dapr v1.17 perf suite): FAIL", vs[1].String())
 	assert.True(t, vs[2].Pass)
-	assert.Equal(t, "overhead.p90 = 1.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): pass", vs[3].String())
+	assert.Equal(t, "overhead.p90 = 1.480 ms, above 0.000 ms (Dapr v1.17 perf suite: the sidecars add time): pass", vs[3].String())
+	assert.Equal(t, "overhead.p90 = 1.480 ms, at most 2.000 ms (Dapr v1.17 perf suite): pass", vs[4].String())
 
 	missing := Evaluate(perf.DefaultThresholds(perf.GRPC), map[string]float64{})
 	assert.False(t, missing[0].Pass, "a figure that was not measured fails")
-	assert.Contains(t, missing[3].String(), "not measured")
-	assert.InDelta(t, 0.0025, missing[3].Limit, 1e-12, "gRPC p90 bound")
+	assert.Contains(t, missing[4].String(), "not measured")
+	assert.InDelta(t, 0.0025, missing[4].Limit, 1e-12, "gRPC p90 bound")
+}
+
+// Dapr's comparisons, strict and not, at their limits: > 0.99 fails at exactly 0.99, <= 2 ms
+// passes at exactly 2 ms, > 0 fails at 0 (a sidecar that adds no time), < 15 ms fails at 15 ms.
+func TestStrictAndNonStrictBounds(t *testing.T) {
+	for _, tc := range []struct {
+		op          perf.Op
+		limit, got  float64
+		pass, upper bool
+	}{
+		{perf.Above, 0.99, 0.99, false, false},
+		{perf.Above, 0.99, 0.9901, true, false},
+		{perf.AtLeast, 0.99, 0.99, true, false},
+		{perf.AtMost, 0.002, 0.002, true, true},
+		{perf.Above, 0, 0, false, false},
+		{perf.Above, 0, -0.0001, false, false},
+		{perf.Below, 0.015, 0.015, false, true},
+		{perf.Below, 0.015, 0.0149, true, true},
+	} {
+		v := Evaluate([]perf.Threshold{{Figure: "f", Op: tc.op, Limit: tc.limit}}, map[string]float64{"f": tc.got})
+		if v[0].Pass != tc.pass || tc.op.Upper() != tc.upper {
+			t.Errorf("%v %v %v: pass %v, upper %v; want %v, %v", tc.got, tc.op, tc.limit, v[0].Pass, tc.op.Upper(), tc.pass, tc.upper)
+		}
+	}
 }
 
 func TestThresholdsFromEnv(t *testing.T) {
@@ -38,6 +64,13 @@ func TestThresholdsFromEnv(t *testing.T) {
 	}
 	assert.InDelta(t, 0.006, byFigure["overhead.p90"].Limit, 1e-12)
 	assert.Equal(t, "DAPR_PERF_MAX_OVERHEAD_P90", byFigure["overhead.p90"].Source)
+	var p90 []string
+	for _, th := range ths {
+		if th.Figure == "overhead.p90" {
+			p90 = append(p90, fmt.Sprintf("%s %g", th.Op, th.Limit))
+		}
+	}
+	assert.Equal(t, []string{"above 0", "at most 0.006"}, p90, "the override replaces Dapr's upper bound and keeps its lower one")
 	assert.InDelta(t, 0.02, byFigure["overhead.p99.9"].Limit, 1e-12)
 	assert.True(t, byFigure["overhead.p99.9"].WarnOnly)
 	assert.Equal(t, 0.95, byFigure["qps.ratio"].Limit)
@@ -92,7 +125,7 @@ func TestEnvBoundOnlyWhereMeasured(t *testing.T) {
 	ths, err = ThresholdsFromEnv(perf.DefaultThresholds(perf.HTTP))
 	require.NoError(t, err)
 	vs = Evaluate(ths, map[string]float64{"errors": 0, "restarts": 0, "overhead.p90": 0.001})
-	require.Len(t, vs, 4)
+	require.Len(t, vs, 5)
 	assert.Equal(t, "qps.ratio", vs[2].Figure)
 	assert.False(t, vs[2].Pass, "a replaced bound on a missing figure still fails")
 	assert.Equal(t, perf.EnvMinQPSRatio, vs[2].Source)

@@ -68,9 +68,9 @@ func ActorActivation() perf.Scenario {
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: actorDaprSource},
 			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: actorDaprSource},
-			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: actorDaprSource},
-			{Figure: "latency.p90", Op: perf.AtMost, Limit: 0.015, Source: actorDaprSource + ": p90 < 15 ms"},
-			{Figure: "latency.p99", Op: perf.AtMost, Limit: 0.035, Source: actorDaprSource + ": p99 < 35 ms"},
+			{Figure: "qps.ratio", Op: perf.Above, Limit: 0.99, Source: actorDaprSource},
+			{Figure: "latency.p90", Op: perf.Below, Limit: 0.015, Source: actorDaprSource + ": p90 < 15 ms"},
+			{Figure: "latency.p99", Op: perf.Below, Limit: 0.035, Source: actorDaprSource + ": p99 < 35 ms"},
 			doubleActivationGate, actorErrorsGate,
 		},
 	}

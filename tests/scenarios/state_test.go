@@ -27,7 +27,7 @@ func TestStateScenarios(t *testing.T) {
 				assert.Equal(t, want, sc.Baseline.Operation.BaselineKind(), path)
 				assert.False(t, sc.Baseline.ThroughSidecar, path)
 				assert.True(t, sc.Main.ThroughSidecar, path)
-				require.Len(t, sc.Thresholds, 4, path)
+				require.Len(t, sc.Thresholds, 5, path)
 				for _, th := range sc.Thresholds {
 					assert.Contains(t, th.Source, "state_get_http/_grpc", path)
 				}
