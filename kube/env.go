@@ -102,6 +102,52 @@ func imagesFromEnv() (Images, error) {
 	return im, im.validate(regVar, tagVar)
 }
 
+// sidecarResourcesFromEnv reads Dapr's DAPR_SIDECAR_CPU_LIMIT, _CPU_REQUEST, _MEMORY_LIMIT and
+// _MEMORY_REQUEST: the resources of every sidecar whose scenario sets none. A value that is
+// not a Kubernetes quantity is an error naming the variable.
+func sidecarResourcesFromEnv() (perf.Resources, error) {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return perf.Resources{}, err
+	}
+	r := perf.Resources{CPULimit: perf.Val(env.SidecarCPULimit), CPURequest: perf.Val(env.SidecarCPUReq),
+		MemoryLimit: perf.Val(env.SidecarMemLimit), MemoryRequest: perf.Val(env.SidecarMemReq)}
+	if err := checkResources(r); err != nil {
+		names := map[string]string{"CPULimit": "DAPR_SIDECAR_CPU_LIMIT", "CPURequest": "DAPR_SIDECAR_CPU_REQUEST",
+			"MemoryLimit": "DAPR_SIDECAR_MEMORY_LIMIT", "MemoryRequest": "DAPR_SIDECAR_MEMORY_REQUEST"}
+		msg := err.Error()
+		for field, name := range names {
+			if strings.HasPrefix(msg, field+" ") {
+				msg = name + strings.TrimPrefix(msg, field)
+			}
+		}
+		return perf.Resources{}, fmt.Errorf("%s: must be a Kubernetes quantity such as 500m, 4.0 or 512Mi", msg)
+	}
+	return r, nil
+}
+
+// withSidecarDefaults is apps with def filling each sidecar resource its scenario leaves empty.
+func withSidecarDefaults(apps []perf.App, def perf.Resources) []perf.App {
+	out := make([]perf.App, len(apps))
+	for i, a := range apps {
+		if a.Sidecar != nil {
+			s := *a.Sidecar
+			fill := func(v *string, d string) {
+				if *v == "" {
+					*v = d
+				}
+			}
+			fill(&s.Resources.CPULimit, def.CPULimit)
+			fill(&s.Resources.CPURequest, def.CPURequest)
+			fill(&s.Resources.MemoryLimit, def.MemoryLimit)
+			fill(&s.Resources.MemoryRequest, def.MemoryRequest)
+			a.Sidecar = &s
+		}
+		out[i] = a
+	}
+	return out
+}
+
 // serviceTypeFromEnv reads EnvServiceType; unset is ClusterIP.
 func serviceTypeFromEnv() (corev1.ServiceType, error) {
 	env, err := perf.LoadEnv()

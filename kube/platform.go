@@ -30,6 +30,8 @@ type Platform struct {
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
 	nodeSelector  map[string]string
+	// sidecarDefaults fill the sidecar resources a scenario leaves empty (DAPR_SIDECAR_*).
+	sidecarDefaults perf.Resources
 }
 
 var _ perf.Platform = (*Platform)(nil)
@@ -73,7 +75,7 @@ const DefaultDeleteTimeout = 2 * time.Minute
 
 // New returns the Kubernetes platform. Without options it reads EnvKubeconfig (or the
 // in-cluster configuration), EnvImageRegistry and EnvImageTag (or Dapr's EnvDaprTestRegistry and
-// EnvDaprTestTag), and EnvServiceType; a missing or
+// EnvDaprTestTag), EnvServiceType, and Dapr's DAPR_SIDECAR_* resources; a missing or
 // malformed value is an error naming the variable. It does not contact the cluster.
 func New(opts ...Option) (*Platform, error) {
 	var o options
@@ -103,10 +105,12 @@ func New(opts ...Option) (*Platform, error) {
 	if p.deleteTimeout <= 0 {
 		p.deleteTimeout = DefaultDeleteTimeout
 	}
+	sidecars, err := sidecarResourcesFromEnv()
+	errs = append(errs, err)
+	p.sidecarDefaults = sidecars
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("kube: %w", err)
 	}
-	var err error
 	if p.cs, err = kubernetes.NewForConfig(p.cfg); err != nil {
 		return nil, fmt.Errorf("kube: client: %w", err)
 	}
@@ -148,6 +152,7 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
 	t.Helper()
 	ns := NamespacePrefix + rand.String(5)
+	apps = withSidecarDefaults(apps, p.sidecarDefaults)
 	descs, err := Describe(p.images, ns, apps...)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
