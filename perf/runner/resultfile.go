@@ -343,14 +343,32 @@ func cpuModel() string {
 	return cpus[0].ModelName
 }
 
-// gitCommit reads the checked-out commit from the repository's .git folder (no git binary
-// needed): HEAD, then the ref it names, loose or packed. "" when unknown.
+// gitCommit reads the checked-out commit of the repository at the module root (no git binary
+// needed); "" when unknown.
 func gitCommit() string {
 	root, err := perf.RepoRoot()
 	if err != nil {
 		return ""
 	}
+	return commitAt(root)
+}
+
+// commitAt reads the commit checked out in the repository at root from its .git: HEAD, then
+// the ref it names, loose or packed. In a linked worktree .git is a file naming the worktree's
+// own folder ("gitdir: ..."), which holds HEAD, while the refs live in the folder its commondir
+// names.
+func commitAt(root string) string {
 	gitDir := filepath.Join(root, ".git")
+	if b, err := os.ReadFile(gitDir); err == nil { // a file: a linked worktree
+		dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+		if !ok {
+			return ""
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		gitDir = dir
+	}
 	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
@@ -359,10 +377,19 @@ func gitCommit() string {
 	if !ok {
 		return ref // detached HEAD: the hash itself
 	}
-	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
-		return strings.TrimSpace(string(b))
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common = strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
 	}
-	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	for _, dir := range []string{gitDir, common} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
 	if err != nil {
 		return ""
 	}
