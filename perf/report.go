@@ -73,6 +73,9 @@ type Report struct {
 	Reminders *ReminderReport `json:"reminders,omitempty"`
 	// Preflight is set when the load preflight chose the main phase's QPS (EnvPreflight).
 	Preflight *Preflight `json:"preflight,omitempty"`
+	// Load says whose load ran: the scenario's own (Dapr's, where the scenario mirrors one of
+	// Dapr's tests), or one the load variables changed (LoadOf). Nil in files written before it.
+	Load *LoadRecord `json:"load,omitempty"`
 	// Faults is set by the fault plan (FaultPlan): where and what it injected.
 	Faults *FaultReport `json:"faults,omitempty"`
 

@@ -20,6 +20,9 @@ func Summary(r *perf.Report) string {
 	kind := KindOf(r)
 	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %s\n",
 		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, kind.Header(r))
+	if r.Load != nil {
+		b.WriteString(r.Load.String() + "\n")
+	}
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")
 	}

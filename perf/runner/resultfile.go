@@ -310,7 +310,10 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 	if runID == "" {
 		runID = NewRunID(now)
 	}
+	env, _ := perf.LoadEnv() // a bad value failed the configuration already
+	load := perf.LoadOf(env)
 	return &perf.Report{
+		Load:         &load,
 		Schema:       perf.ReportSchema,
 		Test:         sc.Test,
 		Plan:         scenarioPlan(sc).Kind(),

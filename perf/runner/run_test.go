@@ -177,4 +177,7 @@ func TestPreflightKeepsARequestedLoad(t *testing.T) {
 	rep := runner.Run(t, ladderScenario(), runner.WithPlatform(&fakePlatform{}), runner.WithReportDir(t.TempDir()))
 	assert.Nil(t, rep.Preflight, "DAPR_PERF_QPS set: no preflight")
 	assert.Equal(t, 100, rep.Params.QPS)
+	if assert.NotNil(t, rep.Load, "the result says whose load ran") {
+		assert.Contains(t, rep.Load.Overrides, "DAPR_PERF_QPS=100")
+	}
 }

@@ -1,0 +1,52 @@
+package perf
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LoadRecord says whose load a run ran. Overrides are the load variables that were set, as
+// NAME=value (DAPR_PAYLOAD as its size): none means the scenario's own load ran, which for a
+// scenario that mirrors one of Dapr's tests is Dapr's; any means a lighter or heavier run than
+// Dapr's, such as CI's smoke. A preflight that lowered the rate is in Report.Preflight.
+type LoadRecord struct {
+	Overrides []string `json:"overrides,omitempty"`
+}
+
+// LoadOf is the LoadRecord of a run under env: every main-phase and warmup load variable set.
+func LoadOf(env Env) LoadRecord {
+	var r LoadRecord
+	add := func(name string, set bool, v any) {
+		if set {
+			r.Overrides = append(r.Overrides, fmt.Sprintf("%s=%v", name, v))
+		}
+	}
+	deref := func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	add(EnvQPS, env.QPS != nil, deref(env.QPS))
+	add(EnvConnections, env.Connections != nil, deref(env.Connections))
+	if env.Duration != nil {
+		add(EnvDuration, true, *env.Duration)
+	}
+	add(EnvPayloadSize, env.PayloadSize != nil, deref(env.PayloadSize))
+	if env.Payload != nil {
+		add(EnvPayload, true, fmt.Sprintf("<%d bytes>", len(*env.Payload)))
+	}
+	add(EnvWarmupQPS, env.WarmupQPS != nil, deref(env.WarmupQPS))
+	if env.WarmupDuration != nil {
+		add(EnvWarmupDuration, true, *env.WarmupDuration)
+	}
+	return r
+}
+
+// String is the summary's line: "load: the scenario's own" or "load: overridden by ...".
+func (r LoadRecord) String() string {
+	if len(r.Overrides) == 0 {
+		return "load: the scenario's own (Dapr's, for a test that mirrors one of Dapr's)"
+	}
+	return "load: overridden by " + strings.Join(r.Overrides, ", ") + ": not Dapr's load"
+}
