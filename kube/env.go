@@ -165,6 +165,9 @@ func serviceTypeFromEnv() (corev1.ServiceType, error) {
 }
 
 // restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
+// EnvKubeContext picks a context of the kubeconfig other than its current one.
+const EnvKubeContext = "DAPR_PERF_KUBE_CONTEXT"
+
 func restConfigFromEnv() (*rest.Config, error) {
 	env, err := perf.LoadEnv()
 	if err != nil {
@@ -182,8 +185,12 @@ func restConfigFromEnv() (*rest.Config, error) {
 	if strings.ContainsRune(path, os.PathListSeparator) {
 		rules = &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(path)} // merged, as kubectl does
 	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	kctx := perf.Val(env.KubeContext)
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kctx}).ClientConfig()
 	if err != nil {
+		if kctx != "" {
+			return nil, fmt.Errorf("%s=%s, %s=%s: %w", EnvKubeconfig, path, EnvKubeContext, kctx, err)
+		}
 		return nil, fmt.Errorf("%s=%s: %w", EnvKubeconfig, path, err)
 	}
 	return cfg, nil

@@ -106,3 +106,37 @@ current-context: x
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }
+
+// DAPR_PERF_KUBE_CONTEXT picks a context of the kubeconfig other than its current one, as
+// kubectl --context; a context the file lacks is an error naming both variables.
+func TestNewTakesAKubeContext(t *testing.T) {
+	path := t.TempDir() + "/kubeconfig"
+	const kc = `apiVersion: v1
+kind: Config
+clusters: [{name: near, cluster: {server: "https://127.0.0.1:6443"}}, {name: far, cluster: {server: "https://127.0.0.2:6443"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: near, context: {cluster: near, user: u}}, {name: far, context: {cluster: far, user: u}}]
+current-context: near
+`
+	if err := writeFile(path, kc); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvKubeconfig, path)
+	t.Setenv(EnvImageRegistry, "ghcr.io/me")
+	t.Setenv(EnvImageTag, "v1")
+	t.Setenv(EnvServiceType, "")
+	for ctx, want := range map[string]string{"": "https://127.0.0.1:6443", "far": "https://127.0.0.2:6443"} {
+		t.Setenv(EnvKubeContext, ctx)
+		p, err := New()
+		if err != nil {
+			t.Fatalf("context %q: %v", ctx, err)
+		}
+		if p.cfg.Host != want {
+			t.Errorf("context %q: host %s, want %s", ctx, p.cfg.Host, want)
+		}
+	}
+	t.Setenv(EnvKubeContext, "nowhere")
+	if _, err := New(); err == nil || !strings.Contains(err.Error(), "DAPR_PERF_KUBE_CONTEXT=nowhere") {
+		t.Errorf("a missing context: %v, want an error naming DAPR_PERF_KUBE_CONTEXT", err)
+	}
+}

@@ -73,6 +73,7 @@ type Env struct {
 	DaprVersion      *string `envconfig:"DAPR_VERSION" accepts:"a daprd release tag such as v1.16.5" unset:"v1.17.5 (Makefile)" desc:"daprd version to build and run (local)"`
 	DaprdB           *string `envconfig:"DAPR_PERF_DAPRD_B" accepts:"the path of an executable daprd, or a version such as v1.16.5" unset:"unset" desc:"a second daprd build for an A/B run (local)"`
 	Kubeconfig       *string `envconfig:"KUBECONFIG" accepts:"a kubeconfig path, or a list of them" unset:"unset: in-cluster" desc:"the cluster (kubernetes)"`
+	KubeContext      *string `envconfig:"DAPR_PERF_KUBE_CONTEXT" accepts:"the name of a context in the kubeconfig" unset:"the kubeconfig's current context" desc:"the cluster's context, as kubectl --context (kubernetes)"`
 	ImageRegistry    *string `envconfig:"DAPR_PERF_IMAGE_REGISTRY" accepts:"a registry host and path without scheme or trailing slash, such as ghcr.io/me" unset:"unset" desc:"where the daprperf-* images are (kubernetes)"`
 	ImageTag         *string `envconfig:"DAPR_PERF_IMAGE_TAG" accepts:"an image tag (letters, digits, _ . -; at most 128)" unset:"unset" desc:"the images' tag (kubernetes)"`
 	DaprTestRegistry *string `envconfig:"DAPR_TEST_REGISTRY" accepts:"as DAPR_PERF_IMAGE_REGISTRY" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_REGISTRY, used when that is unset"`
