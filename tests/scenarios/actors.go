@@ -118,7 +118,7 @@ func ActorTimer() perf.Scenario {
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: source},
 			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: source},
-			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: source},
+			{Figure: "qps.ratio", Op: perf.Above, Limit: 0.99, Source: source},
 			{Figure: "actors.timersUnfired", Op: perf.AtMost, Limit: 0, Source: "daprperf: every timer registered fires within the idle window"},
 			doubleActivationGate, actorErrorsGate,
 		},

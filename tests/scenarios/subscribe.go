@@ -97,7 +97,7 @@ func PubSubSubscribe(b SubscribeBroker, mode perf.SubscribeMode) perf.Scenario {
 			{Figure: "delivery.p95", Op: perf.AtMost, Limit: p95.Seconds(), Source: daprSubscribeSuite},
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: "Dapr perf suite: no failed request"},
 			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: "Dapr perf suite"},
-			{Figure: "qps.ratio", Op: perf.AtLeast, Limit: 0.99, Source: "Dapr perf suite: actual QPS > 0.99 x target"},
+			{Figure: "qps.ratio", Op: perf.Above, Limit: 0.99, Source: "Dapr perf suite: actual QPS > 0.99 x target"},
 		},
 	}
 }
