@@ -103,6 +103,7 @@ func newFigure(title string) *figure {
 	p.Title.Text = wrapTitle(title, titleWidth)
 	p.Legend.Top = true
 	p.Y.Label.Padding = vg.Points(4)
+	p.Y.Tick.Marker = readableTicks{}
 	p.Add(plotter.NewGrid())
 	return &figure{Plot: p, Width: chartWidth, Height: chartHeight}
 }
@@ -1074,4 +1075,35 @@ func (f *figure) addValidityLines(x0, x1 float64, topLabel string) error {
 		}
 	}
 	return nil
+}
+
+// readableTicks label a linear axis at 1, 2, 2.5 or 5 times a power of ten, so that there are
+// 4 to 8 labelled ticks, with a minor tick between each two, and each label as short as its
+// value needs ("25", not "25.00"). gonum's default gives as few as 2 to 3 labels, each with the
+// axis' longest precision.
+type readableTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (readableTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	span := hi - lo
+	mag := math.Pow(10, math.Floor(math.Log10(span)))
+	step := mag
+	for _, m := range []float64{0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10} {
+		if n := span / (m * mag); n >= 4 && n <= 8 {
+			step = m * mag
+			break
+		}
+	}
+	var out []plot.Tick
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 12, 64)})
+		if minor := v + step/2; minor <= hi {
+			out = append(out, plot.Tick{Value: minor})
+		}
+	}
+	return out
 }

@@ -190,7 +190,8 @@ func entryWhy(e runEntry) string {
 
 // runIndexHTML is the run's index.html: a banner with the run's exit code, the verdict table
 // with each scenario linking its report.html (its README or result file when that page was not
-// drawn), the summary figures, and the environment. It loads nothing from anywhere.
+// drawn), the summary figures, and the environment. It loads nothing from anywhere; the
+// scenario pages' inline check counts its images too (none today: data-charts="0/0").
 func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom string) string {
 	id := runID(dir, entries)
 	esc := html.EscapeString
@@ -198,7 +199,7 @@ func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom st
 		return fmt.Sprintf("<a href=\"%s\">%s</a>", esc(relTo(dir, path)), esc(text))
 	}
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\" data-charts=\"pending\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(&b, "<title>Run %s: %s</title>\n", esc(id), esc(code.String()))
 	b.WriteString("<style>\n" + reportCSS + "td.pass { color: #00785a; } td.fail { color: #b34700; font-weight: bold; }\n</style>\n</head>\n<body>\n")
@@ -256,6 +257,6 @@ func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom st
 		}
 	}
 	b.WriteString("</ul>\n<p>Each scenario's page stands alone (its charts are embedded); the result files are the record, this page is drawn from them by <code>charts report</code>.</p>\n")
-	b.WriteString("</main>\n</body>\n</html>\n")
+	b.WriteString("</main>\n<script>\n" + reportScript + "</script>\n</body>\n</html>\n")
 	return b.String()
 }

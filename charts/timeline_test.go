@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,29 @@ func TestTimelineChartNeedsATimeline(t *testing.T) {
 	rep := readFixture(t, grpcDir) // written before timelines
 	if fig, err := timelineChart(rep); fig != nil || err != nil {
 		t.Errorf("timelineChart of a file without timelines = %v, %v; want nothing drawn", fig, err)
+	}
+}
+
+// A linear axis gets 4 to 8 labelled ticks at round values, each label without trailing zeros.
+func TestReadableTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		labels string
+	}{
+		{0, 50, "0 10 20 30 40 50"},
+		{0, 4.7, "0 1 2 3 4"},
+		{0, 0.33, "0 0.05 0.1 0.15 0.2 0.25 0.3"},
+		{0, 125, "0 20 40 60 80 100 120"},
+		{98, 100.5, "98 98.5 99 99.5 100 100.5"},
+	} {
+		var labels []string
+		for _, tk := range (readableTicks{}).Ticks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.labels {
+			t.Errorf("[%v, %v]: %q, want %q", tc.lo, tc.hi, got, tc.labels)
+		}
 	}
 }
