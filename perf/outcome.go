@@ -57,9 +57,11 @@ func (o Outcome) String() string {
 }
 
 // Outcome classifies the report and says why in one line: a run stopped by a signal first,
-// then an incomplete run or one with infrastructure errors, then an invalid one, then failed
-// bounds (not warn-only ones).
+// then an incomplete run, one with infrastructure errors or one whose store, broker or
+// control-plane service exited under it (BackendExits: the environment broke, which says
+// nothing of daprd), then an invalid one, then failed bounds (not warn-only ones).
 func (r *Report) Outcome() (Outcome, string) {
+	backends := r.BackendExits()
 	switch {
 	case r.InterruptedBy != "":
 		return OutcomeInterrupted, "incomplete: " + r.IncompleteReason
@@ -69,6 +71,8 @@ func (r *Report) Outcome() (Outcome, string) {
 		return OutcomeInfra, "incomplete: " + r.IncompleteReason
 	case len(r.InfraErrors) > 0:
 		return OutcomeInfra, strings.Join(r.InfraErrors, "; ")
+	case len(backends) > 0:
+		return OutcomeInfra, strings.Join(backends, "; ")
 	case !r.Validity.Valid:
 		return OutcomeInvalid, strings.Join(r.Validity.Reasons, "; ")
 	}
@@ -89,4 +93,24 @@ func (r *Report) Outcome() (Outcome, string) {
 		return OutcomeInfra, "the run did not pass, yet no bound failed: see the test log"
 	}
 	return OutcomePass, "every bound kept"
+}
+
+// BackendExits names, one line each, the unexpected exits (Exits) of a store, broker or
+// control-plane service the platform started for the run (Environment.Backends, by process):
+// "backend redis exited mid-run: signal SIGKILL". A sidecar's or an app's exit is not among
+// them: that is what the restarts bound judges.
+func (r *Report) BackendExits() []string {
+	procs := map[string]Backend{}
+	for _, b := range r.Environment.Backends {
+		if b.Process != "" {
+			procs[b.Process] = b.Backend
+		}
+	}
+	var out []string
+	for _, e := range r.Exits {
+		if b, ok := procs[e.Process]; ok {
+			out = append(out, fmt.Sprintf("backend %s (%s) exited mid-run: %s: the environment broke, not daprd", e.Process, b, e.Reason))
+		}
+	}
+	return out
 }

@@ -40,3 +40,22 @@ func TestOutcomeOfAnInterruptedRun(t *testing.T) {
 		}
 	}
 }
+
+// A store the platform started that exits mid-run is an infrastructure error naming it, even
+// when the run is also invalid (its requests hung) and missed its restarts bound; a sidecar that
+// exits is the restarts bound's, a missed bound.
+func TestOutcomeOfAKilledBackend(t *testing.T) {
+	r := &Report{Pass: false, Validity: Validity{Reasons: []string{"generator fell behind"}},
+		Environment: Environment{Backends: []BackendInfo{{Backend: BackendRedis, Process: "redis"}}},
+		Exits:       []Exit{{Process: "redis", Reason: "signal SIGKILL"}},
+		Verdicts:    []Verdict{{Threshold: Threshold{Figure: "restarts", Op: AtMost}, Got: 1, Measured: true}}}
+	o, why := r.Outcome()
+	if o != OutcomeInfra || why != "backend redis (redis) exited mid-run: signal SIGKILL: the environment broke, not daprd" {
+		t.Errorf("killed backend: %v, %q", o, why)
+	}
+	r.Exits = []Exit{{Process: "testapp-daprd", Reason: "signal SIGKILL"}}
+	r.Validity = Validity{Valid: true}
+	if o, _ := r.Outcome(); o != OutcomeMissedBound {
+		t.Errorf("killed sidecar: %v, want a missed bound", o)
+	}
+}
