@@ -9,8 +9,8 @@
 #   0    every scenario passed
 #   3    a bound was missed (errors, restarts, QPS ratio, an enforced overhead bound)
 #   4    an invalid run (the load did not keep its schedule or reach its QPS)
-#   5    an infrastructure error (platform, tester or push failed, a store or broker exited, a run ended early, a
-#        scenario wrote no result file, a test binary did not build)
+#   5    an infrastructure error (platform, tester or push failed, a store or broker exited, a
+#        run ended early, a scenario wrote no result file, a test binary did not build)
 #   6    a configuration or usage error, before any process started: a bad DAPR_PERF_* value
 #        (the plan-only pass fails), a bad flag or no test package in the arguments
 #   130  interrupted (Ctrl-C): the running scenario kept what it measured, marked interrupted;
