@@ -108,7 +108,7 @@ type reportSummary struct {
 const reportCSS = `body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 0; color: #1a1a1a; background: #fff; }
 main { max-width: 1120px; margin: 0 auto; padding: 0 24px 48px; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; display: block; max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; vertical-align: top; }
 th { background: #f2f2f2; } td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 code { background: #f4f4f4; padding: 0 3px; }
