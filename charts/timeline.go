@@ -78,8 +78,10 @@ func timelineChart(rep *perf.Report) (*figure, error) {
 	bottom.Y.Min = 0
 	bottom.Legend.Top = true
 	fig.Below = bottom
+	bottom.Y.Tick.Marker = readableTicks{}
 	for _, p := range []*plot.Plot{top, bottom} {
 		p.X.Min, p.X.Max = 0, math.Max(end, 1)
+		p.X.Tick.Marker = readableTicks{}
 	}
 	named := map[string]bool{}
 	var highest float64
