@@ -169,13 +169,13 @@ perf-workflows: daprd $(DAPRD_B)
 ## report: draw run RUN's report again (charts, README.md and report.html per scenario, and the
 ## run's index.html); make perf and the perf targets draw it at the end of every run.
 report:
-	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20261201T101500Z-4f2a" >&2; exit 2; }
+	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20060102T150405Z-4f2a" >&2; exit 2; }
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
 
 ## publish: copy run RUN into reports/v<version>/ as its daprd version's reference and redraw its
 ## charts; an incomplete, invalid or failed run is refused unless FORCE=1.
 publish:
-	@test -n "$(RUN)" || { echo "make publish: set RUN to a run id (make perf prints it), e.g. make publish RUN=20261201T101500Z-4f2a" >&2; exit 2; }
+	@test -n "$(RUN)" || { echo "make publish: set RUN to a run id (make perf prints it), e.g. make publish RUN=20060102T150405Z-4f2a" >&2; exit 2; }
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" publish $(if $(FORCE),-force) $(RUN)
 
 ## compare: compare A with B (run ids, versions such as v1.17.5, or result files); exit 1 on a

@@ -25,7 +25,8 @@ type Report struct {
 	Transport Protocol `json:"transport"`
 	// Plan is the kind of the scenario's plan: "overhead" or "growth" (Plan.Kind).
 	Plan string `json:"plan,omitempty"`
-	// RunID tells runs apart, e.g. in Pushgateway groups: "20261129T232800Z-4f2a".
+	// RunID tells runs apart (the run folder, the pushed run_id label): "20060102T150405Z-4f2a"
+	// (Go's reference time) when generated.
 	RunID       string      `json:"runID"`
 	Environment Environment `json:"environment"`
 	// Params are the main phase's; WarmupParams the warmup's (its results are discarded).

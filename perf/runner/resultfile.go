@@ -48,7 +48,7 @@ const maxRunFiles = 100
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // NewRunID returns a run id for a run started at t: UTC time to the second and 4 random hex
-// digits, e.g. "20261129T232800Z-4f2a".
+// digits, e.g. "20060102T150405Z-4f2a" (Go's reference time).
 func NewRunID(t time.Time) string {
 	return t.UTC().Format("20060102T150405Z") + "-" + perf.RandomHex(2)
 }
