@@ -23,7 +23,8 @@ type Report struct {
 	// Test is the scenario name, e.g. "service_invocation"; Transport is http or grpc.
 	Test      string   `json:"test"`
 	Transport Protocol `json:"transport"`
-	// Plan is the kind of the scenario's plan: "overhead" or "growth" (Plan.Kind).
+	// Plan is the kind of the scenario's plan (Plan.Kind): one of the Kind* constants, such as
+	// "overhead" or "growth".
 	Plan string `json:"plan,omitempty"`
 	// RunID tells runs apart (the run folder, the pushed run_id label): "20060102T150405Z-4f2a"
 	// (Go's reference time) when generated.
