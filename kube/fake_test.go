@@ -277,3 +277,27 @@ func TestTeardownDeletesTheTokenSecret(t *testing.T) {
 		t.Errorf("deleting Secrets that are gone: %v, want nil", err)
 	}
 }
+
+// Nodes names the node of each app and its sidecar, by process, and leaves out a pod the
+// scheduler has not placed yet.
+func TestNodesOfTheDeployment(t *testing.T) {
+	tester := pod("tester-1", "tester", []string{"tester", SidecarContainer})
+	tester.Spec.NodeName = "node-a"
+	target := pod("testapp-1", "testapp", []string{"testapp", SidecarContainer})
+	target.Spec.NodeName = "node-b"
+	pending := pod("other-1", "other", []string{"other"})
+	d, _ := fakeDeployment(t, siApps, tester, target, pending)
+	nodes, err := d.Nodes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"tester": "node-a", "tester-daprd": "node-a", "testapp": "node-b", "testapp-daprd": "node-b"}
+	if len(nodes) != len(want) {
+		t.Errorf("nodes %v, want %v", nodes, want)
+	}
+	for k, v := range want {
+		if nodes[k] != v {
+			t.Errorf("nodes[%s] = %q, want %q (all: %v)", k, nodes[k], v, nodes)
+		}
+	}
+}

@@ -153,5 +153,11 @@ type Exit struct {
 	Restarts int `json:"restarts"`
 }
 
+// Placed is a Deployment whose processes run on named nodes (the kubernetes platform): Nodes
+// maps each process of Processes to its node's name, for the result file.
+type Placed interface {
+	Nodes(ctx context.Context) (map[string]string, error)
+}
+
 // SidecarName is the process name of app's daprd in Processes, Usage and Exits.
 func SidecarName(app string) string { return app + "-daprd" }

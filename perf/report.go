@@ -134,6 +134,9 @@ type Environment struct {
 	// Backends are the stores and brokers the platform started for the run's components,
 	// with the versions they reported (empty when the scenario uses none).
 	Backends []BackendInfo `json:"backends,omitempty"`
+	// Nodes maps each process to the node it ran on, where the platform places processes on
+	// nodes (kubernetes, perf.Placed); empty on the local platform, where all share one machine.
+	Nodes map[string]string `json:"nodes,omitempty"`
 }
 
 // ResourceSummary is one process over all main phases, in base units.

@@ -21,7 +21,17 @@ import (
 type fakePlatform struct {
 	started atomic.Int32
 	limits  map[string]*perf.TesterLimits
+	// nodes, when set, makes the deployments perf.Placed, on these nodes.
+	nodes map[string]string
 }
+
+// placedDeployment is a fakeDeployment whose processes run on nodes (perf.Placed).
+type placedDeployment struct {
+	*fakeDeployment
+	nodes map[string]string
+}
+
+func (p placedDeployment) Nodes(context.Context) (map[string]string, error) { return p.nodes, nil }
 
 func (f *fakePlatform) Name() string { return "fake" }
 
@@ -79,6 +89,9 @@ func (f *fakePlatform) Start(_ context.Context, t testing.TB, apps ...perf.App) 
 	}
 	for _, a := range apps {
 		d.names = append(d.names, a.Name)
+	}
+	if f.nodes != nil {
+		return placedDeployment{d, f.nodes}
 	}
 	return d
 }

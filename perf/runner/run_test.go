@@ -174,7 +174,8 @@ func TestPreflightKeepsARequestedLoad(t *testing.T) {
 	}
 	t.Setenv(perf.EnvPreflight, "ladder")
 	t.Setenv(perf.EnvQPS, "100")
-	rep := runner.Run(t, ladderScenario(), runner.WithPlatform(&fakePlatform{}), runner.WithReportDir(t.TempDir()))
+	rep := runner.Run(t, ladderScenario(), runner.WithPlatform(&fakePlatform{nodes: map[string]string{"tester": "node-a", "testapp": "node-b"}}), runner.WithReportDir(t.TempDir()))
+	assert.Equal(t, map[string]string{"tester": "node-a", "testapp": "node-b"}, rep.Environment.Nodes, "a placed deployment's nodes are in the result")
 	assert.Nil(t, rep.Preflight, "DAPR_PERF_QPS set: no preflight")
 	assert.Equal(t, 100, rep.Params.QPS)
 	if assert.NotNil(t, rep.Load, "the result says whose load ran") {

@@ -96,6 +96,20 @@ func (s *session) Deploy(t *testing.T, label string, apps []perf.App, loads ...p
 			s.rep.Environment.Backends = append(s.rep.Environment.Backends, b)
 		}
 	}
+	if p, ok := dep.(perf.Placed); ok {
+		ctx, cancel := context.WithTimeout(t.Context(), exitsTimeout)
+		nodes, err := p.Nodes(ctx)
+		cancel()
+		if err != nil {
+			t.Logf("nodes of the deployment: %v (left out of the result file)", err)
+		}
+		for proc, node := range nodes {
+			if s.rep.Environment.Nodes == nil {
+				s.rep.Environment.Nodes = map[string]string{}
+			}
+			s.rep.Environment.Nodes[proc] = node
+		}
+	}
 	s.Checkpoint("platform start" + labelSuffix(label))
 	return dep
 }
