@@ -676,7 +676,7 @@ func fmtTime(t time.Time) string {
 	if t.IsZero() {
 		return "not recorded"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	return t.UTC().Format(time.DateTime) + " UTC"
 }
 
 func cpuText(env perf.Environment) string {
