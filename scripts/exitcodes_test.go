@@ -44,7 +44,9 @@ func startPerf(t *testing.T, dur string, env []string, args ...string) *perfRun 
 		lines: make(chan string, 1024), waited: make(chan struct{})}
 	cmd := exec.Command("./perf.sh", args...)
 	cmd.Dir = "."
-	cmd.Env = append(os.Environ(),
+	// TMPDIR: the platform keeps a failed run's folder (its logs) for a look; these runs fail on
+	// purpose, so their folders go where the test's own temporary files go, and leave with them.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(),
 		"DAPR_PERF_REPORT_DIR="+r.root, "DAPR_PERF_RUN_ID="+r.id, "DAPR_TEST_DURATION="+dur,
 		"DAPR_PERF_QPS=50", "DAPR_PERF_CONNECTIONS=4", "DAPR_PERF_WARMUP_DURATION=2s", "DAPR_PERF_IDLE_WINDOW=2s",
 		"DAPR_PERF_PREFLIGHT=off", "DAPR_PERF_OVERHEAD_GATE=warn")
