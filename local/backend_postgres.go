@@ -149,6 +149,11 @@ func launchPostgres(ctx context.Context, d *Deployment, b *backendServer) error 
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories=", // TCP on loopback only
 		"-c", "logging_collector=off", // log to stderr: the process log
+		// Dynamic shared memory as files in the data folder (pg_dynshmem), not /dev/shm: a
+		// postmaster that is killed (a test's fault, a signal) leaves its segments behind, and
+		// the data folder goes with the run. Only parallel queries use more than the control
+		// segment, and a component's key-value statements run none.
+		"-c", "dynamic_shared_memory_type=mmap",
 	}
 	p, err := d.startBackendProc(ctx, b, b.kind.proc, b.bins["postgres"], args, backendEnv([]string{"PG"}), spec)
 	b.main = p

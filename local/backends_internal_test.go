@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,6 +117,7 @@ func TestBackendStartsAnswersAndStops(t *testing.T) {
 func TestBackendKilledIsAnExit(t *testing.T) {
 	skipWithoutBackend(t, perf.BackendRedis)
 	skipWithoutBackend(t, perf.BackendPostgreSQL)
+	shmBefore, _ := filepath.Glob("/dev/shm/PostgreSQL.*") // before the postmaster exists
 	d, err := startBackendsOnly(t, FreePort, appWith(perf.StateRedis, perf.StatePostgreSQL))
 	require.NoError(t, err)
 	var tree []int
@@ -134,6 +136,10 @@ func TestBackendKilledIsAnExit(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"redis", "postgresql"}, names)
 	assertGone(t, tree) // PostgreSQL's own children end when they see the postmaster gone
+	shmAfter, _ := filepath.Glob("/dev/shm/PostgreSQL.*")
+	for _, f := range shmAfter {
+		assert.Contains(t, shmBefore, f, "a shared-memory segment in /dev/shm outlives the killed postmaster (dynamic_shared_memory_type=mmap keeps them in its data folder)")
+	}
 }
 
 // TestBackendPortInUse holds the port the backend is given: the start fails naming the
