@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -110,20 +111,29 @@ func sidecarResourcesFromEnv() (perf.Resources, error) {
 	if err != nil {
 		return perf.Resources{}, err
 	}
-	r := perf.Resources{CPULimit: perf.Val(env.SidecarCPULimit), CPURequest: perf.Val(env.SidecarCPUReq),
-		MemoryLimit: perf.Val(env.SidecarMemLimit), MemoryRequest: perf.Val(env.SidecarMemReq)}
-	if err := checkResources(r); err != nil {
-		names := map[string]string{"CPULimit": "DAPR_SIDECAR_CPU_LIMIT", "CPURequest": "DAPR_SIDECAR_CPU_REQUEST",
-			"MemoryLimit": "DAPR_SIDECAR_MEMORY_LIMIT", "MemoryRequest": "DAPR_SIDECAR_MEMORY_REQUEST"}
-		msg := err.Error()
-		for field, name := range names {
-			if strings.HasPrefix(msg, field+" ") {
-				msg = name + strings.TrimPrefix(msg, field)
-			}
-		}
-		return perf.Resources{}, fmt.Errorf("%s: must be a Kubernetes quantity such as 500m, 4.0 or 512Mi", msg)
+	var r perf.Resources
+	vars := []struct {
+		name  string
+		v, to *string
+	}{
+		{"DAPR_SIDECAR_CPU_LIMIT", env.SidecarCPULimit, &r.CPULimit},
+		{"DAPR_SIDECAR_CPU_REQUEST", env.SidecarCPUReq, &r.CPURequest},
+		{"DAPR_SIDECAR_MEMORY_LIMIT", env.SidecarMemLimit, &r.MemoryLimit},
+		{"DAPR_SIDECAR_MEMORY_REQUEST", env.SidecarMemReq, &r.MemoryRequest},
 	}
-	return r, nil
+	var errs []error
+	for _, e := range vars {
+		v := perf.Val(e.v)
+		if v == "" {
+			continue
+		}
+		if _, err := resource.ParseQuantity(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: must be a Kubernetes quantity such as 500m, 4.0 or 512Mi", e.name, v))
+			continue
+		}
+		*e.to = v
+	}
+	return r, errors.Join(errs...)
 }
 
 // withSidecarDefaults is apps with def filling each sidecar resource its scenario leaves empty.
