@@ -20,7 +20,8 @@ type timedPhase struct {
 }
 
 // timedPhases are the report's loads with a timeline, in order: each round's baseline (blue)
-// and main (orange), or each named load in a colour of its own.
+// and main (orange), or each named load in a colour of its own. A load shared by several
+// testers is drawn once per tester, in the load's colour, with each tester's own share.
 func timedPhases(rep *perf.Report) []timedPhase {
 	var out []timedPhase
 	for i := range rep.Rounds {
@@ -34,6 +35,13 @@ func timedPhases(rep *perf.Report) []timedPhase {
 	for _, ph := range out {
 		if len(ph.r.Timeline) > 0 {
 			kept = append(kept, ph)
+		}
+		if len(ph.r.Timeline) == 0 { // several testers: per-second percentiles do not merge, so each is drawn
+			for i := range ph.r.Testers {
+				if len(ph.r.Testers[i].Timeline) > 0 {
+					kept = append(kept, timedPhase{ph.name, ph.c, &ph.r.Testers[i]})
+				}
+			}
 		}
 	}
 	return kept

@@ -11,6 +11,9 @@ import (
 // Dapr's, such as CI's smoke. A preflight that lowered the rate is in Report.Preflight.
 type LoadRecord struct {
 	Overrides []string `json:"overrides,omitempty"`
+	// Testers is how many testers shared each load (Scenario.TesterReplicas), each with its
+	// own daprd; 0 or 1 is one.
+	Testers int `json:"testers,omitempty"`
 }
 
 // LoadOf is the LoadRecord of a run under env: every main-phase and warmup load variable set.
@@ -36,6 +39,7 @@ func LoadOf(env Env) LoadRecord {
 	if env.Payload != nil {
 		add(EnvPayload, true, fmt.Sprintf("<%d bytes>", len(*env.Payload)))
 	}
+	add(EnvTesterReplicas, env.TesterReplicas != nil, deref(env.TesterReplicas))
 	add(EnvWarmupQPS, env.WarmupQPS != nil, deref(env.WarmupQPS))
 	if env.WarmupDuration != nil {
 		add(EnvWarmupDuration, true, *env.WarmupDuration)
@@ -43,10 +47,15 @@ func LoadOf(env Env) LoadRecord {
 	return r
 }
 
-// String is the summary's line: "load: the scenario's own" or "load: overridden by ...".
+// String is the summary's line: "load: the scenario's own" or "load: overridden by ...", and
+// the number of testers when more than one shared the load.
 func (r LoadRecord) String() string {
-	if len(r.Overrides) == 0 {
-		return "load: the scenario's own (Dapr's, for a test that mirrors one of Dapr's)"
+	testers := ""
+	if r.Testers > 1 {
+		testers = fmt.Sprintf("; split over %d testers, each with its own daprd, their histograms merged", r.Testers)
 	}
-	return "load: overridden by " + strings.Join(r.Overrides, ", ") + ": not Dapr's load"
+	if len(r.Overrides) == 0 {
+		return "load: the scenario's own (Dapr's, for a test that mirrors one of Dapr's)" + testers
+	}
+	return "load: overridden by " + strings.Join(r.Overrides, ", ") + ": not Dapr's load" + testers
 }

@@ -26,6 +26,8 @@ const (
 	MinDuration = time.Second
 	// MaxDuration bounds every load loop in time.
 	MaxDuration = 24 * time.Hour
+	// MaxSamples bounds the requests of a load that keeps its samples (KeepSamples).
+	MaxSamples = 1 << 16
 	// MaxPayloadBytes is the largest request payload accepted: 10 MiB, far beyond Dapr's
 	// suite (which uses 0 to 100 KB) but below daprd's default 4 MiB body limit times a margin.
 	MaxPayloadBytes = 10 << 20
@@ -81,6 +83,15 @@ type Params struct {
 	// executor has its own VUs, rate and durations; see RunDuration). The zero value is
 	// fortio's load, exactly as before.
 	Executor driver.Executor `json:"executor,omitzero"`
+	// StartAt, when set, is the instant the tester waits for before it starts the load: the
+	// runner gives every tester of a split load (RunLoad with replicas) the same one, so that
+	// their loads overlap, and each Result.StartTime says when the load really started. A
+	// tester refuses a StartAt more than MaxStartLead ahead of its own clock; one already past
+	// starts at once. The zero value starts at once.
+	StartAt time.Time `json:"startAt,omitzero"`
+	// KeepSamples returns every request's service time in Result.ServiceSamples, for checks that
+	// need raw values; only for fortio's load of at most MaxSamples planned requests.
+	KeepSamples bool `json:"keepSamples,omitempty"`
 
 	// Percentiles to compute when the run ends, each in (0, 100). Every request is recorded in
 	// an HDR histogram (3 significant digits) stored with the result, so any other percentile
@@ -146,6 +157,9 @@ func (p Params) Validate() error {
 	}
 	errs = append(errs, p.operationProblems()...)
 	errs = append(errs, p.executorProblems()...)
+	if p.KeepSamples && (p.HasExecutor() || p.MaxRate || p.ExpectedRequests() > MaxSamples) {
+		bad("keepSamples", true, fmt.Sprintf("false unless the load is fortio's fixed rate with at most %d planned requests", MaxSamples))
+	}
 	if len(p.Percentiles) == 0 {
 		bad("percentiles", "[]", "a non-empty list")
 	}

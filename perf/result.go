@@ -50,6 +50,17 @@ type Result struct {
 	// Timeline is the run second by second, by when each request was answered; nil for the
 	// closed-loop driver (Executor has its own) and in result files written before it existed.
 	Timeline []Second `json:"timeline,omitempty"`
+	// Testers are the results of each tester when several shared the load (Params.Split), in
+	// tester order, each with its own share in Params; this result is their merge
+	// (MergeResults). Nil for one tester.
+	Testers []Result `json:"testers,omitempty"`
+	// StartSpreadSeconds is how far apart the Testers really started: the last StartTime minus
+	// the first, in seconds (0 for one tester).
+	StartSpreadSeconds float64 `json:"startSpreadSeconds,omitempty"`
+	// ServiceSamples are the service times of every answered request, in nanoseconds in no
+	// particular order, when Params.KeepSamples asked for them: for checks that need the raw
+	// values, such as a merge of several testers' histograms. Nil otherwise.
+	ServiceSamples []int64 `json:"serviceSamples,omitempty"`
 }
 
 // Second is one second of a load run: the requests answered in [T, T+1) seconds after the

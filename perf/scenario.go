@@ -17,6 +17,10 @@ type Scenario struct {
 	Apps []App
 	// Tester is the name of the app that generates the load (Kind Tester).
 	Tester string
+	// TesterReplicas is how many testers share each load (testers.go): the runner copies the
+	// Tester app under TesterNames and splits every load among them. 0 is 1; the variable
+	// DAPR_PERF_TESTER_REPLICAS overrides it.
+	TesterReplicas int
 	// Baseline and Main are where the load goes in each phase; the warmup takes Main's route.
 	Baseline, Main Route
 	// MainOptions and WarmupOptions build the phases' Params (NewParams, NewWarmupParams: the
@@ -106,8 +110,8 @@ type Route struct {
 	Operation Operation
 }
 
-// Roles names what each process is in the scenario, for resource series: the tester is
-// RoleTester and its daprd the caller sidecar; Main.To and every replica of it (each other app
+// Roles names what each process is in the scenario, for resource series: the testers
+// (TesterNames) are RoleTester and their daprds caller sidecars; Main.To and every replica of it (each other app
 // of Main.To's Kind but the tester's, such as actor_id_scale's actorapp-2 and actorapp-3, over
 // which placement spreads the ids) are RoleApp, their daprds RoleCalleeSidecar. Placement and
 // scheduler processes are RoleControlPlane.
@@ -117,6 +121,10 @@ func (sc Scenario) Roles() map[string]string {
 		SidecarName(sc.Tester):  RoleCallerSidecar,
 		sc.Main.To:              RoleApp,
 		SidecarName(sc.Main.To): RoleCalleeSidecar,
+	}
+	for _, name := range sc.TesterNames()[1:] {
+		roles[name] = RoleTester
+		roles[SidecarName(name)] = RoleCallerSidecar
 	}
 	if i := slices.IndexFunc(sc.Apps, func(a App) bool { return a.Name == sc.Main.To }); i >= 0 {
 		for _, a := range sc.Apps {

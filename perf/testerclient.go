@@ -160,10 +160,17 @@ type TesterClient struct {
 	// Token is the per-run token of the tester's platform, sent as "Authorization: Bearer
 	// <Token>"; "" sends no Authorization header.
 	Token string
+	// SidecarHTTP and SidecarGRPC are the endpoints of the tester's own daprd, as the tester
+	// reaches them ("" without a sidecar): a split load aimed at the first tester's daprd is
+	// aimed at each replica's own (runSplit).
+	SidecarHTTP, SidecarGRPC string
+	// Replicas are the scenario's other testers (NewTesterGroup): RunLoad splits each load
+	// between this tester and them and merges their results. Empty for one tester.
+	Replicas []TesterClient
 }
 
-// NewTesterClient returns the client of the tester app in dep: its AppHTTP endpoint and its
-// token (Deployment.TesterToken).
+// NewTesterClient returns the client of the tester app in dep: its AppHTTP endpoint, its
+// token (Deployment.TesterToken) and its sidecar's endpoints, if it has one.
 func NewTesterClient(dep Deployment, app string) (TesterClient, error) {
 	u, err := dep.Endpoint(app, AppHTTP)
 	if err != nil {
@@ -173,19 +180,28 @@ func NewTesterClient(dep Deployment, app string) (TesterClient, error) {
 	if err != nil {
 		return TesterClient{}, err
 	}
-	return TesterClient{URL: u, Token: token}, nil
+	c := TesterClient{URL: u, Token: token}
+	c.SidecarHTTP, _ = dep.Endpoint(app, SidecarHTTP) // "" for a tester without a sidecar
+	c.SidecarGRPC, _ = dep.Endpoint(app, SidecarGRPC)
+	return c, nil
 }
 
-// RunLoad asks tester to run p and returns the tester's result. The call is bounded by ctx
-// and by p.RunDuration() + TesterSlack. A non-200 answer is an error carrying the tester's status
-// and message (its JSON error body): 401 for a missing or wrong token, 403 for a target
-// outside its allow-list, 400 for a load beyond its limits.
+// RunLoad asks tester to run p and returns the tester's result; a tester with Replicas runs p
+// split among them all and returns the merged result (Params.Split, MergeResults). The call is
+// bounded by ctx and by the wait for p.StartAt + p.RunDuration() + TesterSlack. A non-200
+// answer is an error carrying the tester's status and message (its JSON error body): 401 for a
+// missing or wrong token, 403 for a target outside its allow-list, 400 for a load beyond its
+// limits.
 func RunLoad(ctx context.Context, tester TesterClient, p Params) (Result, error) {
+	if len(tester.Replicas) > 0 {
+		return runSplit(ctx, tester, p)
+	}
 	body, err := json.Marshal(p)
 	if err != nil {
 		return Result{}, fmt.Errorf("perf: tester request: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.RunDuration()+TesterSlack)
+	wait := max(time.Until(p.StartAt), 0)
+	ctx, cancel := context.WithTimeout(ctx, wait+p.RunDuration()+TesterSlack)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tester.URL+"/test", bytes.NewReader(body))
 	if err != nil {

@@ -118,6 +118,10 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = checkDirect(p)
 	}
+	var wait time.Duration
+	if err == nil {
+		wait, err = startWait(p)
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
@@ -138,7 +142,7 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 	// this one, up to the run's own deadline plus the time to write its answer. (The read
 	// timeout needs nothing: once the body is read, net/http clears the read deadline and
 	// reads on only to notice a client that hangs up.)
-	deadline := time.Now().Add(p.RunDuration() + perf.TesterSlack)
+	deadline := time.Now().Add(wait + p.RunDuration() + perf.TesterSlack)
 	if err := extendWriteDeadline(w, deadline.Add(writeGrace)); err != nil {
 		h.busy.Store(false)
 		writeError(w, http.StatusInternalServerError, err)

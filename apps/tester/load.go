@@ -58,6 +58,9 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 			return perf.Result{}, err
 		}
 	}
+	if err := waitStart(ctx, p); err != nil {
+		return perf.Result{}, err
+	}
 	if p.HasExecutor() {
 		return runDriver(ctx, p, req, driverCaller(p, req), started)
 	}
@@ -209,6 +212,9 @@ func convert(p perf.Params, r periodic.RunnerResults, codes map[string]int64, re
 	service, response := rec.histograms()
 	out.Requests = service.Count()
 	out.Timeline = rec.timeline(r.StartTime)
+	if p.KeepSamples {
+		out.ServiceSamples = rec.samples()
+	}
 	var err error
 	if out.Latency, err = perf.NewLatency(service, p.Percentiles); err != nil {
 		return perf.Result{}, fmt.Errorf("tester: service time: %w", err)

@@ -104,3 +104,19 @@ func nearestRank(sorted []time.Duration, p float64) time.Duration {
 	}
 	return sorted[min(max(rank, 1), n)-1]
 }
+
+// samples returns the service time of every answer kept for the timeline, in nanoseconds
+// (perf.Params.KeepSamples). Every answer is kept: KeepSamples bounds the load at
+// perf.MaxSamples requests, below maxTimelinePoints. Call once the run has ended.
+func (r *recorder) samples() []int64 {
+	var out []int64
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		for _, pt := range s.points {
+			out = append(out, int64(pt.service))
+		}
+		s.mu.Unlock()
+	}
+	return out
+}

@@ -392,3 +392,44 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// Share is tester i's part (0 <= i < n) of e when n testers run it together, as k6 splits a
+// test over execution segments: every count (VUs, StartVUs, MaxVUs, Iterations, Rate and each
+// stage's Target) is divided by n, the first count%n testers taking one more, so the n shares
+// add up to e exactly. Durations and graceful stops are e's own. It is an error when n < 1, i
+// is out of range, or a share would have no VU or no iteration to run, naming the field.
+func (e Executor) Share(i, n int) (Executor, error) {
+	if n < 1 || i < 0 || i >= n {
+		return Executor{}, fmt.Errorf("driver: share %d of %d: must be 0 <= i < n", i, n)
+	}
+	if e.IsZero() || n == 1 {
+		return e, nil
+	}
+	e = e.withDefaults()
+	part := func(x int64) int64 {
+		s := x / int64(n)
+		if int64(i) < x%int64(n) {
+			s++
+		}
+		return s
+	}
+	out := e
+	out.VUs = int(part(int64(e.VUs)))
+	out.StartVUs = int(part(int64(e.StartVUs)))
+	out.MaxVUs = int(part(int64(e.MaxVUs)))
+	out.Iterations = part(e.Iterations)
+	out.Rate = int(part(int64(e.Rate)))
+	out.Stages = nil
+	for _, s := range e.Stages {
+		out.Stages = append(out.Stages, Stage{Duration: s.Duration, Target: int(part(int64(s.Target)))})
+	}
+	switch {
+	case out.PeakVUs() < 1:
+		return Executor{}, fmt.Errorf("driver: %s with at most %d VUs cannot be split over %d testers: one would have none", e.Kind, e.PeakVUs(), n)
+	case e.Kind == SharedIterations && out.Iterations < 1:
+		return Executor{}, fmt.Errorf("driver: executor.iterations = %d cannot be split over %d testers: one would have none", e.Iterations, n)
+	case e.Kind == ConstantArrivalRate && out.Rate < 1:
+		return Executor{}, fmt.Errorf("driver: executor.rate = %d cannot be split over %d testers: one would have a rate of 0", e.Rate, n)
+	}
+	return out, nil
+}

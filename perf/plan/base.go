@@ -13,10 +13,11 @@ import (
 // the measured phase), the run state of the plans of named loads (stages, iterations, faults),
 // the end of the plans judged by counts (delivery, jobs, reminders), and configuration checks.
 
-// startTester returns the client of the scenario's tester in dep, watched by the progress
-// lines (live QPS and errors). Errors: the tester's endpoint or token is unknown to dep.
+// startTester returns the client of the scenario's testers in dep (one, or a group that splits
+// each load: Scenario.TesterReplicas), the first watched by the progress lines (live QPS and
+// errors). Errors: a tester's endpoint or token is unknown to dep.
 func startTester(s perf.Session, dep perf.Deployment) (perf.TesterClient, error) {
-	tester, err := perf.NewTesterClient(dep, s.Scenario().Tester)
+	tester, err := perf.NewTesterGroup(dep, s.Scenario().TesterNames())
 	if err != nil {
 		return perf.TesterClient{}, err
 	}

@@ -143,7 +143,7 @@ func applyPreflight(ctx context.Context, t *testing.T, dep perf.Deployment, sc p
 		}
 		return nil, nil
 	}
-	tester, err := perf.NewTesterClient(dep, sc.Tester)
+	tester, err := perf.NewTesterGroup(dep, sc.TesterNames())
 	if err != nil {
 		return nil, err
 	}

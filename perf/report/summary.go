@@ -23,6 +23,7 @@ func Summary(r *perf.Report) string {
 	if r.Load != nil {
 		b.WriteString(r.Load.String() + "\n")
 	}
+	testerLine(&b, r)
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")
 	}
@@ -224,5 +225,28 @@ func executorLines(b *strings.Builder, r *perf.Report) {
 					i+1, ph.name, e.Iterations, ph.res.ActualQPS, e.Dropped, e.Interrupted, e.MaxActiveVUs)
 			}
 		}
+	}
+}
+
+// testerLine says, for a load shared by several testers, how far apart their starts really
+// were: the largest Result.StartSpreadSeconds of the run's loads.
+func testerLine(b *strings.Builder, r *perf.Report) {
+	var spread float64
+	var split int
+	each := func(res *perf.Result) {
+		if len(res.Testers) > 1 {
+			split++
+			spread = max(spread, res.StartSpreadSeconds)
+		}
+	}
+	for i := range r.Rounds {
+		each(&r.Rounds[i].Baseline)
+		each(&r.Rounds[i].Main)
+	}
+	for i := range r.Loads {
+		each(&r.Loads[i].Result)
+	}
+	if split > 0 {
+		fmt.Fprintf(b, "testers: %d load(s) split, the testers' starts at most %.1f ms apart\n", split, spread*1e3)
 	}
 }

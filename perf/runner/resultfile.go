@@ -312,6 +312,9 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 	}
 	env, _ := perf.LoadEnv() // a bad value failed the configuration already
 	load := perf.LoadOf(env)
+	if sc.TesterReplicas > 1 {
+		load.Testers = sc.TesterReplicas
+	}
 	return &perf.Report{
 		Load:         &load,
 		Schema:       perf.ReportSchema,

@@ -76,6 +76,9 @@ func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sc, err = withTesterReplicas(sc); err != nil {
+		t.Fatal(err)
+	}
 	for _, u := range perf.UnknownEnv(os.Environ()) { // a misspelled variable: said, and kept in the result
 		t.Logf("warning: %s", u)
 		cfg.Notes = append(cfg.Notes, u)
@@ -171,6 +174,23 @@ func newRunConfig(sc perf.Scenario, opts []RunOption) (runConfig, error) {
 		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
 	}
 	return cfg, nil
+}
+
+// withTesterReplicas returns sc with its testers (Scenario.WithTesters): as many as
+// DAPR_PERF_TESTER_REPLICAS or the scenario asks. Errors name the scenario or the variable.
+func withTesterReplicas(sc perf.Scenario) (perf.Scenario, error) {
+	n, err := sc.TesterReplicasFromEnv()
+	if err != nil {
+		return sc, err
+	}
+	if n == 1 && sc.TesterReplicas <= 1 {
+		return sc, nil
+	}
+	out, err := sc.WithTesters(n)
+	if err != nil {
+		return sc, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+	}
+	return out, nil
 }
 
 // withTesterLimits returns a copy of apps in which each tester without TesterLimits has

@@ -182,3 +182,35 @@ func TestPreflightKeepsARequestedLoad(t *testing.T) {
 		assert.Contains(t, rep.Load.Overrides, "DAPR_PERF_QPS=100")
 	}
 }
+
+// With DAPR_PERF_TESTER_REPLICAS=2 the runner starts two testers, splits every phase between
+// them, and the result file keeps the merge and each tester's share.
+func TestTwoTestersShareEachPhase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a round of 2 s loads")
+	}
+	t.Setenv(perf.EnvTesterReplicas, "2")
+	dir := t.TempDir()
+	fp := &fakePlatform{}
+	sc := calibration()
+	sc.Thresholds = sc.Thresholds[:1] // errors only: this test is about the split, not the overhead
+	rep := runner.Run(t, sc, runner.WithPlatform(fp), runner.WithReportDir(dir))
+	assert.Contains(t, fp.limits, "tester-2", "the second tester was started")
+	back, err := report.ReadReport(rep.RunPath(dir))
+	require.NoError(t, err)
+	require.Len(t, back.Rounds, 1)
+	for _, res := range []perf.Result{back.Rounds[0].Baseline, back.Rounds[0].Main} {
+		require.Len(t, res.Testers, 2)
+		assert.Equal(t, 200, res.Params.QPS)
+		assert.Equal(t, res.Testers[0].Requests+res.Testers[1].Requests, res.Requests)
+		assert.Equal(t, 100, res.Testers[1].Params.QPS)
+		assert.Equal(t, 4, res.Testers[1].Params.Connections)
+		assert.EqualValues(t, 400, res.Requests)
+	}
+	require.NotNil(t, back.Load)
+	assert.Equal(t, 2, back.Load.Testers)
+	assert.Contains(t, back.Load.Overrides, "DAPR_PERF_TESTER_REPLICAS=2")
+	assert.Contains(t, report.Summary(back), "split over 2 testers")
+	assert.Contains(t, report.Summary(back), "the testers' starts at most")
+	assert.Equal(t, perf.RoleTester, back.Rounds[0].Resources[3].Role, "%+v", back.Rounds[0].Resources)
+}
