@@ -65,12 +65,15 @@ daprd: $(DAPRD) control-plane
 .daprd/%/daprd:
 	./scripts/build-daprd.sh $* $@
 
-## control-plane: placement and scheduler (the scheduler's pinned module: scripts/build-daprd.sh).
-control-plane: .daprd/$(DAPR_VERSION)/placement .daprd/$(DAPR_VERSION)/scheduler
+## control-plane: placement, scheduler and sentry (the scheduler's pinned module:
+## scripts/build-daprd.sh); sentry issues the sidecars' mTLS certificates (DAPR_PERF_MTLS).
+control-plane: .daprd/$(DAPR_VERSION)/placement .daprd/$(DAPR_VERSION)/scheduler .daprd/$(DAPR_VERSION)/sentry
 .daprd/%/placement:
 	./scripts/build-daprd.sh $* $@ placement
 .daprd/%/scheduler:
 	./scripts/build-daprd.sh $* $@ scheduler
+.daprd/%/sentry:
+	./scripts/build-daprd.sh $* $@ sentry
 
 ## kube-bin, kube-node: build kube/'s tests' control plane and the rest of a one-node cluster,
 ## when missing (long the first time: docs/kubernetes.md#build-and-run-times).

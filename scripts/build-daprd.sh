@@ -2,7 +2,7 @@
 # build-daprd.sh VERSION OUT [CMD]: builds Dapr's sidecar, daprd, at VERSION (a tag served by the Go
 # module proxy, e.g. v1.17.5) into the file OUT, unless OUT already exists. CMD names another of
 # dapr's commands to build the same way instead: placement or scheduler (Dapr's control plane for
-# actors, reminders, jobs and workflows; default daprd). Each command has its own wrapper folder
+# actors, reminders, jobs and workflows), or sentry (the sidecars' mTLS certificates); default daprd. Each command has its own wrapper folder
 # next to OUT (wrapper for daprd, wrapper-CMD otherwise), so building one never touches another.
 #
 # dapr's go.mod carries replace directives, which `go install pkg@version` refuses. So this script
@@ -32,8 +32,8 @@ stablecomponents | allcomponents) ;;
 esac
 
 case "$cmd" in
-daprd | placement | scheduler) ;;
-*) echo "build-daprd: CMD must be daprd, placement or scheduler, got '$cmd'" >&2; exit 2 ;;
+daprd | placement | scheduler | sentry) ;;
+*) echo "build-daprd: CMD must be daprd, placement, scheduler or sentry, got '$cmd'" >&2; exit 2 ;;
 esac
 
 mkdir -p "$(dirname "$out")"
@@ -120,6 +120,6 @@ mv "$out.tmp" "$out"
 
 if [ "$cmd" = daprd ]; then
 	echo "daprd $version: [4/4] built $out in $(($(date +%s) - start)) s: $("$out" --version)"
-else # placement and scheduler have no --version flag
+else # placement, scheduler and sentry have no --version flag
 	echo "$cmd $version: [4/4] built $out in $(($(date +%s) - start)) s ($(du -m "$out" | cut -f1) MiB)"
 fi

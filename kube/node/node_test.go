@@ -61,6 +61,7 @@ func TestNode(t *testing.T) {
 
 	t.Run("network stays on the node", func(t *testing.T) { testNetwork(t, c) })
 	t.Run("service invocation scenarios", func(t *testing.T) { testScenarios(t, c) })
+	t.Run("service invocation from three tester pods", func(t *testing.T) { testThreeTesters(t, c) })
 	t.Run("restart verdict from a killed container", func(t *testing.T) { testRestart(t, c) })
 	t.Run("memory growth", func(t *testing.T) { testGrowth(t, c) })
 	t.Run("scenarios on an in-cluster redis", func(t *testing.T) { testBackends(t, c) })
@@ -423,6 +424,65 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 	if code != 0 {
 		t.Errorf("perf.sh exited %d", code)
 	}
+}
+
+// testThreeTesters runs the HTTP service-invocation scenario with DAPR_PERF_TESTER_REPLICAS=3:
+// three tester pods, each with its injected daprd, share every phase. The result must pass,
+// record the three testers' pods on the cluster's nodes, and hold, for the main phase, each
+// tester's share (a third of the rate) and their merge, whose requests add up.
+func testThreeTesters(t *testing.T, c *node.Cluster) {
+	wd, _ := os.Getwd()
+	root, _ := perf.RepoRootFrom(wd)
+	id := runID + "-testers"
+	code := perfRun(t, c, id, nil, []string{perf.EnvTesterReplicas + "=3"}, "./tests/service_invocation_http")
+	path := filepath.Join(perf.RunDir(reportDir(t, root), id), "service_invocation", "http", "result.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no result file: %v", err)
+	}
+	var r struct {
+		Pass        bool `json:"pass"`
+		Environment struct {
+			Nodes map[string]string `json:"nodes"`
+		} `json:"environment"`
+		Rounds []struct {
+			Main struct {
+				Requests           int64   `json:"requests"`
+				StartSpreadSeconds float64 `json:"startSpreadSeconds"`
+				Testers            []struct {
+					Requests int64 `json:"requests"`
+					Params   struct {
+						QPS int `json:"qps"`
+					} `json:"params"`
+				} `json:"testers"`
+			} `json:"main"`
+		} `json:"rounds"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	t.Logf("%s: pass=%v, nodes %v", path, r.Pass, r.Environment.Nodes)
+	if code != 0 || !r.Pass {
+		t.Errorf("perf.sh exited %d, pass=%v: want 0 and a pass", code, r.Pass)
+	}
+	for _, name := range []string{"tester", "tester-2", "tester-3"} {
+		if r.Environment.Nodes[name] == "" {
+			t.Errorf("no node recorded for %s: %v", name, r.Environment.Nodes)
+		}
+	}
+	if len(r.Rounds) == 0 || len(r.Rounds[0].Main.Testers) != 3 {
+		t.Fatalf("the main phase holds %d testers' results, want 3", len(r.Rounds[0].Main.Testers))
+	}
+	m := r.Rounds[0].Main
+	var sum int64
+	for i, s := range m.Testers {
+		sum += s.Requests
+		t.Logf("tester %d: %d QPS, %d requests", i+1, s.Params.QPS, s.Requests)
+	}
+	if sum != m.Requests || sum == 0 {
+		t.Errorf("merged requests %d, the testers' sum %d", m.Requests, sum)
+	}
+	t.Logf("the testers' starts were %.1f ms apart", m.StartSpreadSeconds*1e3)
 }
 
 // isMainStart says whether l is the log line of a run's main phase starting ("[12s elapsed,
