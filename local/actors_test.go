@@ -77,7 +77,7 @@ func TestActorControlPlane(t *testing.T) {
 		host.Args = []string{"-timer-due", "1s"} // every activation registers a timer through daprd
 		d, err := p.StartE(startCtx(t), t, host)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"actorapp", "actorapp-daprd", "placement", "scheduler"}, d.Processes())
+		assert.Equal(t, []string{"actorapp", "actorapp-daprd", "sentry", "placement", "scheduler"}, d.Processes())
 		for _, name := range []string{"placement", "scheduler"} {
 			pid := d.PID(name)
 			require.NotZero(t, pid, name)
@@ -90,7 +90,7 @@ func TestActorControlPlane(t *testing.T) {
 				assert.Contains(t, b.Package, "go-etcd-cron v0.12.6")
 			}
 		}
-		assert.Equal(t, []string{"redis", "placement", "scheduler"}, cp)
+		assert.Equal(t, []string{"redis", "sentry", "placement", "scheduler"}, cp, "sentry first: placement and scheduler take their certificates from it")
 		assert.DirExists(t, filepath.Join(d.RunDir(), "backends", "scheduler", "etcd"), "the scheduler's etcd data is in the run directory")
 
 		sidecar := endpoint(t, d, "actorapp", perf.SidecarHTTP)

@@ -166,6 +166,7 @@ func validateComponents(apps []perf.App) error {
 	if perf.NeedsScheduler(apps) {
 		cp = append(cp, string(perf.ControlScheduler))
 	}
+	cp = append(cp, string(perf.ControlSentry)) // when mTLS is on
 	for _, name := range cp {
 		if procs[name] {
 			return fmt.Errorf("app name %s: it is also the process name of the actor control plane this deployment starts", name)
@@ -247,8 +248,20 @@ func (d *Deployment) startBackends(run, ready context.Context) error {
 	if err := os.Mkdir(d.backendsDir(), 0o755); err != nil {
 		return fmt.Errorf("backends folder: %w", err)
 	}
+	// Sentry first, alone: placement and scheduler read the root certificate it writes.
+	if b := d.backendNamed(string(perf.ControlSentry)); b != nil {
+		if err := d.startBackend(run, b); err != nil {
+			return err
+		}
+		if err := waitReady(ready, []readiness{{proc: b.main, check: b.readyCheck()}}, d.exitCh); err != nil {
+			return err
+		}
+		if err := d.readTrustAnchors(); err != nil {
+			return err
+		}
+	}
 	// RabbitMQ first: it is the slowest to come up (about 5 s), and the others start meanwhile.
-	order := slices.Clone(d.backends)
+	order := slices.DeleteFunc(slices.Clone(d.backends), func(b *backendServer) bool { return b.backend == perf.ControlSentry })
 	slices.SortStableFunc(order, func(a, b *backendServer) int {
 		return boolInt(b.backend == perf.BackendRabbitMQ) - boolInt(a.backend == perf.BackendRabbitMQ)
 	})
@@ -257,15 +270,8 @@ func (d *Deployment) startBackends(run, ready context.Context) error {
 	defer cancel() // stops the other polls once one fails
 	results := make(chan error, len(order))
 	for _, b := range order {
-		if err := portsFree(b); err != nil {
+		if err := d.startBackend(run, b); err != nil {
 			return err
-		}
-		if err := os.MkdirAll(b.dir, 0o755); err != nil {
-			return fmt.Errorf("%s: data dir: %w", b.kind.proc, err)
-		}
-		b.started = time.Now()
-		if err := b.kind.launch(run, d, b); err != nil {
-			return fmt.Errorf("%s: %w", b.kind.proc, err)
 		}
 		r := readiness{proc: b.main, check: b.readyCheck()}
 		go func() { results <- poll(ctx, r) }()
@@ -279,6 +285,21 @@ func (d *Deployment) startBackends(run, ready context.Context) error {
 		case p := <-d.exitCh:
 			return exitedDuringStart(p)
 		}
+	}
+	return nil
+}
+
+// startBackend launches b in its data directory, once its ports are free; it does not wait.
+func (d *Deployment) startBackend(run context.Context, b *backendServer) error {
+	if err := portsFree(b); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		return fmt.Errorf("%s: data dir: %w", b.kind.proc, err)
+	}
+	b.started = time.Now()
+	if err := b.kind.launch(run, d, b); err != nil {
+		return fmt.Errorf("%s: %w", b.kind.proc, err)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func TestSidecarUsesRealBackends(t *testing.T) {
 			t.Logf("backend %s: %s (package %s) at %s, ready in %.3f s", b.Process, b.Version, b.Package, b.Address, b.ReadySeconds)
 			addr[b.Backend] = b.Address
 		}
-		require.Len(t, addr, 4, "redis, postgresql, rabbitmq and mqtt, once each")
+		require.Len(t, addr, 5, "redis, postgresql, rabbitmq and mqtt, once each, and sentry (mTLS)")
 		dapr := endpoint(t, d, "app", perf.SidecarHTTP)
 
 		t.Run("state", func(t *testing.T) {

@@ -92,6 +92,12 @@ func (d *Deployment) controlPlaneArgs(a perf.App) []string {
 	return args
 }
 
+// controlPlane says whether b is one of Dapr's control-plane services (sentry, placement,
+// scheduler) rather than a store or broker: a tester never loads it.
+func (b *backendServer) controlPlane() bool {
+	return b.backend == perf.ControlPlacement || b.backend == perf.ControlScheduler || b.backend == perf.ControlSentry
+}
+
 // backendNamed is the backend whose process is called proc, or nil.
 func (d *Deployment) backendNamed(proc string) *backendServer {
 	i := slices.IndexFunc(d.backends, func(b *backendServer) bool { return b.kind.proc == proc })
@@ -122,8 +128,9 @@ func healthPing(version string) func(ctx context.Context, b *backendServer) (str
 	}
 }
 
-// placementKind runs one placement as process proc: TLS off, every socket but the health
-// endpoint on 127.0.0.1, a one-member raft cluster on its own port.
+// placementKind runs one placement as process proc: TLS from the deployment's sentry, or off
+// without mTLS (controlPlaneTLSArgs), every socket but the health endpoint on 127.0.0.1, a
+// one-member raft cluster on its own port.
 func placementKind(proc string, a build) *backendKind {
 	return &backendKind{
 		proc:  proc,
@@ -131,9 +138,8 @@ func placementKind(proc string, a build) *backendKind {
 		ports: placementPorts,
 		launch: func(ctx context.Context, d *Deployment, b *backendServer) error {
 			itoa := strconv.Itoa
-			args := append(loopbackArgs(b), "--initial-cluster", "dapr-placement-0=127.0.0.1:"+itoa(b.ports[3]),
-				"--tls-enabled=false",
-			)
+			args := append(loopbackArgs(b), "--initial-cluster", "dapr-placement-0=127.0.0.1:"+itoa(b.ports[3]))
+			args = append(args, d.controlPlaneTLSArgs()...)
 			p, err := d.startBackendProc(ctx, b, proc, b.bins["placement"], args, daprdEnv(), procSpec{grace: stopGrace})
 			b.main = p
 			return err
@@ -143,8 +149,8 @@ func placementKind(proc string, a build) *backendKind {
 	}
 }
 
-// schedulerKind runs the scheduler: TLS off, its embedded etcd on 127.0.0.1 with its data in
-// the private data directory (in the run directory), its identity files there too.
+// schedulerKind runs the scheduler: TLS as placement's, its embedded etcd on 127.0.0.1 with
+// its data in the private data directory (in the run directory), its identity files there too.
 func schedulerKind(a build) *backendKind {
 	proc := string(perf.ControlScheduler)
 	return &backendKind{
@@ -158,8 +164,8 @@ func schedulerKind(a build) *backendKind {
 				"--etcd-client-listen-address", "127.0.0.1",
 				"--etcd-initial-cluster", "dapr-scheduler-server-0=http://127.0.0.1:"+itoa(b.ports[4]),
 				"--identity-directory-write", filepath.Join(b.dir, "tls"),
-				"--tls-enabled=false",
 			)
+			args = append(args, d.controlPlaneTLSArgs()...)
 			p, err := d.startBackendProc(ctx, b, proc, b.bins["scheduler"], args, daprdEnv(), procSpec{grace: backendStopGrace})
 			b.main = p
 			return err

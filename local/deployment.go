@@ -26,6 +26,10 @@ type Deployment struct {
 	// needed; extraDirs are data directories outside dir, removed with it.
 	backends  []*backendServer
 	extraDirs []string
+	// mtls runs a sentry and gives every daprd, placement and scheduler its certificates
+	// (sentry.go); trustAnchors is sentry's root certificate, PEM, once sentry is ready.
+	mtls         bool
+	trustAnchors string
 
 	mu    sync.Mutex
 	procs []*process // in start order
@@ -99,6 +103,9 @@ func (d *Deployment) plan(alloc PortAllocator, apps []perf.App) error {
 	if err := d.planBackends(ps, apps); err != nil {
 		return err
 	}
+	if err := d.planSentry(ps, apps); err != nil {
+		return err
+	}
 	if err := d.planControlPlane(ps, apps); err != nil {
 		return err
 	}
@@ -139,7 +146,9 @@ func (d *Deployment) resourcesDir() string { return runFile(d.dir, "resources") 
 func (d *Deployment) launchApps(ctx context.Context, bins map[perf.AppKind]string) error {
 	var backends []string // a direct-to-store phase loads them (testerAllowList)
 	for _, b := range d.backends {
-		backends = append(backends, b.addr())
+		if !b.controlPlane() {
+			backends = append(backends, b.addr())
+		}
 	}
 	for _, da := range d.apps {
 		args, env := launchArgs(da, d.apps, backends...)
@@ -165,7 +174,8 @@ func (d *Deployment) launchSidecars(ctx context.Context) error {
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
 		args = append(args, d.controlPlaneArgs(da.app)...)
-		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, daprdEnv(), daprdStopGrace(args))
+		args = append(args, d.sentryArgs()...)
+		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, d.sidecarEnv(), daprdStopGrace(args))
 		if err != nil {
 			return err
 		}
@@ -177,7 +187,8 @@ func (d *Deployment) launchSidecars(ctx context.Context) error {
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecarB, da.configB, d.resourcesDir())
 		args = append(args, d.controlPlaneArgs(da.app)...)
-		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, daprdEnv(), daprdStopGrace(args))
+		args = append(args, d.sentryArgs()...)
+		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, d.sidecarEnv(), daprdStopGrace(args))
 		if err != nil {
 			return err
 		}
@@ -307,8 +318,8 @@ func (d *Deployment) DaprVersion() string { return d.a.version }
 func (d *Deployment) DaprdPath() string { return d.a.path }
 
 // Processes lists the process names, for each app (in Start's order) its name and, when it
-// has a sidecar, perf.SidecarName(app); then the actor control plane's, when it runs one
-// ("placement", "placement-<group>", "scheduler"; role perf.RoleControlPlane).
+// has a sidecar, perf.SidecarName(app); then Dapr's control plane's, when it runs one
+// ("sentry", "placement", "placement-<group>", "scheduler"; role perf.RoleControlPlane).
 func (d *Deployment) Processes() []string {
 	var names []string
 	for _, da := range d.apps {
@@ -318,7 +329,7 @@ func (d *Deployment) Processes() []string {
 		}
 	}
 	for _, b := range d.backends {
-		if b.backend == perf.ControlPlacement || b.backend == perf.ControlScheduler {
+		if b.controlPlane() {
 			names = append(names, b.kind.proc)
 		}
 	}

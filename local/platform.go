@@ -19,6 +19,7 @@ type Platform struct {
 	root      string        // repository root: the apps are built from here
 	alloc     PortAllocator // where every port comes from
 	runParent string        // run directories are created here; "" is os.TempDir()
+	mtls      bool          // a sentry and mTLS in every deployment with a sidecar (sentry.go)
 }
 
 var _ perf.Platform = (*Platform)(nil)
@@ -32,6 +33,7 @@ type options struct {
 	noB       bool
 	alloc     PortAllocator
 	runParent string
+	mtls      *bool // nil: DAPR_PERF_MTLS decides
 }
 
 // WithDaprd runs the daprd binary at path instead of the one Daprd finds.
@@ -49,16 +51,21 @@ func WithoutDaprdB() Option { return func(o *options) { o.noB = true } }
 // sidecar, for daprd's HTTP, gRPC, internal gRPC, metrics and profile ports; then (after the
 // build-B sidecars' ports of an A/B run) for the ports of each backend the components need, in
 // the order first needed: redis 1, postgresql 1, rabbitmq 3 (AMQP, distribution, epmd), mqtt
-// 1; then 4 for each placement (gRPC, health, metrics, raft; placement groups sorted by name)
+// 1; then, with mTLS on, 3 for sentry (gRPC, health, metrics); then 4 for each placement
+// (gRPC, health, metrics, raft; placement groups sorted by name)
 // and 5 for a scheduler (gRPC, health, metrics, etcd client, etcd peer). A port already handed
 // out in the same deployment is asked for again.
 func WithPortAllocator(alloc PortAllocator) Option { return func(o *options) { o.alloc = alloc } }
+
+// WithMTLS turns sentry and mTLS on or off, whatever DAPR_PERF_MTLS says.
+func WithMTLS(on bool) Option { return func(o *options) { o.mtls = &on } }
 
 // WithRunDirParent creates each deployment's run directory (logs, configuration) in dir
 // instead of os.TempDir().
 func WithRunDirParent(dir string) Option { return func(o *options) { o.runParent = dir } }
 
-// New returns the local platform. It fails when no daprd can be found (see Daprd), when
+// New returns the local platform, with sentry and mTLS unless DAPR_PERF_MTLS=off (or
+// WithMTLS). It fails when no daprd can be found (see Daprd), when
 // the one named is missing or not executable, when it cannot tell its version, or when
 // the working directory is not inside the daprperf repository (the apps are built there).
 // With DAPR_PERF_DAPRD_B set (or WithDaprdB) it also runs that second build beside every
@@ -95,6 +102,11 @@ func New(opts ...Option) (*Platform, error) {
 		o.alloc = FreePort
 	}
 	p := &Platform{daprd: daprd, version: version, root: root, alloc: o.alloc, runParent: o.runParent}
+	if o.mtls != nil {
+		p.mtls = *o.mtls
+	} else if p.mtls, err = perf.MTLSFromEnv(); err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
 	if !o.noB {
 		if p.b, err = buildB(o.daprdB, root); err != nil {
 			return nil, fmt.Errorf("local: %w", err)
@@ -148,7 +160,8 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: run dir: %w", err)
 	}
-	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs+len(perf.PlacementGroups(apps))+1)
+	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs+len(perf.PlacementGroups(apps))+2)
+	d.mtls = p.mtls
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {

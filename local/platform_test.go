@@ -43,13 +43,31 @@ func TestInvokeHTTP(t *testing.T) {
 		code, body = get(t, endpoint(t, d, "callee", perf.AppHTTP)+"/direct")
 		assert.Equal(t, http.StatusOK, code, "the app directly: %s", body)
 
-		assert.Equal(t, []string{"caller", "caller-daprd", "callee", "callee-daprd"}, d.Processes())
+		assert.Equal(t, []string{"caller", "caller-daprd", "callee", "callee-daprd", "sentry"}, d.Processes(), "mTLS is on by default: sentry runs")
+		assert.True(t, d.(perf.Secured).MTLS())
+		log, err := os.ReadFile(filepath.Join(d.(*local.Deployment).RunDir(), "caller-daprd.log"))
+		require.NoError(t, err)
+		assert.Contains(t, string(log), "Security is initialized successfully", "daprd took its identity from sentry")
 		assert.Regexp(t, regexp.MustCompile(`^\d+\.\d+\.\d+`), d.DaprVersion())
 		assert.Equal(t, p.DaprVersion(), d.DaprVersion())
 		exits, err := d.Exits(t.Context())
 		require.NoError(t, err)
 		assert.Empty(t, exits)
 	})
+}
+
+// TestInvokeHTTPWithoutMTLS: with mTLS off (DAPR_PERF_MTLS=off) no sentry runs and the
+// sidecars still reach each other, in plain text.
+func TestInvokeHTTPWithoutMTLS(t *testing.T) {
+	isolated(t, func(t *testing.T, p *local.Platform) {
+		d := p.Start(startCtx(t), t,
+			withSidecar("caller", perf.HTTPApp, perf.HTTP),
+			withSidecar("callee", perf.HTTPApp, perf.HTTP))
+		code, body := get(t, endpoint(t, d, "caller", perf.SidecarHTTP)+"/v1.0/invoke/callee/method/test")
+		assert.Equal(t, http.StatusOK, code, body)
+		assert.Equal(t, []string{"caller", "caller-daprd", "callee", "callee-daprd"}, d.Processes())
+		assert.False(t, d.(perf.Secured).MTLS())
+	}, local.WithMTLS(false))
 }
 
 // TestTester: the tester, the caller of every scenario, starts with its sidecar and
@@ -263,7 +281,7 @@ func TestEndpoints(t *testing.T) {
 		assert.ErrorContains(t, err, "no sidecar")
 		_, err = d.Endpoint("ghost", perf.AppHTTP)
 		assert.ErrorContains(t, err, "ghost")
-		assert.Equal(t, []string{"callee", "callee-daprd", "plain"}, d.Processes())
+		assert.Equal(t, []string{"callee", "callee-daprd", "plain", "sentry"}, d.Processes())
 
 		cfg, err := os.ReadFile(filepath.Join(d.(*local.Deployment).RunDir(), "callee-config.yaml"))
 		require.NoError(t, err)

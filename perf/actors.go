@@ -14,6 +14,9 @@ const (
 	ControlPlacement Backend = "placement"
 	// ControlScheduler is Dapr's scheduler: reminders, jobs and workflow timers.
 	ControlScheduler Backend = "scheduler"
+	// ControlSentry is Dapr's certificate authority: with mTLS on (EnvMTLS) every daprd, and
+	// placement and scheduler, take their identity certificates from it.
+	ControlSentry Backend = "sentry"
 	// DefaultPlacement is the placement group of a sidecar that leaves Placement empty but
 	// loads an actor state store.
 	DefaultPlacement = "default"

@@ -55,6 +55,9 @@ type Env struct {
 	GrowthIdle      *time.Duration `envconfig:"DAPR_PERF_GROWTH_IDLE" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 30s" unset:"30s" desc:"memory-growth idle window"`
 	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
 
+	// Dapr's environment.
+	MTLS *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides)"`
+
 	// The workflow scenarios (tests/workflows).
 	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"in-memory" desc:"the workflows' actor state store"`
 	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" oneof:"in-memory inmemory redis postgres postgresql" accepts:"in-memory (or inmemory), redis, postgres or postgresql" unset:"unset" desc:"Dapr's name for DAPR_PERF_WORKFLOW_BACKEND, used when that is unset (postgres is postgresql); both set to different stores is an error"`

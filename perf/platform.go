@@ -161,3 +161,22 @@ type Placed interface {
 
 // SidecarName is the process name of app's daprd in Processes, Usage and Exits.
 func SidecarName(app string) string { return app + "-daprd" }
+
+// Secured is a Deployment that says whether its sidecars talk over mTLS (certificates from
+// Dapr's sentry), for the result file's Environment.MTLS.
+type Secured interface {
+	MTLS() bool
+}
+
+// EnvMTLS turns sentry and mTLS on or off on the local platform (Env.MTLS).
+const EnvMTLS = "DAPR_PERF_MTLS"
+
+// MTLSFromEnv is DAPR_PERF_MTLS: true unless it is "off" (Dapr's perf suite runs with mTLS
+// on). Errors name the variable.
+func MTLSFromEnv() (bool, error) {
+	env, err := LoadEnv()
+	if err != nil {
+		return false, err
+	}
+	return env.MTLS == nil || *env.MTLS == "on", nil
+}

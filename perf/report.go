@@ -137,6 +137,9 @@ type Environment struct {
 	// Nodes maps each process to the node it ran on, where the platform places processes on
 	// nodes (kubernetes, perf.Placed); empty on the local platform, where all share one machine.
 	Nodes map[string]string `json:"nodes,omitempty"`
+	// MTLS says whether the sidecars talked over mTLS, with certificates from Dapr's sentry
+	// (perf.Secured); nil when the platform does not say, and in older result files.
+	MTLS *bool `json:"mtls,omitempty"`
 }
 
 // ResourceSummary is one process over all main phases, in base units.

@@ -113,8 +113,8 @@ type Route struct {
 // Roles names what each process is in the scenario, for resource series: the testers
 // (TesterNames) are RoleTester and their daprds caller sidecars; Main.To and every replica of it (each other app
 // of Main.To's Kind but the tester's, such as actor_id_scale's actorapp-2 and actorapp-3, over
-// which placement spreads the ids) are RoleApp, their daprds RoleCalleeSidecar. Placement and
-// scheduler processes are RoleControlPlane.
+// which placement spreads the ids) are RoleApp, their daprds RoleCalleeSidecar. Placement,
+// scheduler and sentry processes are RoleControlPlane.
 func (sc Scenario) Roles() map[string]string {
 	roles := map[string]string{
 		sc.Tester:               RoleTester,
@@ -140,6 +140,7 @@ func (sc Scenario) Roles() map[string]string {
 	if NeedsScheduler(sc.Apps) {
 		roles[string(ControlScheduler)] = RoleControlPlane
 	}
+	roles[string(ControlSentry)] = RoleControlPlane // when mTLS is on
 	return roles
 }
 

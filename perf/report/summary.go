@@ -18,8 +18,12 @@ func Summary(r *perf.Report) string {
 	var b strings.Builder
 	env := r.Environment
 	kind := KindOf(r)
-	fmt.Fprintf(&b, "%s/%s: daprd %s on %s, %d CPUs (%s), %s\n",
-		r.Test, r.Transport, env.DaprVersion, env.Platform, env.CPUs, env.CPUModel, kind.Header(r))
+	mtls := ""
+	if env.MTLS != nil {
+		mtls = map[bool]string{true: ", mTLS on (sentry)", false: ", mTLS off"}[*env.MTLS]
+	}
+	fmt.Fprintf(&b, "%s/%s: daprd %s on %s%s, %d CPUs (%s), %s\n",
+		r.Test, r.Transport, env.DaprVersion, env.Platform, mtls, env.CPUs, env.CPUModel, kind.Header(r))
 	if r.Load != nil {
 		b.WriteString(r.Load.String() + "\n")
 	}

@@ -96,6 +96,10 @@ func (s *session) Deploy(t *testing.T, label string, apps []perf.App, loads ...p
 			s.rep.Environment.Backends = append(s.rep.Environment.Backends, b)
 		}
 	}
+	if sec, ok := dep.(perf.Secured); ok && s.rep.Environment.MTLS == nil {
+		on := sec.MTLS()
+		s.rep.Environment.MTLS = &on
+	}
 	if p, ok := dep.(perf.Placed); ok {
 		ctx, cancel := context.WithTimeout(t.Context(), exitsTimeout)
 		nodes, err := p.Nodes(ctx)

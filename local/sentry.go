@@ -1,0 +1,147 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Dapr's sentry on the local platform, as Dapr's perf suite runs: mTLS on (perf.EnvMTLS, on
+// unless "off"). One sentry per deployment, started before every other backend, issues the
+// certificates of every daprd and of placement and scheduler. Sentry, in its standalone mode,
+// finds its credentials folder empty, generates a root and an issuer (Ed25519) and writes them
+// there (pkg/sentry/server/ca, v1.17.5); the platform then reads the root, ca.crt, and hands it
+// to each daprd as DAPR_TRUST_ANCHORS and to placement and scheduler as --trust-anchors-file.
+// The trust domain is sentry's default, localhost, which is also daprd's default
+// --control-plane-trust-domain.
+
+// Ports of a sentry, in order: gRPC (--sentry-address), health, metrics.
+const sentryPorts = 3
+
+// sentryTrustDomain is sentry's and daprd's default control-plane trust domain.
+const sentryTrustDomain = "localhost"
+
+// planSentry plans the deployment's sentry, first of its backends, when mTLS is on and an app
+// has a sidecar; its binary is the one beside daprd (`make control-plane`).
+func (d *Deployment) planSentry(ps *ports, apps []perf.App) error {
+	if !d.mtls || !hasSidecar(apps) {
+		return nil
+	}
+	bin, err := controlPlaneBinary(d.a.path, perf.ControlSentry)
+	if err != nil {
+		return fmt.Errorf("%w (or set %s=off)", err, perf.EnvMTLS)
+	}
+	b := &backendServer{backend: perf.ControlSentry, kind: sentryKind(d.a), bins: map[string]string{"sentry": bin}}
+	b.dir = filepath.Join(d.backendsDir(), b.kind.proc)
+	for range b.kind.ports {
+		port, err := ps.next()
+		if err != nil {
+			return fmt.Errorf("ports of %s: %w", b.kind.proc, err)
+		}
+		b.ports = append(b.ports, port)
+	}
+	d.backends = append(d.backends, b)
+	return nil
+}
+
+func hasSidecar(apps []perf.App) bool {
+	for _, a := range apps {
+		if a.Sidecar != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// sentryKind runs sentry in standalone mode: every socket on 127.0.0.1, its credentials and
+// an empty configuration in its private data directory.
+func sentryKind(a build) *backendKind {
+	proc := string(perf.ControlSentry)
+	return &backendKind{
+		proc:  proc,
+		pkg:   controlPlanePackage(perf.ControlSentry, a),
+		ports: sentryPorts,
+		launch: func(ctx context.Context, d *Deployment, b *backendServer) error {
+			creds := filepath.Join(b.dir, "credentials")
+			if err := os.MkdirAll(creds, 0o700); err != nil {
+				return err
+			}
+			config := filepath.Join(b.dir, "sentry-config.yaml")
+			if err := os.WriteFile(config, nil, 0o600); err != nil {
+				return err
+			}
+			args := append(loopbackArgs(b),
+				"--issuer-credentials", creds,
+				"--config", config,
+				"--trust-domain", sentryTrustDomain,
+				"--mode", "standalone",
+			)
+			p, err := d.startBackendProc(ctx, b, proc, b.bins["sentry"], args, daprdEnv(), procSpec{grace: stopGrace})
+			b.main = p
+			return err
+		},
+		ping:     healthPing(a.version),
+		metadata: func(*backendServer) map[string]string { return nil },
+	}
+}
+
+// trustAnchorsFile is the root certificate sentry wrote, once it is ready.
+func (b *backendServer) trustAnchorsFile() string {
+	return filepath.Join(b.dir, "credentials", "ca.crt")
+}
+
+// readTrustAnchors reads the root certificate of the deployment's sentry into d.trustAnchors,
+// once sentry answers its health check. Error: sentry wrote no PEM certificate.
+func (d *Deployment) readTrustAnchors() error {
+	b := d.backendNamed(string(perf.ControlSentry))
+	if b == nil {
+		return nil
+	}
+	pem, err := os.ReadFile(b.trustAnchorsFile())
+	if err != nil {
+		return fmt.Errorf("sentry: trust anchors: %w", err)
+	}
+	if !strings.Contains(string(pem), "BEGIN CERTIFICATE") {
+		return fmt.Errorf("sentry: trust anchors %s: no PEM certificate", b.trustAnchorsFile())
+	}
+	d.trustAnchors = string(pem)
+	return nil
+}
+
+// sentryArgs are the daprd flags of mTLS with the deployment's sentry; none when mTLS is off.
+func (d *Deployment) sentryArgs() []string {
+	b := d.backendNamed(string(perf.ControlSentry))
+	if b == nil {
+		return nil
+	}
+	return []string{"--enable-mtls", "--sentry-address", b.addr()}
+}
+
+// sidecarEnv is a daprd's environment: daprdEnv, with the trust anchors when mTLS is on.
+func (d *Deployment) sidecarEnv() []string {
+	env := daprdEnv()
+	if d.trustAnchors != "" {
+		env = append(env, "DAPR_TRUST_ANCHORS="+d.trustAnchors)
+	}
+	return env
+}
+
+// controlPlaneTLSArgs are the flags of placement and scheduler: TLS with certificates from
+// the deployment's sentry when mTLS is on, TLS off otherwise.
+func (d *Deployment) controlPlaneTLSArgs() []string {
+	b := d.backendNamed(string(perf.ControlSentry))
+	if b == nil {
+		return []string{"--tls-enabled=false"}
+	}
+	return []string{"--tls-enabled=true", "--sentry-address", b.addr(),
+		"--trust-anchors-file", b.trustAnchorsFile(), "--trust-domain", sentryTrustDomain}
+}
+
+// MTLS says whether the deployment's sidecars talk over mTLS (perf.Secured).
+func (d *Deployment) MTLS() bool { return d.backendNamed(string(perf.ControlSentry)) != nil }
+
+var _ perf.Secured = (*Deployment)(nil)
