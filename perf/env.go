@@ -59,7 +59,7 @@ type Env struct {
 	MTLS *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides)"`
 
 	// The workflow scenarios (tests/workflows).
-	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"in-memory" desc:"the workflows' actor state store"`
+	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"postgresql (v2, as Dapr's CI)" desc:"the workflows' actor state store"`
 	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" oneof:"in-memory inmemory redis postgres postgresql" accepts:"in-memory (or inmemory), redis, postgres or postgresql" unset:"unset" desc:"Dapr's name for DAPR_PERF_WORKFLOW_BACKEND, used when that is unset (postgres is postgresql); both set to different stores is an error"`
 
 	// The run's record and its push.

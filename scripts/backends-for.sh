@@ -6,7 +6,8 @@
 #
 # The table below is the one place this is written down. It follows the components and
 # perf.App.Backends of tests/scenarios/: redis for state.redis, pubsub.redis,
-# configuration.redis and the actor hosts' lock (actorApps); postgresql for state.postgresql;
+# configuration.redis and the actor hosts' lock (actorApps); postgresql for state.postgresql,
+# the actor state store of every actor package and the workflows' default store;
 # rabbitmq for pubsub.rabbitmq; mqtt for pubsub.mqtt3. A package missing from it gets every
 # backend, with a note on stderr, so that a new package never runs short.
 set -euo pipefail
@@ -15,18 +16,18 @@ cd "$(dirname "$0")/.."
 all="redis postgresql rabbitmq mqtt"
 # workflows runs on the one backend DAPR_PERF_WORKFLOW_BACKEND names, or Dapr's
 # DAPR_PERF_WORKFLOW_BACKEND_NAME when that is unset (tests/scenarios/workflows.go).
-case ${DAPR_PERF_WORKFLOW_BACKEND:-${DAPR_PERF_WORKFLOW_BACKEND_NAME:-in-memory}} in
+case ${DAPR_PERF_WORKFLOW_BACKEND:-${DAPR_PERF_WORKFLOW_BACKEND_NAME:-postgresql}} in
 redis) workflows=redis ;;
 postgres | postgresql) workflows=postgresql ;;
 *) workflows="" ;;
 esac
 declare -A table=(
 	[actor_activation]="redis postgresql"
-	[actor_double_activation]=redis
-	[actor_id_scale]=redis
-	[actor_reminder]=redis
-	[actor_timer]=redis
-	[actor_type_scale]=redis
+	[actor_double_activation]="redis postgresql"
+	[actor_id_scale]="redis postgresql"
+	[actor_reminder]="redis postgresql"
+	[actor_timer]="redis postgresql"
+	[actor_type_scale]="redis postgresql"
 	[configuration_get_grpc]=redis
 	[configuration_get_http]=redis
 	[configuration_get_ramp]=redis

@@ -86,6 +86,6 @@ func TestRolesLabelEveryHostReplica(t *testing.T) {
 		"actorapp": perf.RoleApp, "actorapp-daprd": perf.RoleCalleeSidecar,
 		"actorapp-2": perf.RoleApp, "actorapp-2-daprd": perf.RoleCalleeSidecar,
 		"actorapp-3": perf.RoleApp, "actorapp-3-daprd": perf.RoleCalleeSidecar,
-		"placement": perf.RoleControlPlane,
+		"placement": perf.RoleControlPlane, "sentry": perf.RoleControlPlane,
 	}, sc.Roles(), "an app of another kind is no replica of the host")
 }

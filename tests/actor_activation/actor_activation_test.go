@@ -9,9 +9,9 @@ import (
 )
 
 // TestActorActivate is Dapr's actor_activation: new actor ids activated through the tester's
-// daprd at a fixed rate. Subtests: "actor_activation", Dapr's (the in-memory actor state
-// store), then "actor_activation_redis" and "actor_activation_postgresql", the same load with
-// the actor state on Redis and on PostgreSQL v2 (scenarios.ActorActivationOn).
+// daprd at a fixed rate. Subtests: "actor_activation", Dapr's (the actor state on PostgreSQL
+// v2, as Dapr's CI), then "actor_activation_redis" and "actor_activation_in-memory", the same
+// load with the actor state on Redis and in memory (scenarios.ActorActivationOn).
 func TestActorActivate(t *testing.T) {
 	sc := scenarios.ActorActivation()
 	t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })

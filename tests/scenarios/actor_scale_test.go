@@ -117,6 +117,8 @@ func TestActorActivationOnStores(t *testing.T) {
 		assert.True(t, threshold(t, sc, "latency.p99").WarnOnly)
 		assert.False(t, threshold(t, sc, "errors").WarnOnly)
 	}
-	assert.Equal(t, perf.StateInMemory, ActorActivation().Apps[1].Sidecar.Components[0].Type, "the default scenario is untouched")
+	c := ActorActivation().Apps[1].Sidecar.Components[0]
+	assert.Equal(t, perf.StatePostgreSQL, c.Type, "the default scenario keeps Dapr's CI's store")
+	assert.Equal(t, "v2", c.Version)
 	assert.False(t, threshold(t, ActorActivation(), "latency.p99").WarnOnly)
 }

@@ -12,16 +12,25 @@ import (
 const (
 	ActorHostApp = "actorapp"
 	ActorType    = "PerfTestActor"
-	// ActorStateStore is the actor state store component: state.in-memory, Dapr's default for
-	// its actor perf tests.
+	// ActorStateStore is the actor state store component: state.postgresql v2, as Dapr's perf
+	// CI deploys its actor and workflow apps (DAPR_TEST_STATE_STORE=postgres).
 	ActorStateStore = "statestore"
 )
 
-// actorStore is the in-memory actor state store every actor sidecar loads; its
-// actorStateStore metadata is also what gives a sidecar the deployment's placement
-// (perf.Sidecar.PlacementGroup).
+// actorStore is the actor state store every actor sidecar loads: PostgreSQL, state.postgresql
+// v2, Dapr's CI's; its actorStateStore metadata is also what gives a sidecar the deployment's
+// placement (perf.Sidecar.PlacementGroup).
 func actorStore() perf.Component {
-	return perf.Component{Name: ActorStateStore, Type: perf.StateInMemory, Metadata: map[string]string{"actorStateStore": "true"}}
+	return actorStoreOn(perf.StatePostgreSQL)
+}
+
+// actorStoreOn is the actor state store component on store (v2 for state.postgresql).
+func actorStoreOn(store perf.ComponentType) perf.Component {
+	c := perf.Component{Name: ActorStateStore, Type: store, Metadata: map[string]string{"actorStateStore": "true"}}
+	if store == perf.StatePostgreSQL {
+		c.Version = "v2"
+	}
+	return c
 }
 
 // actorApps are the tester and the actor host, both sidecars with the actor state store (the

@@ -98,7 +98,7 @@ func TestConfigurationScenarios(t *testing.T) {
 // variables.
 func TestWorkflowBackendFromEnv(t *testing.T) {
 	for _, tc := range []struct{ ours, dapr, want, err string }{
-		{want: "in-memory"},
+		{want: "postgresql"}, // Dapr's CI's store
 		{ours: "redis", want: "redis"},
 		{dapr: "postgres", want: "postgresql"},
 		{dapr: "inmemory", want: "in-memory"},

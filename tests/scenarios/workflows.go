@@ -37,8 +37,8 @@ var WorkflowBackends = map[string]perf.ComponentType{
 	"postgresql": perf.StatePostgreSQL, // v2, as Dapr's CI uses for workflows
 }
 
-// EnvWorkflowBackend picks the workflow scenarios' backend: in-memory (default), redis or
-// postgresql. Dapr's suite names its backend in DAPR_PERF_WORKFLOW_BACKEND_NAME
+// EnvWorkflowBackend picks the workflow scenarios' backend: postgresql (default: v2, as Dapr's
+// CI), redis or in-memory. Dapr's suite names its backend in DAPR_PERF_WORKFLOW_BACKEND_NAME
 // (EnvWorkflowBackendName), read here when this one is unset.
 const (
 	EnvWorkflowBackend     = "DAPR_PERF_WORKFLOW_BACKEND"
@@ -50,7 +50,7 @@ const (
 var daprBackendNames = map[string]string{"in-memory": "in-memory", "inmemory": "in-memory", "redis": "redis", "postgres": "postgresql", "postgresql": "postgresql"}
 
 // WorkflowBackendFromEnv returns DAPR_PERF_WORKFLOW_BACKEND, else Dapr's
-// DAPR_PERF_WORKFLOW_BACKEND_NAME as one of ours, else "in-memory"; an error names the
+// DAPR_PERF_WORKFLOW_BACKEND_NAME as one of ours, else "postgresql"; an error names the
 // variable and what it accepts, or both variables when they name different stores.
 func WorkflowBackendFromEnv() (string, error) {
 	env, err := perf.LoadEnv()
@@ -74,7 +74,7 @@ func WorkflowBackendFromEnv() (string, error) {
 		b = d
 	}
 	if b == "" {
-		return "in-memory", nil
+		return "postgresql", nil
 	}
 	return b, nil
 }

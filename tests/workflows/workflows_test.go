@@ -1,7 +1,7 @@
 //go:build perf
 
 // Package workflows mirrors Dapr's tests/perf/workflows: its six tests, with their names, on
-// the backend DAPR_PERF_WORKFLOW_BACKEND names (in-memory, redis or postgresql; Dapr's
+// the backend DAPR_PERF_WORKFLOW_BACKEND names (postgresql by default, redis or in-memory; Dapr's
 // DAPR_PERF_WORKFLOW_BACKEND_NAME). `make perf-workflows` runs the package once per backend.
 package workflows_test
 
