@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/daprperf/daprperf/perf/driver"
 )
 
 // Option changes one field of Params; see NewParams.
@@ -53,7 +55,7 @@ const (
 // variables (DAPR_PERF_QPS, DAPR_PERF_CONNECTIONS, DAPR_TEST_DURATION, DAPR_PAYLOAD_SIZE in
 // bytes, DAPR_PAYLOAD; read by LoadEnv), which win over code. A variable that is set but
 // invalid is an error naming it, its value and what it accepts; so are invalid params (see
-// Params.Validate).
+// Params.Validate). On an executor's load they set what they mean there (overrideExecutor).
 func NewParams(opts ...Option) (Params, error) {
 	p := build(opts)
 	env, err := LoadEnv()
@@ -65,7 +67,23 @@ func NewParams(opts ...Option) (Params, error) {
 	SetIf(&p.Duration, env.Duration)
 	SetIf(&p.PayloadBytes, env.PayloadSize)
 	SetIf(&p.Payload, env.Payload)
+	overrideExecutor(&p.Executor, env.QPS, env.Connections, env.Duration)
 	return p, p.Validate()
+}
+
+// overrideExecutor applies the load variables to the executors they have a meaning for, as
+// they apply to fortio's load: the rate (qps) to a constant-arrival-rate's Rate, the
+// connections to a constant-vus's VUs, the duration to the Duration of both. A ramp's stages
+// and shared iterations keep the scenario's: their shape is the test.
+func overrideExecutor(ex *driver.Executor, qps, conns *int, d *time.Duration) {
+	switch ex.Kind {
+	case driver.ConstantArrivalRate:
+		SetIf(&ex.Rate, qps)
+		SetIf(&ex.Duration, d)
+	case driver.ConstantVUs:
+		SetIf(&ex.VUs, conns)
+		SetIf(&ex.Duration, d)
+	}
 }
 
 // NewWarmupParams is NewParams for the warmup phase: it takes DAPR_PERF_WARMUP_QPS and
@@ -78,6 +96,7 @@ func NewWarmupParams(opts ...Option) (Params, error) {
 	}
 	SetIf(&p.QPS, env.WarmupQPS)
 	SetIf(&p.Duration, env.WarmupDuration)
+	overrideExecutor(&p.Executor, env.WarmupQPS, nil, env.WarmupDuration)
 	return p, p.Validate()
 }
 

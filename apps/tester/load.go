@@ -129,6 +129,8 @@ func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
 		return directCallers(p)
 	case p.Protocol == perf.HTTP && p.Operation.ActorTypes > 0: // actortypes.go
 		return actorTypesCaller(p)
+	case p.Protocol == perf.HTTP && p.Operation.Kind == perf.OpPublish && p.Operation.Repeat > 1: // singles in turn
+		return func() (caller, error) { return newRepeatCaller(req, p.Operation.Repeat) }
 	case p.Protocol == perf.HTTP && !p.UniquePath && answersNoContent(p.Operation): // 204 answers
 		return func() (caller, error) { return newStdHTTPCaller(req) }
 	case p.Protocol == perf.HTTP && !p.UniquePath:

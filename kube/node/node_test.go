@@ -27,6 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/daprperf/daprperf/kube/node"
 	"github.com/daprperf/daprperf/perf"
@@ -61,7 +63,7 @@ func TestNode(t *testing.T) {
 
 	t.Run("network stays on the node", func(t *testing.T) { testNetwork(t, c) })
 	t.Run("service invocation scenarios", func(t *testing.T) { testScenarios(t, c) })
-	t.Run("service invocation from three tester pods", func(t *testing.T) { testThreeTesters(t, c) })
+	t.Run("service invocation from three tester pods, by a kubeconfig context", func(t *testing.T) { testThreeTesters(t, c) })
 	t.Run("restart verdict from a killed container", func(t *testing.T) { testRestart(t, c) })
 	t.Run("memory growth", func(t *testing.T) { testGrowth(t, c) })
 	t.Run("scenarios on an in-cluster redis", func(t *testing.T) { testBackends(t, c) })
@@ -427,14 +429,18 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 }
 
 // testThreeTesters runs the HTTP service-invocation scenario with DAPR_PERF_TESTER_REPLICAS=3:
-// three tester pods, each with its injected daprd, share every phase. The result must pass,
-// record the three testers' pods on the cluster's nodes, and hold, for the main phase, each
-// tester's share (a third of the rate) and their merge, whose requests add up.
+// three tester pods, each with its injected daprd, share every phase. It reaches the cluster
+// as a user of a remote one would: KUBECONFIG is a file whose current context is a cluster that
+// does not answer, and DAPR_PERF_KUBE_CONTEXT names this cluster's (remoteKubeconfig). The
+// result must pass, record the three testers' pods on the cluster's nodes, and hold, for the
+// main phase, each tester's share (a third of the rate) and their merge, whose requests add up.
 func testThreeTesters(t *testing.T, c *node.Cluster) {
 	wd, _ := os.Getwd()
 	root, _ := perf.RepoRootFrom(wd)
 	id := runID + "-testers"
-	code := perfRun(t, c, id, nil, []string{perf.EnvTesterReplicas + "=3"}, "./tests/service_invocation_http")
+	kubeconfig := remoteKubeconfig(t, c)
+	code := perfRun(t, c, id, nil, []string{perf.EnvTesterReplicas + "=3", "KUBECONFIG=" + kubeconfig,
+		"DAPR_PERF_KUBE_CONTEXT=" + remoteContext}, "./tests/service_invocation_http")
 	path := filepath.Join(perf.RunDir(reportDir(t, root), id), "service_invocation", "http", "result.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -483,6 +489,32 @@ func testThreeTesters(t *testing.T, c *node.Cluster) {
 		t.Errorf("merged requests %d, the testers' sum %d", m.Requests, sum)
 	}
 	t.Logf("the testers' starts were %.1f ms apart", m.StartSpreadSeconds*1e3)
+}
+
+// remoteContext is the context of remoteKubeconfig that reaches the cluster.
+const remoteContext = "daprperf-remote"
+
+// remoteKubeconfig writes a kubeconfig with two contexts: remoteContext, the cluster's admin
+// access, and the current one, "unreachable", whose server is a closed port on loopback. A run
+// that ignored DAPR_PERF_KUBE_CONTEXT would fail at once, naming that server.
+func remoteKubeconfig(t *testing.T, c *node.Cluster) string {
+	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := cfg.Contexts[cfg.CurrentContext]
+	if cur == nil {
+		t.Fatalf("%s: no current context", c.Kubeconfig)
+	}
+	cfg.Contexts = map[string]*clientcmdapi.Context{remoteContext: cur}
+	cfg.Clusters["unreachable"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"}
+	cfg.Contexts["unreachable"] = &clientcmdapi.Context{Cluster: "unreachable", AuthInfo: cur.AuthInfo}
+	cfg.CurrentContext = "unreachable"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // isMainStart says whether l is the log line of a run's main phase starting ("[12s elapsed,

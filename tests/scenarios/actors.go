@@ -68,8 +68,8 @@ func ActorActivation() perf.Scenario {
 		Tester:    TesterApp,
 		Baseline:  perf.Route{To: ActorHostApp, Operation: op},
 		Main:      perf.Route{To: ActorHostApp, ThroughSidecar: true, Operation: op},
-		MainOptions: []perf.Option{
-			perf.WithQPS(500), perf.WithConnections(8), perf.WithDuration(time.Minute),
+		MainOptions: []perf.Option{ // Dapr's, its payload "{}" included
+			perf.WithQPS(500), perf.WithConnections(8), perf.WithDuration(time.Minute), perf.WithPayload("{}"),
 		},
 		WarmupOptions: []perf.Option{
 			perf.WithQPS(50), perf.WithConnections(8), perf.WithDuration(10 * time.Second),

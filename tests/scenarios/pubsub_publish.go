@@ -2,9 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 	"github.com/daprperf/daprperf/perf/plan"
 )
 
@@ -178,6 +180,43 @@ func PubSubBulkPublish(transport perf.Protocol, b PubSubBroker, raw bool) perf.S
 		Ladder:            BulkLadder,
 		PreflightBaseline: true,
 	}
+}
+
+// BulkSizesHTTP are the bulk sizes of Dapr's pubsub_bulk_publish_http (bulkSizes in its Go
+// test): each has its own singles and bulk runs.
+var BulkSizesHTTP = []int{10, BulkSize}
+
+// BulkVUs and BulkDuration are Dapr's pubsub_bulk_publish_http load (NUM_VUS, DURATION_MS): k6
+// constant-vus, each VU publishing back to back.
+const (
+	BulkVUs      = 50
+	BulkDuration = 30 * time.Second
+)
+
+// PubSubBulkPublishHTTP is Dapr's pubsub_bulk_publish_http on broker b, raw or with
+// CloudEvents, for bulk size size (BulkSizesHTTP): k6's constant-vus executor, BulkVUs VUs for
+// BulkDuration, 1 KB events. The baseline is Dapr's "normal" run, each iteration size single
+// POSTs in turn; the main phase its "bulk" run, one POST of size events. Warmup: 5 VUs for 5 s.
+// DAPR_PERF_CONNECTIONS and DAPR_TEST_DURATION set the VUs and the duration (CI's smoke).
+//
+// Bounds: Dapr's avg < 500 ms on both runs (here the singles' whole iteration, k6 bounds each
+// POST of it), no errors (Dapr's checks), no restarts, and bulk p90 below the singles' (Dapr's
+// gRPC test's). A closed loop has no target rate, so no QPS bound. Test names as
+// PubSubBulkPublish's, with "_b10" for bulk size 10.
+func PubSubBulkPublishHTTP(b PubSubBroker, raw bool, size int) perf.Scenario {
+	sc := PubSubBulkPublish(perf.HTTP, b, raw)
+	if size != BulkSize {
+		sc.Test += fmt.Sprintf("_b%d", size)
+	}
+	sc.Baseline.Operation.Repeat = size
+	sc.Main.Operation.BulkEntries = size
+	sc.MainOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithDuration(BulkDuration),
+		perf.WithExecutor(driver.Executor{Kind: driver.ConstantVUs, VUs: BulkVUs, Duration: BulkDuration})}
+	sc.WarmupOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithDuration(5 * time.Second),
+		perf.WithExecutor(driver.Executor{Kind: driver.ConstantVUs, VUs: 5, Duration: 5 * time.Second, GracefulStop: 5 * time.Second})}
+	sc.Thresholds = slices.DeleteFunc(sc.Thresholds, func(t perf.Threshold) bool { return t.Figure == "qps.ratio" })
+	sc.Ladder, sc.PreflightBaseline = nil, false
+	return sc
 }
 
 // BulkLadder is the bulk-publish scenarios' preflight ladder (perf.Scenario.Ladder): Dapr's
