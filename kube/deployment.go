@@ -18,6 +18,7 @@ type Deployment struct {
 
 	mu       sync.Mutex
 	version  string
+	mtls     *bool               // the daprd container's --enable-mtls, once read (readVersion)
 	forwards map[string]*forward // app -> its port-forward, made on first use
 	tokens   map[string]string   // tester app -> its per-run token, as in its Secret
 	cpu      cpuIntegrator

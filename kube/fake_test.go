@@ -95,6 +95,20 @@ func TestProcessesAndVersion(t *testing.T) {
 	if v := d.DaprVersion(); v != "1.17.5" {
 		t.Errorf("DaprVersion() = %q, want 1.17.5 from the daprd image tag", v)
 	}
+	if d.MTLS() {
+		t.Errorf("MTLS() = true for a daprd container without --enable-mtls")
+	}
+
+	// Dapr's injector adds --enable-mtls when the control plane turns mTLS on.
+	secured := pod("testapp-1", "testapp", []string{"testapp", "daprd"})
+	secured.Spec.Containers[1].Args = []string{"--mode", "kubernetes", "--enable-mtls", "--sentry-address", "dapr-sentry.dapr-system.svc.cluster.local:443"}
+	d, _ = fakeDeployment(t, siApps, secured)
+	if err := d.readVersion(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !d.MTLS() {
+		t.Errorf("MTLS() = false for a daprd container with --enable-mtls")
+	}
 }
 
 func TestEndpointErrors(t *testing.T) {

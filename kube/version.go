@@ -3,12 +3,18 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
-// readVersion sets d's DaprVersion from the first daprd container among the run's pods.
+// readVersion sets d's DaprVersion from the first daprd container among the run's pods, and
+// whether its sidecars run with mTLS: Dapr's injector adds --enable-mtls to the daprd
+// container's arguments when the control plane's configuration turns mTLS on
+// (pkg/injector/patcher/sidecar_container.go).
 func (d *Deployment) readVersion(ctx context.Context) error {
 	pods, err := d.p.cs.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -17,8 +23,10 @@ func (d *Deployment) readVersion(ctx context.Context) error {
 	for _, p := range pods.Items {
 		for _, c := range p.Spec.Containers {
 			if c.Name == SidecarContainer {
+				mtls := slices.Contains(c.Args, "--enable-mtls") || slices.Contains(c.Args, "--enable-mtls=true")
 				d.mu.Lock()
 				d.version = ImageVersion(c.Image)
+				d.mtls = &mtls
 				d.mu.Unlock()
 				return nil
 			}
@@ -26,6 +34,16 @@ func (d *Deployment) readVersion(ctx context.Context) error {
 	}
 	return nil
 }
+
+// MTLS says whether the injected sidecars run with mTLS (perf.Secured); false before the
+// deployment's pods were read, or when no app has a sidecar.
+func (d *Deployment) MTLS() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mtls != nil && *d.mtls
+}
+
+var _ perf.Secured = (*Deployment)(nil)
 
 // ImageVersion is the version in an image reference's tag, as daprd reports it:
 // "ghcr.io/dapr/daprd:1.17.5" and "docker.io/daprio/daprd:v1.17.5-mariner" give "1.17.5".

@@ -56,7 +56,7 @@ type Env struct {
 	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
 
 	// Dapr's environment.
-	MTLS *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides)"`
+	MTLS *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides, and the result records it)"`
 
 	// The workflow scenarios (tests/workflows).
 	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"postgresql (v2, as Dapr's CI)" desc:"the workflows' actor state store"`

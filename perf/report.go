@@ -138,7 +138,8 @@ type Environment struct {
 	// nodes (kubernetes, perf.Placed); empty on the local platform, where all share one machine.
 	Nodes map[string]string `json:"nodes,omitempty"`
 	// MTLS says whether the sidecars talked over mTLS, with certificates from Dapr's sentry
-	// (perf.Secured); nil when the platform does not say, and in older result files.
+	// (perf.Secured: the local platform's DAPR_PERF_MTLS, the kubernetes injector's
+	// --enable-mtls); nil when the platform does not say, and in older result files.
 	MTLS *bool `json:"mtls,omitempty"`
 }
 
