@@ -14,10 +14,14 @@ const (
 	// DoubleActivationReplicas is the number of actor host replicas on the one placement
 	// (Dapr's issue text: 3; a version of its test file has 2).
 	DoubleActivationReplicas = 3
+	// DoubleActivationTesters is the number of testers that share the load: Dapr's k6
+	// parallelism (3 runner pods).
+	DoubleActivationTesters = 3
 	// DoubleActivationID is the one actor id every request calls (Dapr's "SINGLE_ID").
 	DoubleActivationID = "SINGLE_ID"
 	// DoubleActivationBasePeakVUs is the base phase's peak: Dapr ramps 1000 -> 3000 -> 5000
-	// VUs (and runs two k6 runners); daprperf ramps 300 -> 900 -> 1500. Every VU waits behind
+	// VUs, split over its three k6 runners as ours over DoubleActivationTesters; daprperf ramps
+	// 300 -> 900 -> 1500. Every VU waits behind
 	// the others on the one actor, so a call takes about VUs / throughput: measured here (2
 	// cores shared by the tester, four daprd and three hosts; reports/measurements.md, "Actor
 	// double activation") 1500 VUs gave 1,679 QPS and a 1.3 s slowest call, 5000 VUs 1,523 QPS and
@@ -56,7 +60,8 @@ func rampTo(peak int) driver.Executor {
 // method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 300 -> 900 -> 1500
 // over 15 s, then a faults phase ramped 0 -> 12 -> 36 -> 60 over 15 s while the replica that
 // hosts the actor delays every method call by 50 ms and answers 1 of every 10 with 500 (the
-// host injects and counts them). Warmup: 20 QPS, 2 connections, 5 s (it activates the actor).
+// host injects and counts them). Three testers share each ramp, as Dapr's three k6 runners.
+// Warmup: 21 QPS over 3 connections, one per tester, 5 s (it activates the actor).
 //
 // Bounds: Dapr's ("no response >= 400" and "no double activation"), with the injected 500s
 // excused: errors.other = 0 (every non-2xx answer and socket error that is not an injected
@@ -77,9 +82,11 @@ func ActorDoubleActivation() perf.Scenario {
 		Transport: perf.HTTP,
 		Apps:      apps,
 		Tester:    TesterApp,
-		Main:      perf.Route{To: hosts[0], ThroughSidecar: true, Operation: op},
-		WarmupOptions: []perf.Option{
-			perf.WithQPS(20), perf.WithConnections(2), perf.WithDuration(5 * time.Second),
+		// Dapr's k6 test runs on 3 runner pods (parallelism 3): 3 testers share each ramp.
+		TesterReplicas: DoubleActivationTesters,
+		Main:           perf.Route{To: hosts[0], ThroughSidecar: true, Operation: op},
+		WarmupOptions: []perf.Option{ // a connection per tester, so each tester's daprd is warmed
+			perf.WithQPS(21), perf.WithConnections(DoubleActivationTesters), perf.WithDuration(5 * time.Second),
 		},
 		Plan: &plan.FaultPlan{
 			Hosts:  hosts,

@@ -27,6 +27,9 @@ const (
 	// beyond it only adds one more process competing for the same 2 cores (about 50 MiB and
 	// a share of every request's CPU), which measures the cores, not placement.
 	ActorIDScaleReplicas = 3
+	// ActorIDScaleTesters is how many testers share actor_id_scale's ramp: Dapr's k6
+	// parallelism (5 runner pods).
+	ActorIDScaleTesters = 5
 
 	actorTypeScaleP95 = 0.095
 	actorIDScaleP95   = 0.090
@@ -121,7 +124,9 @@ func ActorIDScale() perf.Scenario {
 		apps = append(apps, h)
 	}
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "default", Baseline: perf.BaselineApp}
-	return actorScale("actor_id_scale", op, apps, actorIDScaleP95, actorScaleSourceOf("id", 90))
+	sc := actorScale("actor_id_scale", op, apps, actorIDScaleP95, actorScaleSourceOf("id", 90))
+	sc.TesterReplicas = ActorIDScaleTesters
+	return sc
 }
 
 func actorScaleSourceOf(kind string, ms int) string { return fmt.Sprintf(actorScaleSource, kind, ms) }
