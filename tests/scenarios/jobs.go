@@ -70,8 +70,8 @@ var JobsSchedulingLadder = []int{500, 250, 100}
 const JobsSchedulingLadderNote = "each request adds a job to the scheduler's etcd, so a short step cannot show a minute's end; 500 QPS is Dapr's gate, DAPR_PERF_QPS=1000 its target"
 
 // JobsTriggering is Dapr's TestJobTriggerPerformance as the issue states it: 20,000 one-shot
-// jobs due in 1 s, scheduled by the job app through its own daprd (16 in flight, as fast as
-// daprd answers), each triggered back to the app (POST /job/{name}), which counts every trigger
+// jobs due in 1 s, scheduled by the job app through its own daprd (50 in flight, Dapr's
+// workers, as fast as daprd answers), each triggered back to the app (POST /job/{name}), which counts every trigger
 // per job name (plan.JobTriggerPlan). Under DAPR_PERF_QPS / DAPR_TEST_DURATION the count scales
 // by (QPS / 1000) x (duration / 1 min), at least 100 (the CI smoke's 100 QPS x 10 s: 333 jobs),
 // and so does the rate bound.
@@ -104,7 +104,8 @@ func jobsTriggering(f *perf.JobFault) perf.Scenario {
 		Main: perf.Route{To: JobApp, ThroughSidecar: true},
 		// The load the job count is stated for, and what the overrides scale it by.
 		MainOptions: []perf.Option{perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute)},
-		Plan:        &plan.JobTriggerPlan{App: JobApp, Jobs: 20_000, DueIn: time.Second, Connections: 16, Window: 120 * time.Second, Fault: f},
+		// Dapr's 50 workers scheduling the jobs.
+		Plan: &plan.JobTriggerPlan{App: JobApp, Jobs: 20_000, DueIn: time.Second, Connections: 50, Window: 120 * time.Second, Fault: f},
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: jobsDaprSource + ": no failed schedule request"},
 			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: jobsDaprSource},
