@@ -30,7 +30,6 @@ declare -A table=(
 	[actor_type_scale]="redis postgresql"
 	[configuration_get_grpc]=redis
 	[configuration_get_http]=redis
-	[configuration_get_ramp]=redis
 	[configuration_subscribe_grpc]=redis
 	[configuration_subscribe_http]=redis
 	[jobs]=""
