@@ -103,11 +103,14 @@ type ActorStats struct {
 	// Calls counts method calls through daprd; DirectCalls the baseline's straight calls.
 	Calls       int64 `json:"calls"`
 	DirectCalls int64 `json:"directCalls"`
-	// TimersRegistered and TimerFires count one-shot timers; TimerLagSeconds are the
-	// percentiles of their fire lag (fire time minus registration time minus due time) by
-	// order statistics of every fire: "p50", "p90", "p99", "max", in seconds.
+	// TimersRegistered counts the timers registered, TimerFires every fire (a periodic timer
+	// fires many times); TimersNeverFired those registered that have not fired yet, nil in
+	// files written before it (one-shot timers then: registered minus fires). TimerLagSeconds
+	// are the percentiles of the first fire's lag (fire time minus registration time minus due
+	// time) by order statistics over the timers: "p50", "p90", "p99", "max", in seconds.
 	TimersRegistered int64              `json:"timersRegistered"`
 	TimerFires       int64              `json:"timerFires"`
+	TimersNeverFired *int64             `json:"timersNeverFired,omitempty"`
 	TimerLagSeconds  map[string]float64 `json:"timerLagSeconds,omitempty"`
 	ReminderFires    int64              `json:"reminderFires"`
 	// RemindersFired is how many distinct reminders (actor and name) fired at least once;

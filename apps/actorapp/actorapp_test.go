@@ -125,6 +125,29 @@ func TestTimerIsRegisteredAndItsLagMeasured(t *testing.T) {
 	assert.Zero(t, st.Errors)
 }
 
+// A periodic timer is registered with its period, and every fire counts; the lag is the first's.
+func TestPeriodicTimer(t *testing.T) {
+	var body atomic.Value
+	daprd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		_, _ = io.Copy(&b, r.Body)
+		body.Store(b.String())
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(daprd.Close)
+	h := actorapp.NewHandler(actorapp.Options{Host: "h", TimerDue: 10 * time.Second, TimerPeriod: 10 * time.Second, DaprHTTP: daprd.URL})
+	call(t, h, http.MethodPut, "/actors/PerfTestActor/t1/method/noOp")
+	assert.JSONEq(t, `{"dueTime":"10s","period":"10s","callback":"fire"}`, body.Load().(string))
+	for range 3 {
+		call(t, h, http.MethodPut, "/actors/PerfTestActor/t1/method/timer/fire")
+	}
+	st := h.Stats()
+	assert.EqualValues(t, 1, st.TimersRegistered)
+	assert.EqualValues(t, 3, st.TimerFires)
+	require.NotNil(t, st.TimersNeverFired)
+	assert.Zero(t, *st.TimersNeverFired)
+}
+
 func TestTimerRegistrationFailureIsCounted(t *testing.T) {
 	daprd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "no actors here", http.StatusInternalServerError)

@@ -19,7 +19,11 @@ func actorFigures(gates map[string]float64, hosts []perf.ActorStats) {
 		act += float64(h.Activations)
 		dbl += float64(h.DoubleActivations)
 		errs += float64(h.Errors)
-		unfired += float64(max(h.TimersRegistered-h.TimerFires, 0))
+		if h.TimersNeverFired != nil {
+			unfired += float64(*h.TimersNeverFired)
+		} else {
+			unfired += float64(max(h.TimersRegistered-h.TimerFires, 0))
+		}
 		if lag, ok := h.TimerLagSeconds["p99"]; ok {
 			gates["actors.timerLag.p99"] = max(gates["actors.timerLag.p99"], lag)
 		}

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -114,15 +113,7 @@ func ActorTypeScale() perf.Scenario {
 // 90 ms (Dapr's: < 90 ms), no errors, no restarts, no double activation across the hosts
 // (their locks share one Redis); warn-only p95 under a load override (loadOverridden).
 func ActorIDScale() perf.Scenario {
-	apps := actorApps()
-	host := apps[1]
-	for i := 2; i <= ActorIDScaleReplicas; i++ {
-		h := host
-		h.Name = ActorHostApp + "-" + strconv.Itoa(i)
-		sc := *host.Sidecar
-		h.Sidecar = &sc
-		apps = append(apps, h)
-	}
+	apps := withHostReplicas(actorApps(), ActorIDScaleReplicas)
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "default", Baseline: perf.BaselineApp}
 	sc := actorScale("actor_id_scale", op, apps, actorIDScaleP95, actorScaleSourceOf("id", 90))
 	sc.TesterReplicas = ActorIDScaleTesters

@@ -57,8 +57,7 @@ var daprsLoads = []struct {
 	{"TestActorActivate", ActorActivation,
 		load{Main: "fortio 500 QPS x 8 conns x 1m0s, 2 B", Hosts: 1, Testers: 1}, ""},
 	{"TestActorTimerWithStatePerformance", ActorTimer,
-		load{Main: "fortio 220 QPS x 10 conns x 1m0s, 0 B", Plan: "idle 10m0s", Hosts: 4, Testers: 1},
-		"one host instead of 4, one-shot timers, and a 15 s idle window instead of 10 min of periodic timers firing"},
+		load{Main: "fortio 220 QPS x 10 conns x 1m0s, 0 B", Plan: "timers every 10s, 10m0s of them firing", Hosts: 4, Testers: 1}, ""},
 	{"TestActorReminderRegistrationPerformance", ActorReminderRegistration,
 		load{Main: "fortio 3000 QPS x 24 conns x 1m0s, 32 B", Plan: "registration", Hosts: 1, Testers: 1}, ""},
 	{"TestActorReminderTriggerPerformance", ActorReminderTrigger,
@@ -195,8 +194,10 @@ func planLoad(sc perf.Scenario) string {
 	case *plan.FaultPlan:
 		return "base " + executorLoad(p.Base) + "; faults " + executorLoad(p.Faults)
 	}
-	if sc.MinIdleWindow > 0 {
-		return "idle " + sc.MinIdleWindow.String()
+	for _, a := range sc.Apps { // periodic actor timers, and how long they fire after the load
+		if i := slices.Index(a.Args, "-timer-period"); i >= 0 && i+1 < len(a.Args) {
+			return fmt.Sprintf("timers every %s, %v of them firing", a.Args[i+1], sc.IdleWindow)
+		}
 	}
 	return ""
 }

@@ -1,7 +1,7 @@
 // Command actorapp is the actor host (package actorapp) on 127.0.0.1.
 //
 //	actorapp [-port 0] [-host 127.0.0.1] [-types PerfTestActor] [-idle-timeout 1h]
-//	         [-timer-due 0s] [-redis host:port] [-name actorapp] [-fail-fraction 0]
+//	         [-timer-due 0s] [-timer-period 0s] [-redis host:port] [-name actorapp] [-fail-fraction 0]
 //
 // -redis (default $DAPR_PERF_REDIS_ADDR, which the local platform sets for an app with
 // Backends [redis]) is the Redis that holds the activation locks every host shares; without it
@@ -35,6 +35,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	types := fs.String("types", actorapp.DefaultType, "comma-separated actor `types` this host serves")
 	idle := fs.Duration("idle-timeout", time.Hour, "Dapr's actorIdleTimeout, a Go `duration` (> 0)")
 	timerDue := fs.Duration("timer-due", 0, "register a one-shot timer due after this `duration` at every activation (0: none)")
+	timerPeriod := fs.Duration("timer-period", 0, "make that timer fire again every `duration` (0: one-shot)")
 	redisAddr := fs.String("redis", os.Getenv(perf.EnvBackendAddr(perf.BackendRedis)), "`host:port` of the Redis holding the activation locks; empty: in-process lock")
 	name := fs.String("name", "actorapp", "this host's `name` in the lock (the PID is added)")
 	fail := fs.Float64("fail-fraction", 0, "`fraction` in [0, 1] of actor method calls answered 500 by the host on its own, outside any fault window (a test's failing host)")
@@ -47,10 +48,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usage("-idle-timeout %v: must be > 0", *idle)
 	case *timerDue < 0:
 		return usage("-timer-due %v: must be >= 0", *timerDue)
+	case *timerPeriod < 0 || (*timerPeriod > 0 && *timerDue == 0):
+		return usage("-timer-period %v: must be >= 0, and needs -timer-due", *timerPeriod)
 	case faults.CheckFailFraction(*fail) != nil:
 		return usage("-fail-fraction %v: %v", *fail, faults.CheckFailFraction(*fail))
 	}
-	o := actorapp.Options{IdleTimeout: *idle, TimerDue: *timerDue, Host: *name + "-" + strconv.Itoa(os.Getpid()), FailFraction: *fail}
+	o := actorapp.Options{IdleTimeout: *idle, TimerDue: *timerDue, TimerPeriod: *timerPeriod, Host: *name + "-" + strconv.Itoa(os.Getpid()), FailFraction: *fail}
 	for t := range strings.SplitSeq(*types, ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			o.Types = append(o.Types, t)
