@@ -22,9 +22,11 @@ const EnvTesterReplicas = "DAPR_PERF_TESTER_REPLICAS"
 const MaxTesterReplicas = 16
 
 // StartLead is how far ahead of the calls the runner sets the shared StartAt of a split load:
-// long enough for every tester to receive its request (a port-forward on kubernetes adds a
-// round trip or two), short enough not to matter beside the load.
-const StartLead = 2 * time.Second
+// long enough for every tester to receive its request (on loopback about a millisecond; a
+// port-forward on kubernetes adds a round trip or two), short enough not to shift the load
+// against what a plan does around it (a fault window opened just before the load). A tester
+// that gets its request late starts at once, and StartSpreadSeconds shows it.
+const StartLead = 250 * time.Millisecond
 
 // MaxStartLead is the furthest ahead of its clock a tester accepts a StartAt.
 const MaxStartLead = time.Minute
