@@ -63,16 +63,25 @@ func (d *Deployment) planControlPlane(ps *ports, apps []perf.App) error {
 		svcs = append(svcs, &backendServer{backend: perf.ControlScheduler, kind: schedulerKind(d.a), bins: map[string]string{"scheduler": bin}})
 	}
 	for _, b := range svcs {
-		b.dir = filepath.Join(d.backendsDir(), b.kind.proc)
-		for range b.kind.ports {
-			port, err := ps.next()
-			if err != nil {
-				return fmt.Errorf("ports of %s: %w", b.kind.proc, err)
-			}
-			b.ports = append(b.ports, port)
+		if err := d.addControlPlane(ps, b); err != nil {
+			return err
 		}
-		d.backends = append(d.backends, b)
 	}
+	return nil
+}
+
+// addControlPlane gives b, a control-plane service, its data directory and its ports from ps,
+// and adds it to the deployment's backends.
+func (d *Deployment) addControlPlane(ps *ports, b *backendServer) error {
+	b.dir = filepath.Join(d.backendsDir(), b.kind.proc)
+	for range b.kind.ports {
+		port, err := ps.next()
+		if err != nil {
+			return fmt.Errorf("ports of %s: %w", b.kind.proc, err)
+		}
+		b.ports = append(b.ports, port)
+	}
+	d.backends = append(d.backends, b)
 	return nil
 }
 

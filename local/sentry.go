@@ -35,17 +35,7 @@ func (d *Deployment) planSentry(ps *ports, apps []perf.App) error {
 	if err != nil {
 		return fmt.Errorf("%w (or set %s=off)", err, perf.EnvMTLS)
 	}
-	b := &backendServer{backend: perf.ControlSentry, kind: sentryKind(d.a), bins: map[string]string{"sentry": bin}}
-	b.dir = filepath.Join(d.backendsDir(), b.kind.proc)
-	for range b.kind.ports {
-		port, err := ps.next()
-		if err != nil {
-			return fmt.Errorf("ports of %s: %w", b.kind.proc, err)
-		}
-		b.ports = append(b.ports, port)
-	}
-	d.backends = append(d.backends, b)
-	return nil
+	return d.addControlPlane(ps, &backendServer{backend: perf.ControlSentry, kind: sentryKind(d.a), bins: map[string]string{"sentry": bin}})
 }
 
 func hasSidecar(apps []perf.App) bool {
