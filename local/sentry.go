@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/daprperf/daprperf/perf"
@@ -28,7 +29,7 @@ const sentryTrustDomain = "localhost"
 // planSentry plans the deployment's sentry, first of its backends, when mTLS is on and an app
 // has a sidecar; its binary is the one beside daprd (`make control-plane`).
 func (d *Deployment) planSentry(ps *ports, apps []perf.App) error {
-	if !d.mtls || !hasSidecar(apps) {
+	if !d.mtls || !slices.ContainsFunc(apps, func(a perf.App) bool { return a.Sidecar != nil }) {
 		return nil
 	}
 	bin, err := controlPlaneBinary(d.a.path, perf.ControlSentry)
@@ -36,15 +37,6 @@ func (d *Deployment) planSentry(ps *ports, apps []perf.App) error {
 		return fmt.Errorf("%w (or set %s=off)", err, perf.EnvMTLS)
 	}
 	return d.addControlPlane(ps, &backendServer{backend: perf.ControlSentry, kind: sentryKind(d.a), bins: map[string]string{"sentry": bin}})
-}
-
-func hasSidecar(apps []perf.App) bool {
-	for _, a := range apps {
-		if a.Sidecar != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // sentryKind runs sentry in standalone mode: every socket on 127.0.0.1, its credentials and
