@@ -17,12 +17,13 @@ export KUBE_VERSION KWOK_VERSION
 # the Debian packages it runs on, as <file or command>:<package>.
 METRICS_SERVER_VERSION ?= v0.8.0
 KUBE_NODE := .kube-node
-KUBE_NODE_DEBS := containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables conntrack:conntrack redis-server:redis-server
+KUBE_NODE_DEBS := containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables conntrack:conntrack redis-server:redis-server \
+	/usr/lib/postgresql:postgresql /usr/sbin/mosquitto:mosquitto /usr/sbin/rabbitmq-server:rabbitmq-server
 export METRICS_SERVER_VERSION
 # The kube platform's images, $(REGISTRY)/daprperf-<app>:$(TAG) (Dapr's DAPR_TEST_* are aliases).
 REGISTRY ?= $(or $(DAPR_PERF_IMAGE_REGISTRY),$(DAPR_TEST_REGISTRY))
 TAG ?= $(or $(DAPR_PERF_IMAGE_TAG),$(DAPR_TEST_TAG))
-IMAGE_APPS := tester httpapp grpcapp subscriber
+IMAGE_APPS := tester httpapp grpcapp subscriber actorapp jobapp workflowapp
 
 DAPRD := .daprd/$(DAPR_VERSION)/daprd
 # A/B runs: DAPR_PERF_DAPRD_B names a second daprd, a binary or a version (built like DAPR_VERSION).
@@ -56,7 +57,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
+.PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -82,7 +83,8 @@ kube-bin:
 kube-node:
 	nice -n 19 ./scripts/build-kube-node.sh $(KUBE_NODE)
 
-## kube-node-deps: the Debian packages the cluster runs on (redis-server: kube/node/redis.go).
+## kube-node-deps: the Debian packages the cluster runs on, the in-cluster backends among them
+## (kube/node/backend_*.go).
 kube-node-deps:
 	@missing=""; \
 	for c in $(KUBE_NODE_DEBS); do \
@@ -92,11 +94,19 @@ kube-node-deps:
 	./scripts/apt-install.sh --for "make test-kube" $$missing
 
 ## test-kube: the kube platform end to end on a real one-node cluster here (root): bring-up, the
-## service-invocation scenarios (10 s at 100 QPS by default), a container killed mid-run,
-## teardown, the host's network configuration unchanged. Each scenario run waits for
-## /tmp/perf.lock. Results under $(DAPR_PERF_REPORT_DIR)/runs/<run id>/ (default reports/).
+## service-invocation scenarios (10 s at 100 QPS by default), a container killed mid-run, memory
+## growth, then on in-cluster Redis, PostgreSQL, RabbitMQ and Mosquitto one scenario package of
+## each plan kind (DAPR_PERF_KUBE_PACKAGES), teardown, the host's network configuration
+## unchanged. Each scenario run waits for /tmp/perf.lock. Results under
+## $(DAPR_PERF_REPORT_DIR)/runs/<run id>/ (default reports/).
+KUBE_TEST_TIMEOUT ?= 60m
 test-kube: daprd kube-bin kube-node kube-node-deps
-	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GO) test -tags kubenode -count=1 -v -timeout 40m ./kube/node/
+	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GO) test -tags kubenode -count=1 -v -timeout $(KUBE_TEST_TIMEOUT) ./kube/node/
+
+## test-kube-all: make test-kube with every one of the scenario packages on the cluster, at the
+## smoke load of .ci/run (docs/kubernetes.md has the table of a run beside the local platform's).
+test-kube-all:
+	$(MAKE) test-kube DAPR_PERF_KUBE_PACKAGES=all KUBE_TEST_TIMEOUT=180m
 
 ## test-deps: install what make test uses, when missing: prometheus-pushgateway (or an upstream
 ## pushgateway), chromium (the HTML report test) and every backend the local platform starts.

@@ -403,15 +403,26 @@ func planComponents(ns string, apps []perf.App) (*componentPlan, error) {
 	}
 	var needed []perf.Backend
 	for _, a := range apps {
+		bs := a.Backends
 		if a.Sidecar != nil {
-			for _, b := range perf.Backends(a.Sidecar.Components) {
-				if !slices.Contains(needed, b) {
-					needed = append(needed, b)
-				}
+			bs = append(perf.Backends(a.Sidecar.Components), bs...)
+		}
+		for _, b := range bs {
+			if !slices.Contains(needed, b) {
+				needed = append(needed, b)
+			}
+		}
+		for _, b := range a.Backends {
+			if who[b] == "" {
+				who[b] = fmt.Sprintf("app %s (its own client)", a.Name)
 			}
 		}
 	}
 	conns, err := BackendsFromEnv(needed, who)
+	if err != nil {
+		return nil, err
+	}
+	appEnv, err := appBackendEnv(apps, conns)
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +431,30 @@ func planComponents(ns string, apps []perf.App) (*componentPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &componentPlan{objs: objs, secret: secret, labels: labels, conns: conns}, nil
+	return &componentPlan{objs: objs, secret: secret, labels: labels, conns: conns, appEnv: appEnv}, nil
+}
+
+// appBackendEnv is, per app with perf.App.Backends, the variables that give the app each
+// backend's address (perf.EnvBackendAddr), as the local platform gives them. The apps' own
+// clients take an address only, so a backend with a login is an error naming it.
+func appBackendEnv(apps []perf.App, conns []BackendConn) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, a := range apps {
+		for _, b := range a.Backends {
+			i := slices.IndexFunc(conns, func(c BackendConn) bool { return c.Backend == b })
+			if i < 0 {
+				return nil, fmt.Errorf("app %s: Backends: no %s backend from the environment", a.Name, b)
+			}
+			if conns[i].directLogin() {
+				return nil, fmt.Errorf("app %s: Backends: its own %s client logs in without credentials, and %s is set with a login: give it a %s without a password", a.Name, b, conns[i].From, b)
+			}
+			if out[a.Name] == nil {
+				out[a.Name] = map[string]string{}
+			}
+			out[a.Name][perf.EnvBackendAddr(b)] = conns[i].Address
+		}
+	}
+	return out, nil
 }
 
 // componentPlan is what createComponents writes.
@@ -429,6 +463,7 @@ type componentPlan struct {
 	secret map[string][]byte
 	labels map[string]string
 	conns  []BackendConn
+	appEnv map[string]map[string]string // appBackendEnv's
 }
 
 // backends is the report's view of the plan's backends: each address and the variable it came

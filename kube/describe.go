@@ -60,6 +60,10 @@ type AppDescription struct {
 	// NodeSelector restricts the pod to nodes with these labels (a dedicated perf node pool);
 	// nil means any node. Describe leaves it nil; the platform sets WithNodeSelector's.
 	NodeSelector map[string]string
+	// Env are the container's plain environment variables: for each of perf.App.Backends,
+	// perf.EnvBackendAddr(backend) set to the backend's address in the cluster (StartE fills
+	// it from the environment, as for components).
+	Env map[string]string
 	// TokenSecret names, for a tester, the Secret in the run's namespace that holds its
 	// per-run token under TokenSecretKey; the container reads it as env perf.EnvTesterToken.
 	// "" for the other kinds.
@@ -75,7 +79,8 @@ const TokenSecretKey = "token"
 // 127.0.0.1 and every other app's Service (<app>.<run>.svc:AppPort), its TesterLimits, and
 // TokenSecret <app>-token. It returns an error naming the app and the
 // field that cannot be deployed: a bad name, an unknown kind, a sidecar protocol other than
-// http or grpc, sidecar ExtraArgs (no annotation carries them), or a malformed quantity.
+// http or grpc, sidecar ExtraArgs (no annotation carries them), more than one placement, or a
+// malformed quantity.
 func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error) {
 	if len(apps) == 0 {
 		return nil, fmt.Errorf("no apps to deploy")
@@ -93,6 +98,9 @@ func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error)
 		if a.Kind != perf.Tester {
 			targets = append(targets, a.Name)
 		}
+	}
+	if groups := perf.PlacementGroups(apps); len(groups) > 1 {
+		return nil, fmt.Errorf("Sidecar.Placement: the sidecars name %d placements %q; on kubernetes every sidecar registers with the control plane's one placement (dapr-placement-server), so a scenario may use one", len(groups), groups)
 	}
 	descs := make([]AppDescription, 0, len(apps))
 	for _, a := range apps {
@@ -165,12 +173,6 @@ func validateApp(a perf.App) error {
 	}
 	if !a.Kind.Known() {
 		return fmt.Errorf("app %s: unknown Kind %q (want %s, %s or %s)", a.Name, a.Kind, perf.Tester, perf.HTTPApp, perf.GRPCApp)
-	}
-	if a.Kind == perf.ActorApp || a.Kind == perf.WorkflowApp || a.Kind == perf.JobApp {
-		return fmt.Errorf("app %s: Kind %s runs on the local platform only for now (no image: IMAGE_APPS in the Makefile, and Dapr's control plane for actors, are not set up on kubernetes yet)", a.Name, a.Kind)
-	}
-	if len(a.Backends) > 0 {
-		return fmt.Errorf("app %s: Backends %v: the local platform only (on kubernetes an app gets no backend address)", a.Name, a.Backends)
 	}
 	if err := checkResources(a.Resources); err != nil {
 		return fmt.Errorf("app %s: Resources.%w", a.Name, err)

@@ -186,3 +186,53 @@ func TestImageVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeActorHosts: the actor, job and workflow apps deploy with their images; two
+// placement names are refused, since the cluster has one placement.
+func TestDescribeActorHosts(t *testing.T) {
+	store := perf.Component{Name: "statestore", Type: perf.StateInMemory, Metadata: map[string]string{"actorStateStore": "true"}}
+	apps := []perf.App{
+		{Name: "tester", Kind: perf.Tester, Sidecar: &perf.Sidecar{Components: []perf.Component{store}}},
+		{Name: "actorapp", Kind: perf.ActorApp, Sidecar: &perf.Sidecar{Components: []perf.Component{store}}},
+		{Name: "jobapp", Kind: perf.JobApp, Sidecar: &perf.Sidecar{Scheduler: true}},
+		{Name: "workflowapp", Kind: perf.WorkflowApp, Sidecar: &perf.Sidecar{Scheduler: true, Components: []perf.Component{store}}},
+	}
+	descs, err := Describe(testImages, "r", apps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range descs[1:] {
+		if want := testImages.Image(apps[i+1].Kind); d.Image != want || !d.DaprEnabled {
+			t.Errorf("app %s: image %q, dapr %t; want %q with a sidecar", d.Name, d.Image, d.DaprEnabled, want)
+		}
+	}
+	apps[1].Sidecar = &perf.Sidecar{Placement: "second", Components: []perf.Component{store}}
+	if _, err := Describe(testImages, "r", apps...); err == nil || !strings.Contains(err.Error(), "Sidecar.Placement") {
+		t.Errorf("two placements: %v, want an error naming Sidecar.Placement", err)
+	}
+}
+
+// TestAppBackendEnv: an app's own backends come as perf.EnvBackendAddr variables with the
+// environment's addresses; a backend with a login, which the app's client cannot use, is refused.
+func TestAppBackendEnv(t *testing.T) {
+	apps := []perf.App{{Name: "tester", Kind: perf.Tester}, {Name: "actorapp", Kind: perf.ActorApp, Backends: []perf.Backend{perf.BackendRedis}}}
+	conns := []BackendConn{{Backend: perf.BackendRedis, Address: "redis.b.svc.cluster.local:6379", From: EnvRedisAddr}}
+	env, err := appBackendEnv(apps, conns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := env["actorapp"]["DAPR_PERF_REDIS_ADDR"]; got != conns[0].Address || len(env) != 1 {
+		t.Errorf("env = %v, want actorapp's DAPR_PERF_REDIS_ADDR=%s only", env, conns[0].Address)
+	}
+	obj := DeploymentObject("r", AppDescription{Name: "actorapp", Env: env["actorapp"]})
+	if e := obj.Spec.Template.Spec.Containers[0].Env; len(e) != 1 || e[0].Name != "DAPR_PERF_REDIS_ADDR" || e[0].Value != conns[0].Address {
+		t.Errorf("container env = %v", e)
+	}
+	conns[0].Password = "secret"
+	if _, err := appBackendEnv(apps, conns); err == nil || !strings.Contains(err.Error(), EnvRedisAddr) {
+		t.Errorf("a backend with a password: %v, want an error naming %s", err, EnvRedisAddr)
+	}
+	if _, err := appBackendEnv(apps, nil); err == nil || !strings.Contains(err.Error(), "actorapp") {
+		t.Errorf("no backend: %v, want an error naming the app", err)
+	}
+}

@@ -15,12 +15,12 @@ import (
 
 // Endpoint returns the address of app's endpoint e as runner.Run uses it, which on Kubernetes
 // depends on who connects:
-//   - the test process drives the tester, reads the subscriber's counts (GET /stats, the
-//     delivery plan) and reads daprd's metrics and profile: for a tester's or a subscriber's
-//     AppHTTP, and for SidecarMetrics and SidecarProfile, it is LocalEndpoint;
-//   - the tester pod sends the load: for another app's AppHTTP or AppGRPC it is that app's
-//     Service inside the cluster, and for SidecarHTTP or SidecarGRPC it is 127.0.0.1 with
-//     daprd's port, which is the tester's own sidecar seen from its pod (ClusterEndpoint).
+//   - the test process drives the tester, reads the apps' counts (GET /stats) and opens fault
+//     windows, and reads daprd's metrics and profile: for AppControl (the app's HTTP port),
+//     SidecarMetrics and SidecarProfile it is LocalEndpoint;
+//   - the pods send the load: for an app's AppHTTP or AppGRPC it is that app's Service inside
+//     the cluster, and for SidecarHTTP or SidecarGRPC it is 127.0.0.1 with daprd's port, which
+//     is the app's own sidecar seen from its pod (ClusterEndpoint).
 //
 // The error names the app and the endpoint when the app has no such endpoint.
 func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
@@ -29,7 +29,13 @@ func (d *Deployment) Endpoint(app string, e perf.Endpoint) (string, error) {
 		return "", err
 	}
 	switch {
-	case e == perf.AppHTTP && (a.Kind == perf.Tester || a.Kind == perf.Subscriber), e == perf.SidecarMetrics, e == perf.SidecarProfile:
+	case e == perf.AppControl:
+		u, err := d.LocalEndpoint(context.Background(), app, perf.AppHTTP)
+		if err != nil {
+			return "", fmt.Errorf("app %s: %s: %w", a.Name, e, err)
+		}
+		return u, nil
+	case e == perf.SidecarMetrics, e == perf.SidecarProfile:
 		return d.LocalEndpoint(context.Background(), app, e)
 	default:
 		return d.ClusterEndpoint(app, e)

@@ -1,6 +1,9 @@
 package kube
 
 import (
+	"maps"
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +23,7 @@ const (
 
 // DeploymentObject is d's Deployment in namespace ns: d.Replicas pods, each with one container
 // named d.Name running d.Image with d.Args, a readiness probe on the app's health check, d's
-// resources on the container, env perf.EnvTesterToken from d.TokenSecret when set, the
+// resources on the container, d.Env, env perf.EnvTesterToken from d.TokenSecret when set, the
 // dapr.io annotations on the pod template, the pod affinity of d.ColocateWith and
 // d.NodeSelector.
 func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
@@ -40,7 +43,7 @@ func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 						Ports:          []corev1.ContainerPort{{Name: PortApp, ContainerPort: d.AppPort, Protocol: corev1.ProtocolTCP}},
 						Resources:      containerResources(d.Resources),
 						ReadinessProbe: readinessProbe(d),
-						Env:            tokenEnv(d),
+						Env:            append(plainEnv(d.Env), tokenEnv(d)...),
 					}},
 					Affinity:     affinity(d.ColocateWith),
 					NodeSelector: d.NodeSelector,
@@ -48,6 +51,15 @@ func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// plainEnv is env as container variables, sorted by name; nil when empty.
+func plainEnv(env map[string]string) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, corev1.EnvVar{Name: k, Value: env[k]})
+	}
+	return out
 }
 
 // tokenEnv is the tester's token variable, read from d.TokenSecret; nil without one.

@@ -167,6 +167,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	// A tester may also load the backends its direct clients can log in to (the direct-to-store
 	// baselines): -allow is repeatable.
 	for i := range descs {
+		descs[i].Env = comps.appEnv[descs[i].Name]
 		if descs[i].Kind == perf.Tester {
 			for _, a := range comps.directAddrs() {
 				descs[i].Args = append(descs[i].Args, "-"+perf.TesterFlagAllow, a)

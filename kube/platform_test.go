@@ -382,7 +382,8 @@ func checkLoadBalancer(t *testing.T, c *cluster, d *kube.Deployment) {
 		e    perf.Endpoint
 		want string
 	}{
-		{scenarios.TesterApp, perf.AppHTTP, "http://192.0.2.10:3000"},
+		{scenarios.TesterApp, perf.AppControl, "http://192.0.2.10:3000"},
+		{scenarios.TesterApp, perf.AppHTTP, "http://tester." + d.Namespace() + ".svc:3000"},
 		{scenarios.TesterApp, perf.SidecarMetrics, "http://192.0.2.10:9090"},
 		{scenarios.TesterApp, perf.SidecarHTTP, "http://127.0.0.1:3500"},
 		{scenarios.TesterApp, perf.SidecarGRPC, "127.0.0.1:50001"},

@@ -354,12 +354,12 @@ func (d *Deployment) endpoint(app string, e perf.Endpoint, b bool) (string, erro
 	httpURL := func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
 	grpcAddr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 	switch e {
-	case perf.AppHTTP, perf.AppGRPC:
+	case perf.AppHTTP, perf.AppControl, perf.AppGRPC:
 		proto := da.app.Kind.Protocol()
-		if (e == perf.AppHTTP) != (proto == perf.HTTP) {
+		if (e != perf.AppGRPC) != (proto == perf.HTTP) {
 			return "", fmt.Errorf("endpoint %s of %s: a %s app serves %s only", e, app, da.app.Kind, proto)
 		}
-		if e == perf.AppHTTP {
+		if e != perf.AppGRPC { // the test process and the load reach the app alike on loopback
 			return httpURL(da.port), nil
 		}
 		return grpcAddr(da.port), nil

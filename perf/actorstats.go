@@ -19,7 +19,7 @@ const ActorStatsTimeout = 10 * time.Second
 func FetchActorStats(dep interface {
 	Endpoint(app string, e Endpoint) (string, error)
 }, app string) (ActorStats, error) {
-	base, err := dep.Endpoint(app, AppHTTP)
+	base, err := dep.Endpoint(app, AppControl)
 	if err != nil {
 		return ActorStats{}, err
 	}

@@ -29,8 +29,8 @@ var kinds = map[AppKind]struct {
 	JobApp:      {HTTP, "/healthz"}, // not a job route: a health check is never counted
 }
 
-// JobApp schedules jobs through its daprd and counts their triggers (apps/jobapp); local
-// platform only for now (the jobs plan reads its port).
+// JobApp schedules jobs through its daprd and counts their triggers (apps/jobapp); the jobs
+// plan reads its port (on kubernetes through a port-forward).
 const JobApp AppKind = "jobapp"
 
 // AppKinds lists every kind, sorted, for error messages ("want one of ...").

@@ -19,11 +19,10 @@ const (
 	// message daprd delivers; the delivery plan reads its port (GET /stats), on kubernetes
 	// through a port-forward.
 	Subscriber AppKind = "subscriber"
-	// ActorApp hosts actors over Dapr's actor HTTP protocol (apps/actorapp); local platform
-	// only for now (no image yet).
+	// ActorApp hosts actors over Dapr's actor HTTP protocol (apps/actorapp).
 	ActorApp AppKind = "actorapp"
 	// WorkflowApp is the workflow worker (apps/workflowapp): Dapr's perf workflow shapes on
-	// durabletask-go, connected to its daprd over gRPC; local platform only for now.
+	// durabletask-go, connected to its daprd over gRPC.
 	WorkflowApp AppKind = "workflowapp"
 )
 
@@ -73,13 +72,15 @@ type Sidecar struct {
 	Components []Component `json:"components,omitempty"`
 	// Placement names the actor placement service this daprd registers with (Dapr's control
 	// plane for actors; --placement-host-address). Sidecars with the same name share one, which
-	// the platform starts for the run on loopback; "" means the deployment's default one
+	// the local platform starts for the run on loopback; the kubernetes platform has the control
+	// plane's one placement and refuses a second name. "" means the deployment's default one
 	// ("default") when the sidecar loads an actor state store (a component with metadata
 	// actorStateStore "true"), and no placement otherwise. Two names give two placements: the
 	// same actor id can then be active on two hosts at once (the double-activation test).
 	Placement string `json:"placement,omitempty"`
 	// Scheduler connects this daprd to the deployment's scheduler (reminders, jobs, workflows;
-	// --scheduler-host-address), which the platform then starts for the run.
+	// --scheduler-host-address), which the local platform then starts for the run; on
+	// kubernetes the injector connects every sidecar to the control plane's scheduler.
 	Scheduler bool `json:"scheduler,omitempty"`
 }
 
@@ -97,8 +98,13 @@ type Endpoint string
 // The endpoints a Deployment resolves. HTTP endpoints are base URLs without a trailing slash
 // ("http://127.0.0.1:3500"); gRPC endpoints are host:port.
 const (
-	AppHTTP        Endpoint = "app-http"        // the app's own HTTP port (tester, httpapp)
-	AppGRPC        Endpoint = "app-grpc"        // the app's own gRPC port (grpcapp)
+	AppHTTP Endpoint = "app-http" // the app's own HTTP port (tester, httpapp)
+	AppGRPC Endpoint = "app-grpc" // the app's own gRPC port (grpcapp)
+	// AppControl is an HTTP app's own port as the test process reaches it, for what the test
+	// process itself asks of an app: the tester's POST /test, the subscriber's, job app's and
+	// actor hosts' GET /stats, the fault window. AppHTTP is the same port as the load reaches
+	// it; the two differ on kubernetes (a port-forward, and the app's Service in the cluster).
+	AppControl     Endpoint = "app-control"
 	SidecarHTTP    Endpoint = "sidecar-http"    // daprd's HTTP API
 	SidecarGRPC    Endpoint = "sidecar-grpc"    // daprd's gRPC API (Dapr.InvokeService)
 	SidecarMetrics Endpoint = "sidecar-metrics" // daprd's Prometheus endpoint; base URL, path /metrics

@@ -172,7 +172,7 @@ type TesterClient struct {
 // NewTesterClient returns the client of the tester app in dep: its AppHTTP endpoint, its
 // token (Deployment.TesterToken) and its sidecar's endpoints, if it has one.
 func NewTesterClient(dep Deployment, app string) (TesterClient, error) {
-	u, err := dep.Endpoint(app, AppHTTP)
+	u, err := dep.Endpoint(app, AppControl)
 	if err != nil {
 		return TesterClient{}, err
 	}

@@ -30,7 +30,7 @@ var manifests embed.FS
 
 // addonsUp applies metrics-server, then Dapr's CRDs, waits until they are established (or
 // sentry restarts: config CRD not found), then Dapr's control plane; and waits until every
-// Deployment is available and the metrics API answers.
+// Deployment and StatefulSet (placement, the scheduler) is ready and the metrics API answers.
 func (c *Cluster) addonsUp(ctx context.Context, _ *pkiFiles) error {
 	dyn, err := dynamic.NewForConfig(c.restCfg)
 	if err != nil {
@@ -78,13 +78,22 @@ func (c *Cluster) addonsUp(ctx context.Context, _ *pkiFiles) error {
 	if err := applyFile(ctx, dyn, mapper, "manifests/dapr.yaml"); err != nil {
 		return &PartError{Part: "dapr", Err: err}
 	}
-	for _, d := range []struct{ ns, name string }{
-		{"kube-system", "metrics-server"},
-		{"dapr-system", "dapr-sentry"},
-		{"dapr-system", "dapr-operator"},
-		{"dapr-system", "dapr-sidecar-injector"},
+	for _, d := range []struct {
+		ns, name    string
+		statefulSet bool
+	}{
+		{"kube-system", "metrics-server", false},
+		{"dapr-system", "dapr-sentry", false},
+		{"dapr-system", "dapr-operator", false},
+		{"dapr-system", "dapr-sidecar-injector", false},
+		{"dapr-system", "dapr-placement-server", true},
+		{"dapr-system", "dapr-scheduler-server", true},
 	} {
-		if err := waitFor(d.name, nil, 120*time.Second, func() error { return c.deploymentAvailable(ctx, d.ns, d.name) }); err != nil {
+		ready := func() error { return c.deploymentAvailable(ctx, d.ns, d.name) }
+		if d.statefulSet {
+			ready = func() error { return c.statefulSetReady(ctx, d.ns, d.name) }
+		}
+		if err := waitFor(d.name, nil, 120*time.Second, ready); err != nil {
 			var pe *PartError
 			if errors.As(err, &pe) {
 				pe.Log = c.podLogs(ctx, d.ns, d.name)
@@ -111,18 +120,46 @@ func (c *Cluster) deploymentAvailable(ctx context.Context, ns, name string) erro
 		want = *d.Spec.Replicas
 	}
 	if d.Status.AvailableReplicas < want || d.Status.UpdatedReplicas < want {
-		// A container that keeps crashing will not become available: say so at once.
-		pods, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(d.Spec.Selector)})
-		if err == nil {
-			for _, p := range pods.Items {
-				for _, st := range p.Status.ContainerStatuses {
-					if st.RestartCount >= 3 {
-						return fmt.Errorf("deployment %s/%s: container %s of pod %s restarted %d times: %w", ns, name, st.Name, p.Name, st.RestartCount, errGiveUp)
-					}
-				}
-			}
+		if err := c.crashing(ctx, ns, "deployment "+ns+"/"+name, d.Spec.Selector); err != nil {
+			return err
 		}
 		return fmt.Errorf("deployment %s/%s: %d of %d replicas available", ns, name, d.Status.AvailableReplicas, want)
+	}
+	return nil
+}
+
+// statefulSetReady is nil once ns/name has all its replicas ready (placement, the scheduler).
+func (c *Cluster) statefulSetReady(ctx context.Context, ns, name string) error {
+	s, err := c.cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	want := int32(1)
+	if s.Spec.Replicas != nil {
+		want = *s.Spec.Replicas
+	}
+	if s.Status.ReadyReplicas < want {
+		if err := c.crashing(ctx, ns, "statefulset "+ns+"/"+name, s.Spec.Selector); err != nil {
+			return err
+		}
+		return fmt.Errorf("statefulset %s/%s: %d of %d replicas ready", ns, name, s.Status.ReadyReplicas, want)
+	}
+	return nil
+}
+
+// crashing is errGiveUp, naming the container, when a pod of what (selected by sel) has a
+// container that restarted 3 times: it will not become ready, so waiting longer is pointless.
+func (c *Cluster) crashing(ctx context.Context, ns, what string, sel *metav1.LabelSelector) error {
+	pods, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(sel)})
+	if err != nil {
+		return nil
+	}
+	for _, p := range pods.Items {
+		for _, st := range p.Status.ContainerStatuses {
+			if st.RestartCount >= 3 {
+				return fmt.Errorf("%s: container %s of pod %s restarted %d times: %w", what, st.Name, p.Name, st.RestartCount, errGiveUp)
+			}
+		}
 	}
 	return nil
 }

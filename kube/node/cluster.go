@@ -93,15 +93,15 @@ type Cluster struct {
 	Timings []Timing
 
 	tarballs []string // image tarballs to import
-	// hasRedisImage: writeImages wrote the in-cluster Redis image (redis-server is installed).
-	hasRedisImage bool
-	sysctls       map[string]string // the host's, restored at Stop
-	createdDirs   []string          // host directories made for mount points, removed at Stop
-	sigc          chan os.Signal
-	onSignal      []func() // run by the signal handler before Stop
-	onSignalMu    sync.Mutex
-	stopOnce      sync.Once
-	stopErr       error
+	// backends are the in-cluster backends whose image writeImages wrote, for BackendsUp.
+	backends    []builtBackend
+	sysctls     map[string]string // the host's, restored at Stop
+	createdDirs []string          // host directories made for mount points, removed at Stop
+	sigc        chan os.Signal
+	onSignal    []func() // run by the signal handler before Stop
+	onSignalMu  sync.Mutex
+	stopOnce    sync.Once
+	stopErr     error
 }
 
 // OnSignal registers f to run when SIGINT or SIGTERM arrives, before the cluster is torn down
@@ -252,6 +252,11 @@ func (cfg Config) nodeBin(name string) string {
 func (cfg Config) daprBin(name string) string {
 	return filepath.Join(cfg.NodeBin, "dapr-"+cfg.DaprVersion, name)
 }
+
+// daprdSibling is a control-plane binary make daprd builds beside Daprd (placement, scheduler).
+func (cfg Config) daprdSibling(name string) string {
+	return filepath.Join(filepath.Dir(cfg.Daprd), name)
+}
 func (cfg Config) metricsServer() string {
 	return filepath.Join(cfg.NodeBin, "metrics-server-"+cfg.MetricsServerVersion, "metrics-server")
 }
@@ -261,6 +266,7 @@ func (cfg Config) binaries() []string {
 		cfg.kubeBin("kube-apiserver"), cfg.kubeBin("etcd"), cfg.kubeBin("kube-controller-manager"), cfg.kubeBin("kube-scheduler"),
 		cfg.nodeBin("kubelet"), cfg.nodeBin("kube-proxy"), cfg.metricsServer(),
 		cfg.daprBin("injector"), cfg.daprBin("sentry"), cfg.daprBin("operator"), cfg.Daprd,
+		cfg.daprdSibling("placement"), cfg.daprdSibling("scheduler"),
 	}
 }
 

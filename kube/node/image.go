@@ -15,20 +15,25 @@ import (
 )
 
 // ImageFile is one regular file of an image's only layer: Path inside the image (such as
-// "/app"), read from Source on the machine, with Mode.
+// "/app"), read from Source on the machine (a symbolic link gives its target's content), with
+// Mode. A generated file (/etc/passwd, a configuration) has no Source and its content in Data.
 type ImageFile struct {
 	Path   string
 	Source string
 	Mode   int64
+	Data   []byte // the content when Source is empty
 }
 
-// Image is a FROM-scratch image: its files, entrypoint and user, named Name
+// Image is a FROM-scratch image: its files, entrypoint, environment and user, named Name
 // ("registry/repository:tag", the name pods use with an IfNotPresent pull policy).
 type Image struct {
 	Name       string
 	Files      []ImageFile
 	Entrypoint []string
-	User       string // "uid:gid"; empty is root
+	// Env is the processes' environment, "KEY=value", after PATH=/ (a PATH here replaces it):
+	// LD_LIBRARY_PATH, say, for the programs a program execs.
+	Env  []string
+	User string // "uid:gid"; empty is root
 }
 
 // epoch is every timestamp inside an image: the tarballs are byte-for-byte the same for the
@@ -54,9 +59,12 @@ func WriteImageTarball(path string, im Image) error {
 		if !strings.HasPrefix(f.Path, "/") {
 			return fmt.Errorf("image %s: file path %q must be absolute", im.Name, f.Path)
 		}
-		data, err := os.ReadFile(f.Source)
-		if err != nil {
-			return fmt.Errorf("image %s: %w", im.Name, err)
+		data := f.Data
+		if f.Source != "" {
+			var err error
+			if data, err = os.ReadFile(f.Source); err != nil {
+				return fmt.Errorf("image %s: %w", im.Name, err)
+			}
 		}
 		rel := strings.TrimPrefix(f.Path, "/")
 		for d := filepath.Dir(rel); d != "."; d = filepath.Dir(d) {
@@ -93,7 +101,7 @@ func WriteImageTarball(path string, im Image) error {
 		"config": map[string]any{
 			"User":       im.User,
 			"Entrypoint": im.Entrypoint,
-			"Env":        []string{"PATH=/"},
+			"Env":        imageEnv(im.Env),
 		},
 		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{layerDigest}},
 	})
@@ -164,6 +172,16 @@ func WriteImageTarball(path string, im Image) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// imageEnv is an image's environment: PATH=/ unless env has a PATH, then env.
+func imageEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			return env
+		}
+	}
+	return append([]string{"PATH=/"}, env...)
 }
 
 // descriptor is an OCI content descriptor of data with media type mt.

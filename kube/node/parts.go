@@ -196,7 +196,7 @@ var (
 // background job compiles the same packages with the same flags, so that a cold CI run finds them
 // in Go's build cache here; TestCIRunPrebuildsTheImageBinaries keeps the two in step.
 var (
-	imageApps       = []string{"tester", "httpapp", "grpcapp", "subscriber"}
+	imageApps       = []string{"tester", "httpapp", "grpcapp", "subscriber", "actorapp", "jobapp", "workflowapp"}
 	imageBuildFlags = []string{"-trimpath", "-ldflags", "-s -w"}
 )
 
@@ -237,17 +237,19 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 		imageSpec{image: Image{Name: ImageRegistry + "/injector:" + daprTag, Files: []ImageFile{{Path: "/injector", Source: c.cfg.daprBin("injector")}}, Entrypoint: []string{"/injector"}, User: user}},
 		imageSpec{image: Image{Name: ImageRegistry + "/sentry:" + daprTag, Files: []ImageFile{{Path: "/sentry", Source: c.cfg.daprBin("sentry")}}, Entrypoint: []string{"/sentry"}, User: user}},
 		imageSpec{image: Image{Name: ImageRegistry + "/operator:" + daprTag, Files: []ImageFile{{Path: "/operator", Source: c.cfg.daprBin("operator")}}, Entrypoint: []string{"/operator"}, User: user}},
+		// placement and the scheduler are the ones make daprd builds beside daprd (the local
+		// platform's): the scheduler's module pin is scripts/build-daprd.sh's.
+		imageSpec{image: Image{Name: ImageRegistry + "/placement:" + daprTag, Files: []ImageFile{{Path: "/placement", Source: c.cfg.daprdSibling("placement")}}, Entrypoint: []string{"/placement"}, User: user}},
+		imageSpec{image: Image{Name: ImageRegistry + "/scheduler:" + daprTag, Files: []ImageFile{{Path: "/scheduler", Source: c.cfg.daprdSibling("scheduler")}}, Entrypoint: []string{"/scheduler"}, User: user}},
 		imageSpec{image: Image{Name: metricsServerImage, Files: []ImageFile{{Path: "/metrics-server", Source: c.cfg.metricsServer()}}, Entrypoint: []string{"/metrics-server"}, User: user}},
 	)
-	// Debian's redis-server for BackendsUp, when installed (make test-kube installs it).
-	if _, err := os.Stat(redisServer); err == nil {
-		im, err := redisImage(ctx)
-		if err != nil {
-			return &PartError{Part: "images", Err: err}
-		}
-		specs = append(specs, imageSpec{image: im})
-		c.hasRedisImage = true
+	// Debian's stores and brokers for BackendsUp, each when installed (make test-kube installs
+	// redis-server).
+	backendSpecs, err := c.backendImages(ctx)
+	if err != nil {
+		return &PartError{Part: "images", Err: err}
 	}
+	specs = append(specs, backendSpecs...)
 	// One go build for every package of this repository: it compiles them in parallel.
 	var pkgs []string
 	for _, s := range specs {
@@ -282,8 +284,15 @@ func (c *Cluster) writeImages(ctx context.Context) error {
 func cachedImage(cache string, im Image) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%q\x00%s\x00", im.Name, im.Entrypoint, im.User)
+	if len(im.Env) > 0 { // only then: the names of images without one stay as they were
+		fmt.Fprintf(h, "env\x00%q\x00", im.Env)
+	}
 	for _, f := range im.Files {
 		fmt.Fprintf(h, "%s\x00%o\x00", f.Path, f.Mode)
+		if f.Source == "" {
+			fmt.Fprintf(h, "data\x00%q\x00", f.Data)
+			continue
+		}
 		src, err := os.Open(f.Source)
 		if err != nil {
 			return "", err

@@ -37,10 +37,11 @@ import (
 // broker's backend is restarted once during the main load (the platform must implement
 // BackendRestarter) and the report says when and for how long it was down.
 //
-// On both platforms the plan reads the subscriber's own port (GET /stats; on kubernetes through
-// a port-forward). Local platform only: RestartBroker (the platform must run the broker) and mode
-// SubscribeConfiguration (the tester writes to the store itself). HTTP only: the tester stamps
-// messages over HTTP (gRPC publishes send one fixed body).
+// On both platforms the plan reads the subscriber's own port (GET /stats, perf.AppControl; on
+// kubernetes through a port-forward), and in mode SubscribeConfiguration the tester writes to
+// the store itself (on kubernetes to its Service). Local platform only: RestartBroker (the
+// platform must run the broker). HTTP only: the tester stamps messages over HTTP (gRPC
+// publishes send one fixed body).
 //
 // Mode SubscribeConfiguration (configuration.go) measures a configuration subscription the
 // same way: Main is then a configuration.set straight to the store (the tester stamps each
@@ -81,9 +82,6 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
-	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" && d.Mode == perf.SubscribeConfiguration {
-		add(errors.New("delivery plan: mode configuration: local platform only: the tester writes the updates straight to the store, and on kubernetes an app gets no backend address"))
-	}
 	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" && d.RestartBroker > 0 {
 		add(errors.New("delivery plan: RestartBroker: local platform only: the kubernetes platform does not run the broker, so it cannot restart it"))
 	}
@@ -144,7 +142,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	if err != nil {
 		return err
 	}
-	subURL, err := dep.Endpoint(d.Subscriber, perf.AppHTTP)
+	subURL, err := dep.Endpoint(d.Subscriber, perf.AppControl)
 	if err != nil {
 		return err
 	}

@@ -231,7 +231,7 @@ const faultTimeout = 10 * time.Second
 
 // openFaults opens the fault window on app's own HTTP port (POST /faults).
 func openFaults(ctx context.Context, dep perf.Deployment, app string, delay time.Duration, fail float64, window time.Duration) error {
-	base, err := dep.Endpoint(app, perf.AppHTTP)
+	base, err := dep.Endpoint(app, perf.AppControl)
 	if err != nil {
 		return err
 	}

@@ -43,8 +43,7 @@ import (
 // (jobs/s: fired / (last first trigger - first trigger)), "jobs.lag.p50", "jobs.lag.p90",
 // "jobs.lag.p99" (seconds), and "errors" (= scheduleErrors) and "restarts".
 //
-// Local platform only: the plan reads the app's own port, which the kubernetes platform does
-// not forward.
+// The plan reads the app's own port (perf.AppControl: on kubernetes through a port-forward).
 type JobTriggerPlan struct {
 	// App is the job app's name; Scenario.Main.To must name it too.
 	App string
@@ -134,9 +133,6 @@ func (j *JobTriggerPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error 
 	add := errs.add
 	loadParams(sc, cfg, add)
 	c := j.withDefaults()
-	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" {
-		add(errors.New("jobs plan: local platform only: it reads the job app's own port (GET /stats), which the kubernetes platform does not forward"))
-	}
 	if j.App == "" || sc.Main.To != j.App {
 		add(fmt.Errorf("jobs plan: App %q must name the app Main.To names (%q)", j.App, sc.Main.To))
 	}
@@ -256,7 +252,7 @@ func (j *JobTriggerPlan) Run(s perf.Session) error {
 	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
 	c := j.withDefaults()
 	dep := s.Deploy(t, "", sc.Apps)
-	base, err := dep.Endpoint(j.App, perf.AppHTTP)
+	base, err := dep.Endpoint(j.App, perf.AppControl)
 	if err != nil {
 		return err
 	}

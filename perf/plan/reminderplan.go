@@ -51,7 +51,7 @@ import (
 // registrations of both phases), "reminders.triggerRate" (fires/s), "reminders.missing"
 // (expected fires that did not arrive within the window), "reminders.lag.p50" .. ".max"
 // (seconds), "reminders.registrationOverran" (1 when a reminder was registered after its due
-// time), and "restarts". Local platform only: it reads the actor host's own port.
+// time), and "restarts". It reads the actor host's own port (perf.AppControl).
 type ReminderPlan struct {
 	// Host is the actor host app (Kind ActorApp) that serves the reminders' actor type.
 	Host string
@@ -97,9 +97,6 @@ func (rp *ReminderPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
-	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" {
-		add(errors.New("reminder plan: local platform only: it reads the actor host's own port (GET /stats), which the kubernetes platform does not forward"))
-	}
 	if sc.Transport != perf.HTTP {
 		add(fmt.Errorf("reminder plan: Transport %q: only %q", sc.Transport, perf.HTTP))
 	}
@@ -163,7 +160,7 @@ func (rp *ReminderPlan) Run(s perf.Session) error {
 	if err != nil {
 		return err
 	}
-	hostURL, err := dep.Endpoint(rp.Host, perf.AppHTTP)
+	hostURL, err := dep.Endpoint(rp.Host, perf.AppControl)
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ type fakeDeployment struct {
 }
 
 func (d *fakeDeployment) Endpoint(app string, e perf.Endpoint) (string, error) {
-	if u, ok := d.urls[app]; ok && e == perf.AppHTTP {
+	if u, ok := d.urls[app]; ok && (e == perf.AppHTTP || e == perf.AppControl) {
 		return u, nil
 	}
 	return "", fmt.Errorf("fake: %s has no %s", app, e)
