@@ -26,6 +26,9 @@ const ClusterDomain = "cluster.local"
 //   - A <service>.<namespace>.svc.cluster.local: the Service's ClusterIP, or for a headless
 //     Service its ready endpoints' addresses (Dapr's name resolver uses <app-id>-dapr headless
 //     Services); AAAA and other types of an existing name: no records;
+//   - A <hostname>.<service>.<namespace>.svc.cluster.local: the address of the ready endpoint
+//     of headless Service <service> with that hostname (a StatefulSet's pod: the scheduler's
+//     etcd peers find each other as dapr-scheduler-server-<n>.dapr-scheduler-server);
 //   - A <a-b-c-d>.<namespace>.pod.cluster.local: a.b.c.d, as Kubernetes' DNS specification says;
 //   - any other name under cluster.local: NXDOMAIN;
 //   - any name outside it: REFUSED, at once.
@@ -188,6 +191,8 @@ func (d *dnsServer) lookup(rel string) (bool, []netip.Addr, error) {
 	switch {
 	case len(parts) == 3 && parts[2] == "svc":
 		return d.service(ctx, parts[1], parts[0])
+	case len(parts) == 4 && parts[3] == "svc":
+		return d.endpointHost(ctx, parts[2], parts[1], parts[0])
 	case len(parts) == 3 && parts[2] == "pod":
 		ip, err := netip.ParseAddr(strings.ReplaceAll(parts[0], "-", "."))
 		if err != nil || !ip.Is4() {
@@ -196,6 +201,35 @@ func (d *dnsServer) lookup(rel string) (bool, []netip.Addr, error) {
 		return true, []netip.Addr{ip}, nil
 	}
 	return false, nil, nil
+}
+
+// endpointHost is the A records of the ready endpoints with hostname host of the Service name
+// in ns (a headless Service's; the EndpointSlice controller marks every endpoint ready when the
+// Service publishes not-ready addresses).
+func (d *dnsServer) endpointHost(ctx context.Context, ns, name, host string) (bool, []netip.Addr, error) {
+	slices, err := d.cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + name})
+	if err != nil {
+		return false, nil, err
+	}
+	found := false
+	var ips []netip.Addr
+	for _, sl := range slices.Items {
+		for _, ep := range sl.Endpoints {
+			if ep.Hostname == nil || *ep.Hostname != host {
+				continue
+			}
+			found = true
+			if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+				continue
+			}
+			for _, a := range ep.Addresses {
+				if ip, err := netip.ParseAddr(a); err == nil {
+					ips = append(ips, ip)
+				}
+			}
+		}
+	}
+	return found, ips, nil
 }
 
 // service is the A records of Service name in ns.

@@ -477,7 +477,10 @@ func testThreeTesters(t *testing.T, c *node.Cluster) {
 			t.Errorf("no node recorded for %s: %v", name, r.Environment.Nodes)
 		}
 	}
-	if len(r.Rounds) == 0 || len(r.Rounds[0].Main.Testers) != 3 {
+	if len(r.Rounds) == 0 {
+		t.Fatal("no round recorded")
+	}
+	if len(r.Rounds[0].Main.Testers) != 3 {
 		t.Fatalf("the main phase holds %d testers' results, want 3", len(r.Rounds[0].Main.Testers))
 	}
 	m := r.Rounds[0].Main

@@ -119,18 +119,19 @@ func TestWriteImageTarball(t *testing.T) {
 }
 
 // TestDNSAnswers checks the cluster DNS on a fake API: a ClusterIP Service, a headless one
-// (its ready endpoints only), a pod name, an unknown cluster name (NXDOMAIN) and outside names
+// (its ready endpoints only) and its endpoints by hostname, a pod name, an unknown cluster name (NXDOMAIN) and outside names
 // (REFUSED, counted, never forwarded).
 func TestDNSAnswers(t *testing.T) {
 	ready, notReady := true, false
+	host0, host1 := "app-0", "app-1"
 	cs := fake.NewClientset(
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.10"}},
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "app-dapr", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "None"}},
 		&discoveryv1.EndpointSlice{
 			ObjectMeta: metav1.ObjectMeta{Name: "app-dapr-x", Namespace: "ns", Labels: map[string]string{"kubernetes.io/service-name": "app-dapr"}},
 			Endpoints: []discoveryv1.Endpoint{
-				{Addresses: []string{"10.244.0.7"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}},
-				{Addresses: []string{"10.244.0.8"}, Conditions: discoveryv1.EndpointConditions{Ready: &notReady}},
+				{Addresses: []string{"10.244.0.7"}, Hostname: &host0, Conditions: discoveryv1.EndpointConditions{Ready: &ready}},
+				{Addresses: []string{"10.244.0.8"}, Hostname: &host1, Conditions: discoveryv1.EndpointConditions{Ready: &notReady}},
 			},
 		},
 	)
@@ -146,6 +147,9 @@ func TestDNSAnswers(t *testing.T) {
 		{"api.ns.svc.cluster.local.", dnsmessage.TypeAAAA, dnsmessage.RCodeSuccess, nil},
 		{"app-dapr.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.244.0.7"}},
 		{"10-244-0-9.ns.pod.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.244.0.9"}},
+		{"app-0.app-dapr.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, []string{"10.244.0.7"}},
+		{"app-1.app-dapr.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeSuccess, nil},
+		{"app-2.app-dapr.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeNameError, nil},
 		{"nope.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeNameError, nil},
 		{"api.ns.svc.cluster.local.ns.svc.cluster.local.", dnsmessage.TypeA, dnsmessage.RCodeNameError, nil},
 		{"example.com.", dnsmessage.TypeA, dnsmessage.RCodeRefused, nil},
