@@ -163,7 +163,7 @@ func backendFromEnv(env perf.Env, b perf.Backend, who string) (BackendConn, erro
 		}
 	case perf.BackendRabbitMQ:
 		if c.Username == "" || c.Password == "" {
-			errs = append(errs, fmt.Errorf("%s and %s must both be set: RabbitMQ lets its guest user in from loopback only (Bitnami's chart creates user %q; its password is key rabbitmq-password of Secret rabbitmq)",
+			errs = append(errs, fmt.Errorf("%s and %s must both be set: RabbitMQ lets its guest user in from loopback only unless loopback_users is emptied (Bitnami's chart creates user %q; its password is key rabbitmq-password of Secret rabbitmq)",
 				userVar, passVar, "user"))
 		}
 	case perf.BackendMQTT, perf.BackendKafka:
@@ -196,9 +196,12 @@ func checkHostPort(a string) error {
 }
 
 // directLogin says whether c takes a login other than the tester's direct clients' (no
-// password; PostgreSQL user and database "postgres", apps/tester/direct.go), which they then
-// cannot reach c with.
+// password; PostgreSQL user and database "postgres"; RabbitMQ guest/guest, apps/tester), which
+// they then cannot reach c with.
 func (c BackendConn) directLogin() bool {
+	if c.Backend == perf.BackendRabbitMQ {
+		return c.Username != "guest" || c.Password != "guest"
+	}
 	if c.Password != "" || c.Token != "" {
 		return true
 	}

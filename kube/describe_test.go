@@ -236,3 +236,17 @@ func TestAppBackendEnv(t *testing.T) {
 		t.Errorf("no backend: %v, want an error naming the app", err)
 	}
 }
+
+// TestDirectLoginRabbitMQGuest: the tester's direct publisher logs in to RabbitMQ as guest/guest,
+// so only that login lets it run the direct baseline there.
+func TestDirectLoginRabbitMQGuest(t *testing.T) {
+	for _, tc := range []struct {
+		user, pass string
+		login      bool
+	}{{"guest", "guest", false}, {"user", "secret", true}, {"guest", "other", true}} {
+		c := BackendConn{Backend: perf.BackendRabbitMQ, Address: "rabbitmq.b.svc:5672", Username: tc.user, Password: tc.pass}
+		if got := c.directLogin(); got != tc.login {
+			t.Errorf("%s/%s: directLogin %t, want %t", tc.user, tc.pass, got, tc.login)
+		}
+	}
+}

@@ -9,13 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// The in-cluster RabbitMQ that BackendsUp starts: Debian's rabbitmq-server, with a user of its
-// own (its guest user may log in from loopback only).
+// The in-cluster RabbitMQ that BackendsUp starts: Debian's rabbitmq-server, whose guest user may
+// log in from other pods (loopback_users is empty), since the tester's direct publisher logs in
+// as guest/guest, as on the local platform's broker.
 const (
 	RabbitMQService  = "rabbitmq"
 	RabbitMQPort     = 5672
-	RabbitMQUser     = "daprperf"
-	RabbitMQPassword = "daprperf"
+	RabbitMQUser     = "guest"
+	RabbitMQPassword = "guest"
 )
 
 // The node's Erlang ports: epmd's and the distribution's, both on the pod's loopback only.
@@ -84,8 +85,9 @@ func rabbitmqImage(ctx context.Context) (Image, error) {
 
 // rabbitmqEnv configures the broker as rabbit_env reads it: node rabbit@localhost, AMQP at l,
 // epmd and the distribution on loopback (nothing outside the pod joins the node), its files in
-// rabbitmqHome, the log on stdout (the image has no /etc/rabbitmq: no configuration files), and RabbitMQUser created at
-// the first start. RABBITMQ_ALLOW_INPUT makes the script exec the VM (it stays the container's
+// rabbitmqHome, the log on stdout (the image has no /etc/rabbitmq: no configuration files),
+// RabbitMQUser created at the first start and let in from any host (rabbit's loopback_users
+// empty). RABBITMQ_ALLOW_INPUT makes the script exec the VM (it stays the container's
 // process, which gets the kubelet's signals) and -noinput keeps the Erlang shell off.
 func rabbitmqEnv(l listenOn) []corev1.EnvVar {
 	vars := [][2]string{
@@ -102,7 +104,7 @@ func rabbitmqEnv(l listenOn) []corev1.EnvVar {
 		{"RABBITMQ_DEFAULT_USER", RabbitMQUser},
 		{"RABBITMQ_DEFAULT_PASS", RabbitMQPassword},
 		{"RABBITMQ_ALLOW_INPUT", "true"},
-		{"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-noinput -kernel inet_dist_use_interface {127,0,0,1}"},
+		{"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-noinput -kernel inet_dist_use_interface {127,0,0,1} -rabbit loopback_users []"},
 	}
 	env := make([]corev1.EnvVar, len(vars))
 	for i, v := range vars {
