@@ -31,6 +31,12 @@ const (
 	postgresPGDATA = postgresData + "/pgdata"
 )
 
+// postgresHBA is the image's client authentication file: trust for every client, as the local
+// platform's initdb --auth trust, for any address. initdb's own file admits loopback only,
+// and daprd and the tester reach the pod from the pod network (through a Service, from the
+// bridge's address). Nothing outside the cluster reaches the pod network.
+const postgresHBA = "/etc/postgresql/pg_hba.conf"
+
 // postgresImageName is the image of the newest installed PostgreSQL.
 var postgresImageName = ImageRegistry + "/postgresql:" + ImageTag
 
@@ -105,15 +111,16 @@ func postgresImage(ctx context.Context) (Image, error) {
 		trees: []string{filepath.Join(dir, "lib"), filepath.Join("/usr/share/postgresql", version), "/usr/share/zoneinfo"},
 		skip: []string{filepath.Join(dir, "lib", "llvmjit.so"), filepath.Join(dir, "lib", "llvmjit_types.bc"),
 			filepath.Join(dir, "lib", "bitcode"), "/usr/share/zoneinfo/right"},
-		files: []ImageFile{passwdFile(PostgreSQLUser, postgresData)},
-		env:   []string{"TZ=UTC"},
-		user:  backendUser,
+		files: []ImageFile{passwdFile(PostgreSQLUser, postgresData),
+			{Path: postgresHBA, Mode: 0o644, Data: []byte("host all all 0.0.0.0/0 trust\nhost all all ::/0 trust\n")}},
+		env:  []string{"TZ=UTC"},
+		user: backendUser,
 	})
 }
 
 // postgresPod initialises the cluster (superuser PostgreSQLUser, trust authentication, UTF-8
 // without locale, no fsync of initdb's files: the data goes with the pod) and serves it on
-// l's address: no Unix socket, the log on stderr, dynamic shared memory in files of the data
+// l's address to any client (postgresHBA): no Unix socket, the log on stderr, dynamic shared memory in files of the data
 // folder (a container's /dev/shm is small), no JIT. Ready once pg_isready answers.
 func postgresPod(im Image, l listenOn) corev1.PodSpec {
 	bin := filepath.Dir(im.Entrypoint[3])
@@ -132,6 +139,7 @@ func postgresPod(im Image, l listenOn) corev1.PodSpec {
 	args := []string{"-D", postgresPGDATA, "-p", fmt.Sprint(port),
 		"-c", "listen_addresses=" + l.addr,
 		"-c", "unix_socket_directories=",
+		"-c", "hba_file=" + postgresHBA,
 		"-c", "logging_collector=off",
 		"-c", "dynamic_shared_memory_type=mmap",
 		"-c", "jit=off",

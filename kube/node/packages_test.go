@@ -113,8 +113,8 @@ func perfPackages(root string) ([]string, error) {
 }
 
 // testPackages runs the packages DAPR_PERF_KUBE_PACKAGES selects on the cluster, with every
-// backend in the cluster (BackendsUp) named by its variable, one package at a time under one
-// run id. Each package must exit 0 through scripts/perf.sh and write result files that are
+// backend in the cluster (BackendsUp) named by its variable, one package at a time, each under
+// the run id <run id>-<package>. Each package must exit 0 through scripts/perf.sh and write result files that are
 // complete for their plan kind (report.Check), valid, and of platform kubernetes; with the kinds
 // selection the files must cover every plan kind that no other subtest covers.
 func testPackages(t *testing.T, c *node.Cluster) {
@@ -133,10 +133,11 @@ func testPackages(t *testing.T, c *node.Cluster) {
 		t.Fatal(err)
 	}
 	env := append(slices.Clone(smokeEnv), backendEnv()...)
-	id := runID + "-packages"
-	dir := perf.RunDir(reportDir(t, root), id)
 	kinds := map[string]bool{}
 	for _, r := range runs {
+		// A run id per package: perf.sh's exit code is the worst outcome of its run folder.
+		id := runID + "-" + r.pkg
+		dir := perf.RunDir(reportDir(t, root), id)
 		t.Run(r.pkg, func(t *testing.T) {
 			args := []string{"./tests/" + r.pkg}
 			if r.run != "" {
