@@ -187,9 +187,16 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err := createComponents(ctx, p.cs, p.dyn, ns, comps); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	for _, desc := range descs {
-		if err := p.create(ctx, ns, desc, d); err != nil {
-			return nil, fmt.Errorf("start: %w", err)
+	// The targets first: a tester's pod may be placed by theirs (ColocateWith, a required pod
+	// affinity), and the scheduler then finds them already placed rather than racing them.
+	for _, testers := range []bool{false, true} {
+		for _, desc := range descs {
+			if (desc.Kind == perf.Tester) != testers {
+				continue
+			}
+			if err := p.create(ctx, ns, desc, d); err != nil {
+				return nil, fmt.Errorf("start: %w", err)
+			}
 		}
 	}
 	if err := waitRollout(ctx, p.cs, ns, descs); err != nil {
