@@ -30,6 +30,7 @@ type Platform struct {
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
 	nodeSelector  map[string]string
+	placements    Placements // nil: ChoosePlacements at each Start
 	// sidecarDefaults fill the sidecar resources a scenario leaves empty (DAPR_SIDECAR_*).
 	sidecarDefaults perf.Resources
 }
@@ -45,6 +46,7 @@ type options struct {
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
 	nodeSelector  map[string]string
+	placements    Placements
 }
 
 // WithRESTConfig talks to the cluster cfg describes instead of reading EnvKubeconfig.
@@ -70,6 +72,17 @@ func WithNodeSelector(sel map[string]string) Option {
 	return func(o *options) { o.nodeSelector = maps.Clone(sel) }
 }
 
+// WithPlacements places each role's pods as pl says, instead of ChoosePlacements' choice by
+// the cluster's nodes at each Start. An empty pl places no pod.
+func WithPlacements(pl Placements) Option {
+	return func(o *options) {
+		o.placements = maps.Clone(pl)
+		if o.placements == nil {
+			o.placements = Placements{}
+		}
+	}
+}
+
 // DefaultDeleteTimeout is how long teardown waits for the run's namespace to be gone.
 const DefaultDeleteTimeout = 2 * time.Minute
 
@@ -82,7 +95,7 @@ func New(opts ...Option) (*Platform, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector}
+	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector, placements: o.placements}
 	var errs []error
 	if p.cfg == nil {
 		cfg, err := restConfigFromEnv()
@@ -157,8 +170,14 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
+	placements, why := p.placements, "WithPlacements"
+	if placements == nil {
+		placements, why = ChoosePlacements(ctx, p.cs)
+	}
+	t.Logf("kube: placement %s (%s)", placements, why)
 	for i := range descs {
 		descs[i].NodeSelector = p.nodeSelector
+		descs[i].Placement = placements[RoleOf(descs[i].Kind)]
 	}
 	comps, err := planComponents(ns, apps) // the backends' addresses from the environment (backends.go)
 	if err != nil {
