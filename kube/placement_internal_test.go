@@ -82,3 +82,28 @@ func TestDeploymentPlacement(t *testing.T) {
 		t.Errorf("preferred anti-affinity %+v, want one term of weight 100", pref)
 	}
 }
+
+// TestPlacementsFromEnv: each value of EnvPlacement gives its placements, auto (or unset) none
+// fixed, and a bad value an error naming the variable.
+func TestPlacementsFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		val, want string
+		auto      bool
+	}{
+		{"", "none", true},
+		{"auto", "none", true},
+		{"labels", LabelledPlacements().String(), false},
+		{"spread", "tester: apart from [target] (preferred)", false},
+		{"none", "none", false},
+	} {
+		t.Setenv(EnvPlacement, tc.val)
+		got, err := placementsFromEnv()
+		if err != nil || got.String() != tc.want || (got == nil) != tc.auto {
+			t.Errorf("%s=%q: %q (nil %v), %v; want %q (nil %v)", EnvPlacement, tc.val, got, got == nil, err, tc.want, tc.auto)
+		}
+	}
+	t.Setenv(EnvPlacement, "apart")
+	if _, err := placementsFromEnv(); err == nil || !strings.Contains(err.Error(), `DAPR_PERF_KUBE_PLACEMENT="apart"`) {
+		t.Errorf("a bad value: %v, want an error naming %s", err, EnvPlacement)
+	}
+}

@@ -72,8 +72,8 @@ func WithNodeSelector(sel map[string]string) Option {
 	return func(o *options) { o.nodeSelector = maps.Clone(sel) }
 }
 
-// WithPlacements places each role's pods as pl says, instead of ChoosePlacements' choice by
-// the cluster's nodes at each Start. An empty pl places no pod.
+// WithPlacements places each role's pods as pl says, instead of EnvPlacement's choice (by
+// default ChoosePlacements' by the cluster's nodes at each Start). An empty pl places no pod.
 func WithPlacements(pl Placements) Option {
 	return func(o *options) {
 		o.placements = maps.Clone(pl)
@@ -88,7 +88,7 @@ const DefaultDeleteTimeout = 2 * time.Minute
 
 // New returns the Kubernetes platform. Without options it reads EnvKubeconfig (or the
 // in-cluster configuration), EnvImageRegistry and EnvImageTag (or Dapr's EnvDaprTestRegistry and
-// EnvDaprTestTag), EnvServiceType, and Dapr's DAPR_SIDECAR_* resources; a missing or
+// EnvDaprTestTag), EnvServiceType, EnvPlacement, and Dapr's DAPR_SIDECAR_* resources; a missing or
 // malformed value is an error naming the variable. It does not contact the cluster.
 func New(opts ...Option) (*Platform, error) {
 	var o options
@@ -114,6 +114,11 @@ func New(opts ...Option) (*Platform, error) {
 		typ, err := serviceTypeFromEnv()
 		errs = append(errs, err)
 		p.serviceType = typ
+	}
+	if p.placements == nil {
+		pl, err := placementsFromEnv()
+		errs = append(errs, err)
+		p.placements = pl
 	}
 	if p.deleteTimeout <= 0 {
 		p.deleteTimeout = DefaultDeleteTimeout
@@ -170,7 +175,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	placements, why := p.placements, "WithPlacements"
+	placements, why := p.placements, "WithPlacements or "+EnvPlacement
 	if placements == nil {
 		placements, why = ChoosePlacements(ctx, p.cs)
 	}
