@@ -60,7 +60,7 @@ func TestNode(t *testing.T) {
 		}
 	}()
 	for _, tm := range c.Timings {
-		t.Logf("bring-up: %-24s %6.1f s", tm.Part, tm.After.Seconds())
+		t.Logf("bring-up: %-36s %6.1f s", tm.Part, tm.After.Seconds())
 	}
 
 	t.Run("network stays on the node", func(t *testing.T) { testNetwork(t, c) })
