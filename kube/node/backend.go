@@ -156,7 +156,7 @@ func (c *Cluster) createBackend(ctx context.Context, b builtBackend) error {
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &one,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: onTargetNodes(b.pod(b.image, inCluster))},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: c.onTargetNodes(b.pod(b.image, inCluster))},
 		},
 	}
 	if _, err := c.cs.AppsV1().Deployments(BackendNamespace).Create(ctx, dep, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -175,11 +175,16 @@ func (c *Cluster) createBackend(ctx context.Context, b builtBackend) error {
 	return nil
 }
 
-// onTargetNodes is spec kept on the nodes labelled kube.NodeRoleTarget: a backend is on the
-// side of the apps the testers load, whose sidecars use it, so that a tester's calls to it
-// cross the network between nodes as its calls to the apps do.
-func onTargetNodes(spec corev1.PodSpec) corev1.PodSpec {
-	spec.NodeSelector = map[string]string{kube.NodeRoleLabel: kube.NodeRoleTarget}
+// onTargetNodes is spec kept on the nodes labelled kube.NodeRoleTarget when the cluster has
+// any (two nodes or more): a backend is on the side of the apps the testers load, whose
+// sidecars use it, so that a tester's calls to it cross the network between nodes as its calls
+// to the apps do. On one node it goes there.
+func (c *Cluster) onTargetNodes(spec corev1.PodSpec) corev1.PodSpec {
+	for _, n := range c.nodes {
+		if n.Role == kube.NodeRoleTarget {
+			spec.NodeSelector = map[string]string{kube.NodeRoleLabel: kube.NodeRoleTarget}
+		}
+	}
 	return spec
 }
 
