@@ -76,7 +76,7 @@ control-plane: .daprd/$(DAPR_VERSION)/placement .daprd/$(DAPR_VERSION)/scheduler
 .daprd/%/sentry:
 	./scripts/build-daprd.sh $* $@ sentry
 
-## kube-bin, kube-node: build kube/'s tests' control plane and the rest of a one-node cluster,
+## kube-bin, kube-node: build kube/'s tests' control plane and the rest of a two-node cluster,
 ## when missing (long the first time: docs/kubernetes.md#build-and-run-times).
 kube-bin:
 	nice -n 19 ./scripts/build-kube.sh $(KUBE_BIN)
@@ -93,7 +93,7 @@ kube-node-deps:
 	done; \
 	./scripts/apt-install.sh --for "make test-kube" $$missing
 
-## test-kube: the kube platform end to end on a real one-node cluster here (root): bring-up, the
+## test-kube: the kube platform end to end on a real two-node cluster here (root): bring-up, the
 ## service-invocation scenarios (10 s at 100 QPS by default), a container killed mid-run, memory
 ## growth, then on in-cluster Redis, PostgreSQL, RabbitMQ and Mosquitto one scenario package of
 ## each plan kind (DAPR_PERF_KUBE_PACKAGES), teardown, the host's network configuration

@@ -27,7 +27,7 @@ const (
 	LabelPartOf = "app.kubernetes.io/part-of" // always "daprperf"
 )
 
-// HostnameTopology is the topology key of the tester's pod affinity: the same node. Dapr's
+// HostnameTopology is the topology key of the placements' pod (anti-)affinity: one node. Dapr's
 // suite uses the zone; a node is stricter and keeps the network path short and fixed.
 const HostnameTopology = "kubernetes.io/hostname"
 
@@ -52,13 +52,15 @@ type AppDescription struct {
 	ConfigName string
 	// Labels go on the Deployment, its pods and the Service; LabelApp selects the pods.
 	Labels map[string]string
-	// ColocateWith names the apps whose pods this app's pod must share a node with
-	// (requiredDuringScheduling pod affinity on HostnameTopology). The tester gets the targets.
-	ColocateWith []string
+	// Placement is where the pods of the app's role (RoleOf(Kind)) may run. Describe leaves it
+	// empty; the platform sets the one its Placements give the role (WithPlacements, or
+	// ChoosePlacements by the cluster's nodes).
+	Placement Placement
 	// Resources are the app container's requests and limits; the sidecar's are in Sidecar.
 	Resources perf.Resources
-	// NodeSelector restricts the pod to nodes with these labels (a dedicated perf node pool);
-	// nil means any node. Describe leaves it nil; the platform sets WithNodeSelector's.
+	// NodeSelector restricts the pod to nodes with these labels (a dedicated perf node pool),
+	// besides Placement.NodeSelector; nil means any node. Describe leaves it nil; the platform
+	// sets WithNodeSelector's.
 	NodeSelector map[string]string
 	// Env are the container's plain environment variables: for each of perf.App.Backends,
 	// perf.EnvBackendAddr(backend) set to the backend's address in the cluster (StartE fills
@@ -74,8 +76,7 @@ type AppDescription struct {
 const TokenSecretKey = "token"
 
 // Describe turns apps into their descriptions with images from im and the run label run, which
-// is also the run's namespace. Every tester is placed on the node of every other app, and is
-// started with an allow-list (perf.TesterArgs) of its own daprd's HTTP and gRPC ports on
+// is also the run's namespace. Every tester is started with an allow-list (perf.TesterArgs) of its own daprd's HTTP and gRPC ports on
 // 127.0.0.1 and every other app's Service (<app>.<run>.svc:AppPort), its TesterLimits, and
 // TokenSecret <app>-token. It returns an error naming the app and the
 // field that cannot be deployed: a bad name, an unknown kind, a sidecar protocol other than
@@ -128,7 +129,6 @@ func Describe(im Images, run string, apps ...perf.App) ([]AppDescription, error)
 			}
 		}
 		if a.Kind == perf.Tester {
-			d.ColocateWith = targets
 			d.TokenSecret = a.Name + "-token"
 			var limits perf.TesterLimits
 			if a.TesterLimits != nil {

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"maps"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +27,9 @@ func TestDescribeServiceInvocationGRPC(t *testing.T) {
 	if tester.Image != "ghcr.io/me/daprperf-tester:v1" || target.Image != "ghcr.io/me/daprperf-grpcapp:v1" {
 		t.Errorf("images %s, %s", tester.Image, target.Image)
 	}
-	if !slices.Equal(tester.ColocateWith, []string{"testapp"}) || target.ColocateWith != nil {
-		t.Errorf("ColocateWith %v, %v; want [testapp] and none", tester.ColocateWith, target.ColocateWith)
+	// Placement is the platform's to set, by the cluster's nodes.
+	if tester.Placement.Apart != nil || tester.Placement.NodeSelector != nil || target.Placement.Apart != nil {
+		t.Errorf("Placement %+v, %+v; want none from Describe", tester.Placement, target.Placement)
 	}
 	if got := strings.Join(target.Args, " "); got != "-port 3000 -host 0.0.0.0 -delay=1ms" {
 		t.Errorf("target args %q", got)

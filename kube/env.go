@@ -174,6 +174,30 @@ func serviceTypeFromEnv() (corev1.ServiceType, error) {
 	}
 }
 
+// EnvPlacement picks the placements: auto (ChoosePlacements at each start), labels
+// (LabelledPlacements), spread (SpreadPlacements) or none.
+const EnvPlacement = "DAPR_PERF_KUBE_PLACEMENT"
+
+// placementsFromEnv is EnvPlacement's placements; nil for auto.
+func placementsFromEnv() (Placements, error) {
+	env, err := perf.LoadEnv()
+	if err != nil {
+		return nil, err
+	}
+	switch v := perf.Val(env.KubePlacement); v {
+	case "", "auto":
+		return nil, nil
+	case "labels":
+		return LabelledPlacements(), nil
+	case "spread":
+		return SpreadPlacements(), nil
+	case "none":
+		return Placements{}, nil
+	default:
+		return nil, fmt.Errorf("%s=%q: must be auto, labels, spread or none", EnvPlacement, v)
+	}
+}
+
 // restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
 // EnvKubeContext picks a context of the kubeconfig other than its current one.
 const EnvKubeContext = "DAPR_PERF_KUBE_CONTEXT"

@@ -24,8 +24,8 @@ const (
 // DeploymentObject is d's Deployment in namespace ns: d.Replicas pods, each with one container
 // named d.Name running d.Image with d.Args, a readiness probe on the app's health check, d's
 // resources on the container, d.Env, env perf.EnvTesterToken from d.TokenSecret when set, the
-// dapr.io annotations on the pod template, the pod affinity of d.ColocateWith and
-// d.NodeSelector.
+// dapr.io annotations on the pod template, d.Placement's pod (anti-)affinity,
+// and d.NodeSelector with d.Placement.NodeSelector.
 func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 	replicas := d.Replicas
 	return &appsv1.Deployment{
@@ -45,8 +45,8 @@ func DeploymentObject(ns string, d AppDescription) *appsv1.Deployment {
 						ReadinessProbe: readinessProbe(d),
 						Env:            append(plainEnv(d.Env), tokenEnv(d)...),
 					}},
-					Affinity:     affinity(d.ColocateWith),
-					NodeSelector: d.NodeSelector,
+					Affinity:     podAffinity(d.Placement),
+					NodeSelector: mergeSelectors(d.NodeSelector, d.Placement.NodeSelector),
 				},
 			},
 		},
@@ -97,22 +97,6 @@ func readinessProbe(d AppDescription) *corev1.Probe {
 		p.HTTPGet = &corev1.HTTPGetAction{Path: d.Kind.HealthPath(), Port: intstr.FromInt32(d.AppPort)}
 	}
 	return p
-}
-
-// affinity requires the pod on the same node (HostnameTopology) as a pod of each app in apps;
-// nil when apps is empty.
-func affinity(apps []string) *corev1.Affinity {
-	if len(apps) == 0 {
-		return nil
-	}
-	var terms []corev1.PodAffinityTerm
-	for _, a := range apps {
-		terms = append(terms, corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelApp: a}},
-			TopologyKey:   HostnameTopology,
-		})
-	}
-	return &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}}
 }
 
 // ServiceObject is d's Service in namespace ns, of type typ, selecting d's pods: the app port

@@ -30,6 +30,7 @@ type Platform struct {
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
 	nodeSelector  map[string]string
+	placements    Placements // nil: ChoosePlacements at each Start
 	// sidecarDefaults fill the sidecar resources a scenario leaves empty (DAPR_SIDECAR_*).
 	sidecarDefaults perf.Resources
 }
@@ -45,6 +46,7 @@ type options struct {
 	serviceType   corev1.ServiceType
 	deleteTimeout time.Duration
 	nodeSelector  map[string]string
+	placements    Placements
 }
 
 // WithRESTConfig talks to the cluster cfg describes instead of reading EnvKubeconfig.
@@ -70,19 +72,30 @@ func WithNodeSelector(sel map[string]string) Option {
 	return func(o *options) { o.nodeSelector = maps.Clone(sel) }
 }
 
+// WithPlacements places each role's pods as pl says, instead of EnvPlacement's choice (by
+// default ChoosePlacements' by the cluster's nodes at each Start). An empty pl places no pod.
+func WithPlacements(pl Placements) Option {
+	return func(o *options) {
+		o.placements = maps.Clone(pl)
+		if o.placements == nil {
+			o.placements = Placements{}
+		}
+	}
+}
+
 // DefaultDeleteTimeout is how long teardown waits for the run's namespace to be gone.
 const DefaultDeleteTimeout = 2 * time.Minute
 
 // New returns the Kubernetes platform. Without options it reads EnvKubeconfig (or the
 // in-cluster configuration), EnvImageRegistry and EnvImageTag (or Dapr's EnvDaprTestRegistry and
-// EnvDaprTestTag), EnvServiceType, and Dapr's DAPR_SIDECAR_* resources; a missing or
+// EnvDaprTestTag), EnvServiceType, EnvPlacement, and Dapr's DAPR_SIDECAR_* resources; a missing or
 // malformed value is an error naming the variable. It does not contact the cluster.
 func New(opts ...Option) (*Platform, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector}
+	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector, placements: o.placements}
 	var errs []error
 	if p.cfg == nil {
 		cfg, err := restConfigFromEnv()
@@ -101,6 +114,11 @@ func New(opts ...Option) (*Platform, error) {
 		typ, err := serviceTypeFromEnv()
 		errs = append(errs, err)
 		p.serviceType = typ
+	}
+	if p.placements == nil {
+		pl, err := placementsFromEnv()
+		errs = append(errs, err)
+		p.placements = pl
 	}
 	if p.deleteTimeout <= 0 {
 		p.deleteTimeout = DefaultDeleteTimeout
@@ -157,8 +175,14 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
+	placements, why := p.placements, "WithPlacements or "+EnvPlacement
+	if placements == nil {
+		placements, why = ChoosePlacements(ctx, p.cs)
+	}
+	t.Logf("kube: placement %s (%s)", placements, why)
 	for i := range descs {
 		descs[i].NodeSelector = p.nodeSelector
+		descs[i].Placement = placements[RoleOf(descs[i].Kind)]
 	}
 	comps, err := planComponents(ns, apps) // the backends' addresses from the environment (backends.go)
 	if err != nil {
@@ -187,8 +211,8 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err := createComponents(ctx, p.cs, p.dyn, ns, comps); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	// The targets first: a tester's pod may be placed by theirs (ColocateWith, a required pod
-	// affinity), and the scheduler then finds them already placed rather than racing them.
+	// The targets first: a placement that keeps testers apart from (or with) the targets' pods
+	// is then judged against pods already placed.
 	for _, testers := range []bool{false, true} {
 		for _, desc := range descs {
 			if (desc.Kind == perf.Tester) != testers {

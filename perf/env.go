@@ -82,13 +82,14 @@ type Env struct {
 	ImageTag         *string `envconfig:"DAPR_PERF_IMAGE_TAG" accepts:"an image tag (letters, digits, _ . -; at most 128)" unset:"unset" desc:"the images' tag (kubernetes)"`
 	DaprTestRegistry *string `envconfig:"DAPR_TEST_REGISTRY" accepts:"as DAPR_PERF_IMAGE_REGISTRY" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_REGISTRY, used when that is unset"`
 	DaprTestTag      *string `envconfig:"DAPR_TEST_TAG" accepts:"as DAPR_PERF_IMAGE_TAG" unset:"unset" desc:"Dapr's name for DAPR_PERF_IMAGE_TAG, used when that is unset"`
+	KubePlacement    *string `envconfig:"DAPR_PERF_KUBE_PLACEMENT" oneof:"auto labels spread none" accepts:"auto, labels, spread or none" unset:"auto" desc:"where the tester and target pods go (kubernetes): by the nodes (auto), on nodes labelled daprperf.io/role=load and =target (labels), preferably apart (spread), anywhere (none)"`
 	ServiceType      *string `envconfig:"DAPR_PERF_SERVICE_TYPE" oneof:"ClusterIP LoadBalancer" accepts:"ClusterIP or LoadBalancer" unset:"ClusterIP" desc:"type of the apps' Services (kubernetes)"`
 	SidecarCPULimit  *string `envconfig:"DAPR_SIDECAR_CPU_LIMIT" accepts:"a Kubernetes quantity, such as 4.0 or 500m" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's CPU limit, where the scenario sets none (kubernetes; Dapr's name)"`
 	SidecarCPUReq    *string `envconfig:"DAPR_SIDECAR_CPU_REQUEST" accepts:"a Kubernetes quantity, such as 0.5" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's CPU request, where the scenario sets none (kubernetes; Dapr's name)"`
 	SidecarMemLimit  *string `envconfig:"DAPR_SIDECAR_MEMORY_LIMIT" accepts:"a Kubernetes quantity, such as 512Mi" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's memory limit, where the scenario sets none (kubernetes; Dapr's name)"`
 	SidecarMemReq    *string `envconfig:"DAPR_SIDECAR_MEMORY_REQUEST" accepts:"a Kubernetes quantity, such as 250Mi" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's memory request, where the scenario sets none (kubernetes; Dapr's name)"`
 	KubePackages     *string `envconfig:"DAPR_PERF_KUBE_PACKAGES" accepts:"kinds, all, or package names of tests/ separated by commas" unset:"kinds" desc:"the scenario packages make test-kube runs on its cluster: one per plan kind, all 28 (make test-kube-all), or those named"`
-	KubeNodeKeep     *string `envconfig:"DAPR_PERF_KUBE_NODE_KEEP" accepts:"any text; set means keep" unset:"unset: removed" desc:"keep the one-node cluster's work directory after teardown, for debugging (make test-kube)"`
+	KubeNodeKeep     *string `envconfig:"DAPR_PERF_KUBE_NODE_KEEP" accepts:"any text; set means keep" unset:"unset: removed" desc:"keep the cluster's work directory after teardown, for debugging (make test-kube)"`
 
 	// The backends on kubernetes (kube/backends.go): where the components' stores and brokers
 	// are; the local platform starts its own and reads none of these. Only the backends a

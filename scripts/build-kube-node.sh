@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-kube-node.sh [DIR]: builds the parts of a real one-node cluster that .kube-bin lacks, for
+# build-kube-node.sh [DIR]: builds the parts of a real two-node cluster that .kube-bin lacks, for
 # kube/node's end-to-end tests, into DIR (default .kube-node), one folder per part and version:
 #   DIR/kube-$KUBE_VERSION/kubelet, kube-proxy
 #                    k8s.io/kubernetes/cmd/kubelet and cmd/kube-proxy at KUBE_VERSION, through the

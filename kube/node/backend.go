@@ -21,6 +21,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/daprperf/daprperf/kube"
 )
 
 // BackendNamespace holds the in-cluster stores and brokers BackendsUp starts, each a
@@ -154,7 +156,7 @@ func (c *Cluster) createBackend(ctx context.Context, b builtBackend) error {
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &one,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: b.pod(b.image, inCluster)},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: c.onTargetNodes(b.pod(b.image, inCluster))},
 		},
 	}
 	if _, err := c.cs.AppsV1().Deployments(BackendNamespace).Create(ctx, dep, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -171,6 +173,19 @@ func (c *Cluster) createBackend(ctx context.Context, b builtBackend) error {
 		return fmt.Errorf("service %s/%s: %w", BackendNamespace, b.name, err)
 	}
 	return nil
+}
+
+// onTargetNodes is spec kept on the nodes labelled kube.NodeRoleTarget when the cluster has
+// any (two nodes or more): a backend is on the side of the apps the testers load, whose
+// sidecars use it, so that a tester's calls to it cross the network between nodes as its calls
+// to the apps do. On one node it goes there.
+func (c *Cluster) onTargetNodes(spec corev1.PodSpec) corev1.PodSpec {
+	for _, n := range c.nodes {
+		if n.Role == kube.NodeRoleTarget {
+			spec.NodeSelector = map[string]string{kube.NodeRoleLabel: kube.NodeRoleTarget}
+		}
+	}
+	return spec
 }
 
 // backendContainer is the container of a backend's pod: image im's entrypoint with args, env,

@@ -24,17 +24,20 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// The cluster's addresses. All of them exist only inside the sandbox's network namespace.
+// The cluster's addresses. All of them exist only inside the sandboxes' network namespaces.
 const (
-	// NodeIP is the node's address (on node0, one end of a veth pair inside the sandbox): the API server's advertise address, the
-	// kubelet's node IP and the cluster DNS's address.
+	// NodeIP is the first node's address (on node0, one end of a veth pair inside its
+	// sandbox): the API server's advertise address, that kubelet's node IP and the cluster
+	// DNS's address.
 	NodeIP = "10.250.0.1"
-	// PodCIDR is the pods' network, on the bridge cni0; its first address is the pods' gateway.
+	// PodCIDR is the first node's pods' network, on its bridge cni0; its first address is the
+	// pods' gateway. The other nodes' are in nodeSpecs.
 	PodCIDR = "10.244.0.0/24"
 	// ServiceCIDR holds the Services' ClusterIPs (kube-proxy's iptables rules); the first is
 	// the API server's kubernetes Service.
 	ServiceCIDR = "10.96.0.0/16"
-	// NodeName is the one node's name (its kubernetes.io/hostname label too).
+	// NodeName is the first node's name (its kubernetes.io/hostname label too); the others
+	// are NodeName-2, NodeName-3, ...
 	NodeName = "daprperf-node"
 	// ImageRegistry and ImageTag name the app images the cluster imports:
 	// daprperf.local/daprperf-<app>:e2e, for kube.Images{Registry: ImageRegistry, Tag: ImageTag}.
@@ -66,6 +69,9 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// Timeout bounds the whole bring-up (default 5 min).
 	Timeout time.Duration
+	// Nodes is how many nodes to bring up, 1 to 8 (default DefaultNodes, 2). The first runs
+	// the control plane and the cluster DNS too.
+	Nodes int
 }
 
 // Timing is how long after Start began a part was up.
@@ -74,14 +80,15 @@ type Timing struct {
 	After time.Duration
 }
 
-// Cluster is a running one-node cluster. Make one with Start; Stop tears it down.
+// Cluster is a running cluster. Make one with Start; Stop tears it down.
 type Cluster struct {
 	cfg   Config
-	dir   string // temporary: configs, certificates, logs, containerd's and the kubelet's state
+	dir   string // temporary: configs, certificates, logs, each node's containerd and kubelet state
 	start time.Time
 
-	sb      *sandbox
-	procs   []*proc // in start order; stopped in reverse
+	nodes   []*node  // the first holds the control plane
+	sb      *sandbox // the first node's
+	procs   []*proc  // in start order; stopped in reverse
 	relay   *relay
 	dns     *dnsServer
 	restCfg *rest.Config
@@ -119,7 +126,8 @@ func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.restCfg) 
 // Clientset is an admin client for the cluster.
 func (c *Cluster) Clientset() kubernetes.Interface { return c.cs }
 
-// Dir is the cluster's temporary folder (logs of every part: <Dir>/<part>.log).
+// Dir is the cluster's temporary folder: the control plane's logs <Dir>/<part>.log, each
+// node's <Dir>/<node>/<part>.log (containerd, kubelet, kube-proxy).
 func (c *Cluster) Dir() string { return c.dir }
 
 // DNSRefused is how many queries the cluster DNS refused because the name was not a cluster name.
@@ -136,11 +144,11 @@ func (c *Cluster) mark(part string) {
 	c.logf("%s up", part)
 }
 
-// Start brings up a one-node cluster in a sandbox of its own (see sandbox): containerd,
-// etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the kubelet, kube-proxy, the
-// cluster DNS, metrics-server, and Dapr's CRDs then its control plane (sentry, operator,
+// Start brings up a cluster of Config.Nodes nodes, each in a sandbox of its own (see sandbox
+// and node) with its containerd, kubelet and kube-proxy; etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler and the cluster DNS in the first node's sandbox; metrics-server, and Dapr's CRDs then its control plane (sentry, operator,
 // sidecar injector) from the manifests in manifests/, and the images of the daprperf apps.
-// It returns once the node is Ready, every Deployment available and the metrics API answers.
+// It returns once every node is Ready, every Deployment available and the metrics API answers.
 // A part that does not come up gives a *PartError naming it, after everything started so far
 // has been stopped. SIGINT and SIGTERM during the cluster's life stop it and then exit the
 // process with status 130. Needs root, and the binaries Config names.
@@ -188,6 +196,12 @@ func (cfg *Config) fill() error {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Minute
+	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = DefaultNodes
+	}
+	if cfg.Nodes < 1 || cfg.Nodes > maxNodes {
+		return fmt.Errorf("kube node: Config.Nodes %d: want 1 to %d", cfg.Nodes, maxNodes)
 	}
 	if cfg.Root == "" {
 		root, err := repoRoot()
@@ -282,7 +296,7 @@ func (c *Cluster) up(ctx context.Context) error {
 	if c.dir, err = os.MkdirTemp("", tempPrefix); err != nil {
 		return err
 	}
-	for _, d := range []string{"pki", "containerd", "cni/net.d", "cni/ipam", "etcd", "kubelet", "pod-logs", "images"} {
+	for _, d := range []string{"pki", "etcd", "images"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o755); err != nil {
 			return err
 		}
@@ -290,18 +304,26 @@ func (c *Cluster) up(ctx context.Context) error {
 	images := make(chan error, 1)
 	go func() { images <- c.writeImages(ctx) }() // go build and tar while the sandbox comes up
 
-	if err := c.sandboxUp(); err != nil {
-		return err
+	for _, s := range nodeSpecs(c.cfg.Nodes) {
+		c.nodes = append(c.nodes, &node{NodeSpec: s})
 	}
-	c.mark("sandbox")
+	for _, n := range c.nodes {
+		if err := c.nodeSandboxUp(n); err != nil {
+			return err
+		}
+		c.sb = c.nodes[0].sb
+		c.mark(n.part("sandbox"))
+	}
 	pki, err := c.writePKI()
 	if err != nil {
 		return err
 	}
-	if err := c.containerdUp(); err != nil {
-		return err
+	for _, n := range c.nodes {
+		if err := c.containerdUp(n); err != nil {
+			return err
+		}
+		c.mark(n.part("containerd"))
 	}
-	c.mark("containerd")
 	if err := <-images; err != nil {
 		return err
 	}
@@ -312,7 +334,7 @@ func (c *Cluster) up(ctx context.Context) error {
 	if err := c.controlPlaneUp(ctx, pki); err != nil {
 		return err
 	}
-	if err := c.nodeUp(ctx); err != nil {
+	if err := c.nodesUp(ctx, pki); err != nil {
 		return err
 	}
 	if c.dns, err = startDNS(c.sb, net.JoinHostPort(NodeIP, "53"), c.cs); err != nil {
@@ -326,49 +348,10 @@ func (c *Cluster) up(ctx context.Context) error {
 	return nil
 }
 
-// sandboxUp makes the namespaces and the node's network: lo, a node interface (node0) with
-// NodeIP and a route for ServiceCIDR (so the node's own processes reach ClusterIPs through
-// kube-proxy's rules), tmpfs over /run and /var/lib/cni in the private mount namespace, and
-// the forward policy: pods may talk to pods and to the node, nothing else.
-func (c *Cluster) sandboxUp() error {
-	sb, err := newSandbox()
-	if err != nil {
-		return &PartError{Part: "sandbox", Err: err}
-	}
-	c.sb = sb
-	for _, d := range []string{"/run", "/var/lib/cni"} {
-		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-			c.createdDirs = append(c.createdDirs, d)
-		}
-	}
-	steps := [][]string{
-		{"mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/run"},
-		{"mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/var/lib/cni"},
-		{"ip", "link", "set", "lo", "up"},
-		// A veth pair with both ends inside (this kernel has no dummy driver): node0 holds NodeIP.
-		{"ip", "link", "add", "name", "node0", "type", "veth", "peer", "name", "node1"},
-		{"ip", "addr", "add", NodeIP + "/32", "dev", "node0"},
-		{"ip", "link", "set", "node0", "up"},
-		{"ip", "link", "set", "node1", "up"},
-		{"ip", "route", "add", ServiceCIDR, "dev", "node0"},
-		{"iptables", "-P", "FORWARD", "DROP"},
-		{"iptables", "-A", "FORWARD", "-s", PodCIDR, "-d", PodCIDR, "-j", "ACCEPT"},
-		{"iptables", "-A", "FORWARD", "-j", "REJECT", "--reject-with", "icmp-net-unreachable"},
-	}
-	for _, st := range steps {
-		if err := sb.run(st[0], st[1:]...); err != nil {
-			return &PartError{Part: "sandbox", Err: err}
-		}
-	}
-	return nil
-}
-
-// startPart starts a process and records it for Stop.
+// startPart starts a process of the control plane, in the first node's sandbox, logging to
+// <dir>/<name>.log, and records it for Stop.
 func (c *Cluster) startPart(name, bin string, args ...string) (*proc, error) {
-	p, err := c.sb.start(c.dir, name, bin, args...)
+	p, err := c.sb.start(filepath.Join(c.dir, name+".log"), name, bin, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -376,11 +359,25 @@ func (c *Cluster) startPart(name, bin string, args ...string) (*proc, error) {
 	return p, nil
 }
 
-// httpGet is a GET of url from inside the sandbox, skipping TLS verification (health checks
-// of parts that serve self-signed certificates), that wants a 200.
-func (c *Cluster) httpGet(url string) error {
+// startNodePart starts a process of node n (containerd, kubelet, kube-proxy) in n's sandbox,
+// logging to <n.dir>/<name>.log, and records it for Stop.
+func (c *Cluster) startNodePart(n *node, name, bin string, args ...string) (*proc, error) {
+	p, err := n.sb.start(filepath.Join(n.dir, name+".log"), n.part(name), bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	c.procs = append(c.procs, p)
+	return p, nil
+}
+
+// httpGet is a GET of url from inside the first node's sandbox (the control plane's).
+func (c *Cluster) httpGet(url string) error { return c.sb.httpGet(url) }
+
+// httpGet is a GET of url from inside s, skipping TLS verification (health checks of parts
+// that serve self-signed certificates), that wants a 200.
+func (s *sandbox) httpGet(url string) error {
 	tr := &http.Transport{
-		DialContext:     func(ctx context.Context, _, addr string) (net.Conn, error) { return c.sb.dial(ctx, addr) },
+		DialContext:     func(ctx context.Context, _, addr string) (net.Conn, error) { return s.dial(ctx, addr) },
 		TLSClientConfig: insecureTLS(),
 	}
 	defer tr.CloseIdleConnections()
@@ -408,23 +405,6 @@ func (c *Cluster) clients(pki *pkiFiles) error {
 	return err
 }
 
-// nodeReady is nil once NodeName is Ready.
-func (c *Cluster) nodeReady(ctx context.Context) error {
-	n, err := c.cs.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	for _, cond := range n.Status.Conditions {
-		if cond.Type == "Ready" {
-			if cond.Status == "True" {
-				return nil
-			}
-			return fmt.Errorf("node %s Ready=%s: %s", NodeName, cond.Status, cond.Message)
-		}
-	}
-	return fmt.Errorf("node %s has no Ready condition yet", NodeName)
-}
-
 // metricsAnswer is nil once the metrics API serves the node's and kube-system's pods' usage.
 func (c *Cluster) metricsAnswer(ctx context.Context) error {
 	mc, err := metricsclient.NewForConfig(c.restCfg)
@@ -450,10 +430,10 @@ func (c *Cluster) metricsAnswer(ctx context.Context) error {
 
 // Stop tears the cluster down; it is safe to call more than once and after a failed Start.
 // In order: the DNS and the relay; every process in reverse start order by PID (SIGTERM, then
-// SIGKILL after a grace period); any container or shim process still alive (SIGKILL, found by
-// the kubepods cgroups and by the sandbox's mount namespace); the holder, which takes the
-// namespaces and their mounts, bridge, iptables rules and ip_forward with it; the kubepods
-// cgroups; the host sysctls the kubelet set; the folders made for mount points; the
+// SIGKILL after a grace period; before a node's containerd, its containers); any container or
+// shim process still alive (SIGKILL, found by the kubepods cgroups and by each sandbox's mount
+// namespace); each node's holder, which takes its namespaces and their mounts, bridge, links,
+// iptables rules and ip_forward with it; the kubepods cgroups and the nodes' cgroup roots; the host sysctls the kubelet set; the folders made for mount points; the
 // temporary folder. The error lists what could not be undone.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() { c.stopErr = c.stop() })
@@ -476,9 +456,9 @@ func (c *Cluster) stop() error {
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		p := c.procs[i]
 		grace := 5 * time.Second
-		if p.name == "containerd" {
+		if strings.HasPrefix(p.name, "containerd") {
 			// Containers first: containerd's shims outlive it otherwise.
-			errs = append(errs, killContainers(c.sb))
+			errs = append(errs, killContainers(p.sb))
 		}
 		if err := p.stop(grace); err != nil {
 			errs = append(errs, err)
@@ -487,11 +467,7 @@ func (c *Cluster) stop() error {
 			c.logf("%s (pid %d) outlived SIGTERM by %s: killed", p.name, p.cmd.Process.Pid, grace)
 		}
 	}
-	if c.sb != nil {
-		errs = append(errs, killContainers(c.sb))
-		errs = append(errs, c.sb.close())
-	}
-	errs = append(errs, removeKubepodsCgroups())
+	errs = append(errs, c.stopNodes()...)
 	if c.sysctls != nil {
 		errs = append(errs, writeSysctls(c.sysctls))
 	}

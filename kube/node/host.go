@@ -65,22 +65,35 @@ func cgroupRoots() []string {
 	return roots
 }
 
+// clusterCgroups are the cgroup trees of a cluster's kubelets that exist, in every hierarchy:
+// <root>/kubepods (the first node's, or any lone kubelet's) and <root>/<NodeName>-<i> (the
+// other nodes' cgroupRoots, their kubepods inside).
+func clusterCgroups() []string {
+	var out []string
+	for _, r := range cgroupRoots() {
+		if _, err := os.Stat(filepath.Join(r, "kubepods")); err == nil {
+			out = append(out, filepath.Join(r, "kubepods"))
+		}
+		m, _ := filepath.Glob(filepath.Join(r, NodeName+"-*"))
+		out = append(out, m...)
+	}
+	return out
+}
+
 // checkNoLeftovers refuses to start over another kubelet's cgroups: they would be this
 // cluster's to remove at Stop.
 func checkNoLeftovers() error {
-	for _, r := range cgroupRoots() {
-		if _, err := os.Stat(filepath.Join(r, "kubepods")); err == nil {
-			return &PartError{Part: "host", Err: fmt.Errorf("%s/kubepods exists: another kubelet runs here, or an earlier run was killed before its teardown (remove the empty cgroups with rmdir, deepest first)", r)}
-		}
+	if cg := clusterCgroups(); len(cg) > 0 {
+		return &PartError{Part: "host", Err: fmt.Errorf("%s exists: another kubelet runs here, or an earlier run was killed before its teardown (remove the empty cgroups with rmdir, deepest first)", strings.Join(cg, ", "))}
 	}
 	return nil
 }
 
-// kubepodsPIDs are the processes in any kubepods cgroup: the containers.
+// kubepodsPIDs are the processes in any of the kubelets' cgroups: the containers.
 func kubepodsPIDs() []int {
 	seen := map[int]bool{}
-	for _, r := range cgroupRoots() {
-		_ = filepath.WalkDir(filepath.Join(r, "kubepods"), func(p string, d os.DirEntry, err error) error {
+	for _, top := range clusterCgroups() {
+		_ = filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
 				return nil
 			}
@@ -156,17 +169,14 @@ func isZombie(pid int) bool {
 	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
-// removeKubepodsCgroups removes the kubelet's cgroup trees (kubepods, its QoS classes and
-// pods), deepest first, retrying while the last processes leave them.
+// removeKubepodsCgroups removes the kubelets' cgroup trees (clusterCgroups: kubepods, its QoS
+// classes and pods, and the other nodes' cgroupRoots around theirs), deepest first, retrying
+// while the last processes leave them.
 func removeKubepodsCgroups() error {
 	var last error
 	for range 50 {
 		last = nil
-		for _, r := range cgroupRoots() {
-			top := filepath.Join(r, "kubepods")
-			if _, err := os.Stat(top); err != nil {
-				continue
-			}
+		for _, top := range clusterCgroups() {
 			var dirs []string
 			_ = filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
 				if err == nil && d.IsDir() {
@@ -191,7 +201,7 @@ func removeKubepodsCgroups() error {
 // HostState is the host's network and kernel configuration, one text per aspect: "ip addr",
 // "ip route", "ip rule", "ip netns", "iptables-save", "ip6tables-save", "sysctl" (forwarding,
 // bridge-netfilter, conntrack and the kubelet's kernel settings), "mounts" and "cgroups"
-// (kubepods trees) and "processes" (ClusterProcesses). Counters and timestamps are taken out, so two snapshots of an unchanged
+// (the kubelets' trees, clusterCgroups) and "processes" (ClusterProcesses). Counters and timestamps are taken out, so two snapshots of an unchanged
 // host are equal. Compare a snapshot before Start with one after Stop.
 func HostState() (map[string]string, error) {
 	st := map[string]string{}
@@ -254,13 +264,7 @@ func HostState() (map[string]string, error) {
 	}
 	sort.Strings(mlines)
 	st["mounts"] = strings.Join(mlines, "\n")
-	var cg []string
-	for _, r := range cgroupRoots() {
-		if _, err := os.Stat(filepath.Join(r, "kubepods")); err == nil {
-			cg = append(cg, filepath.Join(r, "kubepods"))
-		}
-	}
-	st["cgroups"] = strings.Join(cg, "\n")
+	st["cgroups"] = strings.Join(clusterCgroups(), "\n")
 	st["processes"] = strings.Join(ClusterProcesses(), "\n")
 	return st, nil
 }

@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// KillContainer sends SIGKILL to the main process of container in pod ns/name through
-// containerd (ctr tasks kill), as an out-of-memory kill or a crash would end it: the kubelet
+// KillContainer sends SIGKILL to the main process of container in pod ns/name through the
+// containerd of the pod's node (ctr tasks kill), as an out-of-memory kill or a crash would end it: the kubelet
 // then restarts it and counts the restart in the pod's status. It returns the container's
 // runtime ID.
 func (c *Cluster) KillContainer(ctx context.Context, ns, pod, container string) (string, error) {
@@ -25,7 +25,11 @@ func (c *Cluster) KillContainer(ctx context.Context, ns, pod, container string) 
 		if !ok || st.State.Running == nil {
 			return "", fmt.Errorf("kill %s/%s/%s: not running (id %q)", ns, pod, container, st.ContainerID)
 		}
-		if err := c.sb.run("ctr", "--address", c.containerdSocket(), "-n", "k8s.io", "tasks", "kill", "--signal", "SIGKILL", id); err != nil {
+		n, err := c.nodeOf(p.Spec.NodeName)
+		if err != nil {
+			return "", fmt.Errorf("kill %s/%s/%s: %w", ns, pod, container, err)
+		}
+		if err := n.sb.run("ctr", "--address", n.containerdSocket(), "-n", "k8s.io", "tasks", "kill", "--signal", "SIGKILL", id); err != nil {
 			return "", fmt.Errorf("kill %s/%s/%s: %w", ns, pod, container, err)
 		}
 		return id, nil

@@ -1,8 +1,9 @@
 //go:build kubenode
 
-// The end-to-end tests of the kube platform on a real one-node cluster. They need root, the
-// Debian packages containerd, runc, containernetworking-plugins, iptables and conntrack, and
-// the built parts (make kube-bin kube-node daprd); make test-kube runs them:
+// The end-to-end tests of the kube platform on a real two-node cluster (the testers on one
+// node, the apps they load on the other). They need root, the Debian packages containerd,
+// runc, containernetworking-plugins, iptables and conntrack, and the built parts (make
+// kube-bin kube-node daprd); make test-kube runs them:
 //
 //	go test -tags kubenode -count=1 -v -timeout 40m ./kube/node/
 package node_test
@@ -22,6 +23,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +60,7 @@ func TestNode(t *testing.T) {
 		}
 	}()
 	for _, tm := range c.Timings {
-		t.Logf("bring-up: %-24s %6.1f s", tm.Part, tm.After.Seconds())
+		t.Logf("bring-up: %-36s %6.1f s", tm.Part, tm.After.Seconds())
 	}
 
 	t.Run("network stays on the node", func(t *testing.T) { testNetwork(t, c) })
@@ -98,12 +100,30 @@ func compareHostState(t *testing.T, before, after map[string]string) {
 	t.Logf("host state after teardown equals before: %s", strings.Join(keys, ", "))
 }
 
-// testNetwork runs a probe pod that resolves and dials names and addresses inside and outside
-// the cluster: inside ones must work, outside ones must fail at once.
+// testNetwork runs, on each node, a probe pod that resolves and dials names and addresses
+// inside and outside the cluster: inside ones (the cluster DNS, the API server's Service and
+// address on the first node) must work, outside ones must fail at once.
 func testNetwork(t *testing.T, c *node.Cluster) {
+	nodes := c.Nodes()
+	if len(nodes) != node.DefaultNodes {
+		t.Errorf("%d nodes, want %d", len(nodes), node.DefaultNodes)
+	}
+	for _, n := range nodes {
+		t.Run(n.Name, func(t *testing.T) { probeNetwork(t, c, n) })
+	}
+	if n := c.DNSRefused(); n == 0 {
+		t.Errorf("the cluster DNS refused no query: the outside names did not reach it")
+	} else {
+		t.Logf("the cluster DNS refused %d queries for outside names (it never forwards)", n)
+	}
+}
+
+// probeNetwork runs the probe pod on node n and checks its results.
+func probeNetwork(t *testing.T, c *node.Cluster, n node.NodeSpec) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cs := c.Clientset()
+	name := "netprobe-" + n.Name
 	probes := []string{
 		"lookup", "kubernetes.default.svc." + node.ClusterDomain,
 		"dial", "kubernetes.default.svc." + node.ClusterDomain + ":443",
@@ -114,8 +134,9 @@ func testNetwork(t *testing.T, c *node.Cluster) {
 		"dial", node.NodeIP + ":6443",
 	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "netprobe", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PodSpec{
+			NodeName:      n.Name,
 			RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{
 				Name: "probe", Image: node.ImageRegistry + "/pause:" + node.ImageTag,
@@ -128,7 +149,7 @@ func testNetwork(t *testing.T, c *node.Cluster) {
 	}
 	var phase corev1.PodPhase
 	for ctx.Err() == nil {
-		p, err := cs.CoreV1().Pods("default").Get(ctx, "netprobe", metav1.GetOptions{})
+		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,11 +158,11 @@ func testNetwork(t *testing.T, c *node.Cluster) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	logs, err := cs.CoreV1().Pods("default").GetLogs("netprobe", &corev1.PodLogOptions{}).DoRaw(ctx)
+	logs, err := cs.CoreV1().Pods("default").GetLogs(name, &corev1.PodLogOptions{}).DoRaw(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("probe pod %s, its log (through the kubelet):\n%s", phase, logs)
+	t.Logf("probe pod on %s (%s) %s, its log (through the kubelet):\n%s", n.Name, n.IP, phase, logs)
 	if phase != corev1.PodSucceeded {
 		t.Fatalf("probe pod ended %s", phase)
 	}
@@ -179,12 +200,7 @@ func testNetwork(t *testing.T, c *node.Cluster) {
 	want("lookup dapr.io.", false)
 	want("dial 1.1.1.1:443", false)
 	want("dial 8.8.8.8:53", false)
-	if n := c.DNSRefused(); n == 0 {
-		t.Errorf("the cluster DNS refused no query: the outside names did not reach it")
-	} else {
-		t.Logf("the cluster DNS refused %d queries for outside names (it never forwards)", n)
-	}
-	_ = cs.CoreV1().Pods("default").Delete(ctx, "netprobe", metav1.DeleteOptions{})
+	_ = cs.CoreV1().Pods("default").Delete(ctx, name, metav1.DeleteOptions{})
 }
 
 // envOr is the environment variable k, or def when it is unset.
@@ -297,7 +313,8 @@ type resultFile struct {
 	Pass        bool   `json:"pass"`
 	Incomplete  bool   `json:"incomplete"`
 	Environment struct {
-		Platform string `json:"platform"`
+		Platform string            `json:"platform"`
+		Nodes    map[string]string `json:"nodes"`
 		Backends []struct {
 			Backend string `json:"backend"`
 			Address string `json:"address"`
@@ -369,9 +386,10 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 	wd, _ := os.Getwd()
 	root, _ := perf.RepoRootFrom(wd)
 	var (
-		mu    sync.Mutex
-		specs []string // one error or "ok ..." per main phase
-		wg    sync.WaitGroup
+		mu     sync.Mutex
+		specs  []string     // one error or "ok ..." per main phase
+		placed []runPlacing // one per main phase
+		wg     sync.WaitGroup
 	)
 	onLine := func(l string) {
 		if isMainStart(l) {
@@ -379,8 +397,10 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 			go func() {
 				defer wg.Done()
 				res := checkPodResources(c)
+				pl := readPlacing(c)
 				mu.Lock()
 				specs = append(specs, res)
+				placed = append(placed, pl)
 				mu.Unlock()
 			}()
 		}
@@ -398,6 +418,9 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 		} else {
 			t.Errorf("pod resources: %s", sp)
 		}
+	}
+	for _, pl := range placed {
+		checkPlacing(t, c, pl)
 	}
 	for _, tr := range []string{"http", "grpc"} {
 		path := filepath.Join(perf.RunDir(reportDir(t, root), runID), "service_invocation", tr, "result.json")
@@ -423,6 +446,7 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 			t.Errorf("%s: no resource usage recorded (the metrics API)", tr)
 		}
 		checkReadings(t, tr, path)
+		checkRecordedNodes(t, c, tr, r)
 	}
 	if code != 0 {
 		t.Errorf("perf.sh exited %d", code)
@@ -435,6 +459,7 @@ func testScenarios(t *testing.T, c *node.Cluster) {
 // does not answer, and DAPR_PERF_KUBE_CONTEXT names this cluster's (remoteKubeconfig). The
 // result must pass, record the three testers' pods on the cluster's nodes, and hold, for the
 // main phase, each tester's share (a third of the rate) and their merge, whose requests add up.
+// The three testers go to the load node, the target to the other.
 func testThreeTesters(t *testing.T, c *node.Cluster) {
 	wd, _ := os.Getwd()
 	root, _ := perf.RepoRootFrom(wd)
@@ -472,10 +497,14 @@ func testThreeTesters(t *testing.T, c *node.Cluster) {
 	if code != 0 || !r.Pass {
 		t.Errorf("perf.sh exited %d, pass=%v: want 0 and a pass", code, r.Pass)
 	}
+	load := c.Nodes()[0].Name // labelled load: the testers' node
 	for _, name := range []string{"tester", "tester-2", "tester-3"} {
-		if r.Environment.Nodes[name] == "" {
-			t.Errorf("no node recorded for %s: %v", name, r.Environment.Nodes)
+		if got := r.Environment.Nodes[name]; got != load {
+			t.Errorf("%s recorded on node %q, want %s (the load node): %v", name, got, load, r.Environment.Nodes)
 		}
+	}
+	if got := r.Environment.Nodes["testapp"]; got == "" || got == load {
+		t.Errorf("testapp recorded on node %q, want a node other than the testers' %s", got, load)
 	}
 	if len(r.Rounds) == 0 {
 		t.Fatal("no round recorded")
@@ -932,4 +961,96 @@ func (r resultFile) checkOnRedis(t *testing.T, id string, code int, warnOnly ...
 	if !r.Validity.Valid || code != 0 {
 		t.Errorf("valid=%v pass=%v, perf.sh exited %d", r.Validity.Valid, r.Pass, code)
 	}
+}
+
+// runPlacing is where the pods of one run were, as the API server had them in its main phase.
+type runPlacing struct {
+	ns    string
+	table string            // as kubectl get pods -o wide shows it: NAME READY STATUS NODE IP
+	nodes map[string]string // app (LabelApp) -> spec.nodeName
+	err   error
+}
+
+// readPlacing reads the pods of the one live daprperf-* namespace (the run in its main phase).
+func readPlacing(c *node.Cluster) runPlacing {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs := c.Clientset()
+	nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return runPlacing{err: err}
+	}
+	for _, ns := range nss.Items {
+		if !strings.HasPrefix(ns.Name, "daprperf-") || ns.DeletionTimestamp != nil {
+			continue
+		}
+		pods, err := cs.CoreV1().Pods(ns.Name).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return runPlacing{ns: ns.Name, err: err}
+		}
+		pl := runPlacing{ns: ns.Name, nodes: map[string]string{}}
+		var b strings.Builder
+		w := tabwriter.NewWriter(&b, 0, 8, 3, ' ', 0)
+		fmt.Fprintln(w, "NAME\tREADY\tSTATUS\tNODE\tIP")
+		for _, p := range pods.Items {
+			ready := 0
+			for _, st := range p.Status.ContainerStatuses {
+				if st.Ready {
+					ready++
+				}
+			}
+			fmt.Fprintf(w, "%s\t%d/%d\t%s\t%s\t%s\n", p.Name, ready, len(p.Spec.Containers), p.Status.Phase, p.Spec.NodeName, p.Status.PodIP)
+			pl.nodes[p.Labels["app"]] = p.Spec.NodeName
+		}
+		w.Flush()
+		pl.table = b.String()
+		return pl
+	}
+	return runPlacing{err: fmt.Errorf("no live daprperf-* namespace")}
+}
+
+// checkPlacing logs a run's pods table and, on a cluster of two or more nodes, checks that the
+// tester ran on the first node (labelled load) and the target app on another (labelled target).
+func checkPlacing(t *testing.T, c *node.Cluster, pl runPlacing) {
+	t.Helper()
+	if pl.err != nil {
+		t.Errorf("pods of the run %s: %v", pl.ns, pl.err)
+		return
+	}
+	t.Logf("kubectl -n %s get pods -o wide:\n%s", pl.ns, pl.table)
+	tester, target := pl.nodes["tester"], pl.nodes["testapp"]
+	if tester == "" || target == "" {
+		t.Errorf("run %s: tester on %q, testapp on %q: want both scheduled", pl.ns, tester, target)
+		return
+	}
+	if nodes := c.Nodes(); len(nodes) >= 2 && (tester != nodes[0].Name || target == tester) {
+		t.Errorf("run %s: tester on %s, testapp on %s: want the tester on %s (role load) and testapp on another node", pl.ns, tester, target, nodes[0].Name)
+	}
+}
+
+// checkRecordedNodes checks the result file's record of where each process ran: the tester,
+// the target app and their sidecars each on a node of the cluster, the tester's side apart from
+// the target's when there are two or more nodes.
+func checkRecordedNodes(t *testing.T, c *node.Cluster, tr string, r resultFile) {
+	t.Helper()
+	known := map[string]bool{}
+	var names []string
+	for _, n := range c.Nodes() {
+		known[n.Name] = true
+		names = append(names, n.Name)
+	}
+	nodes := r.Environment.Nodes
+	if len(nodes) == 0 {
+		t.Errorf("%s: the result records no node", tr)
+		return
+	}
+	for _, proc := range []string{"tester", perf.SidecarName("tester"), "testapp", perf.SidecarName("testapp")} {
+		if !known[nodes[proc]] {
+			t.Errorf("%s: result records %s on node %q, want one of %v", tr, proc, nodes[proc], names)
+		}
+	}
+	if len(known) >= 2 && nodes["tester"] == nodes["testapp"] {
+		t.Errorf("%s: result records tester and testapp both on %s, want different nodes", tr, nodes["tester"])
+	}
+	t.Logf("%s: the result records the nodes %v", tr, nodes)
 }

@@ -13,11 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/daprperf/daprperf/kube"
 	"github.com/daprperf/daprperf/perf"
 )
 
@@ -27,27 +29,30 @@ type pkiFiles struct {
 	apiserverCrt, apiserverK string
 	kubeletClientCrt         string // the API server's client certificate towards the kubelet
 	kubeletClientK           string
-	kubeletCrt, kubeletK     string // the kubelet's serving certificate
 	proxyClientCrt           string // the API server's front-proxy client certificate (aggregation)
 	proxyClientK             string
 	saKey                    string
-	// kubeconfigs inside the sandbox, by user
+	// kubeconfigs inside the sandboxes, by user; a node's kubelet's and kube-proxy's are
+	// "<node>/kubelet" and "<node>/kube-proxy".
 	kubeconfigs map[string]string
+	// serving are each node's kubelet's serving certificate and key, by node name.
+	serving map[string][2]string
 }
 
 // apiserverInside is the API server's address inside the sandbox.
 var apiserverInside = net.JoinHostPort("127.0.0.1", "6443")
 
 // writePKI makes the CA, every certificate, the service-account key, the in-sandbox
-// kubeconfigs of the control plane, the kubelet and kube-proxy, and the host's admin
-// kubeconfig through a relay to the API server.
+// kubeconfigs of the control plane and of each node's kubelet (user system:node:<node>, as the
+// Node authorizer wants) and kube-proxy, each node's kubelet serving certificate (its name and
+// address), and the host's admin kubeconfig through a relay to the API server.
 func (c *Cluster) writePKI() (*pkiFiles, error) {
 	dir := filepath.Join(c.dir, "pki")
 	ca, err := newCA("daprperf-node-ca")
 	if err != nil {
 		return nil, err
 	}
-	f := &pkiFiles{ca: filepath.Join(dir, "ca.crt"), saKey: filepath.Join(dir, "sa.key"), kubeconfigs: map[string]string{}}
+	f := &pkiFiles{ca: filepath.Join(dir, "ca.crt"), saKey: filepath.Join(dir, "sa.key"), kubeconfigs: map[string]string{}, serving: map[string][2]string{}}
 	if err := os.WriteFile(f.ca, ca.pem, 0o600); err != nil {
 		return nil, err
 	}
@@ -69,29 +74,38 @@ func (c *Cluster) writePKI() (*pkiFiles, error) {
 	if f.kubeletClientCrt, f.kubeletClientK, err = issue("apiserver-kubelet-client", "kube-apiserver-kubelet-client", []string{"system:masters"}, false); err != nil {
 		return nil, err
 	}
-	if f.kubeletCrt, f.kubeletK, err = issue("kubelet", NodeName, nil, true, NodeIP, NodeName); err != nil {
-		return nil, err
+	for _, n := range c.nodes {
+		crt, key, err := issue(n.Name+"-kubelet-serving", n.Name, nil, true, n.IP, n.Name)
+		if err != nil {
+			return nil, err
+		}
+		f.serving[n.Name] = [2]string{crt, key}
 	}
 	if f.proxyClientCrt, f.proxyClientK, err = issue("front-proxy-client", "front-proxy-client", nil, false); err != nil {
 		return nil, err
 	}
-	users := map[string]struct {
+	type user struct {
 		cn     string
 		groups []string
-	}{
-		"controller-manager": {"system:kube-controller-manager", nil},
-		"scheduler":          {"system:kube-scheduler", nil},
-		"kubelet":            {"system:node:" + NodeName, []string{"system:nodes"}},
-		"kube-proxy":         {"system:kube-proxy", nil},
-		"admin":              {"daprperf-admin", []string{"system:masters"}},
+		server string // the API server's address where the user runs
+	}
+	users := map[string]user{
+		"controller-manager": {"system:kube-controller-manager", nil, apiserverInside},
+		"scheduler":          {"system:kube-scheduler", nil, apiserverInside},
+		"admin":              {"daprperf-admin", []string{"system:masters"}, apiserverInside},
+	}
+	for _, n := range c.nodes {
+		users[n.Name+"/kubelet"] = user{"system:node:" + n.Name, []string{"system:nodes"}, apiserverFor(n)}
+		users[n.Name+"/kube-proxy"] = user{"system:kube-proxy", nil, apiserverFor(n)}
 	}
 	for name, u := range users {
-		crt, key, err := issue(name, u.cn, u.groups, false)
+		file := strings.ReplaceAll(name, "/", "-")
+		crt, key, err := issue(file, u.cn, u.groups, false)
 		if err != nil {
 			return nil, err
 		}
-		server := "https://" + apiserverInside
-		path := filepath.Join(dir, name+".kubeconfig")
+		server := "https://" + u.server
+		path := filepath.Join(dir, file+".kubeconfig")
 		if name == "admin" {
 			// The host's: through the relay, which carries each connection into the sandbox.
 			if c.relay, err = c.sb.relay(apiserverInside); err != nil {
@@ -120,17 +134,12 @@ func writeKubeconfig(path, server, ca, crt, key string) error {
 
 func insecureTLS() *tls.Config { return &tls.Config{InsecureSkipVerify: true} } //nolint:gosec // health checks only
 
-// containerdSocket is containerd's socket, in the temporary folder.
-func (c *Cluster) containerdSocket() string {
-	return filepath.Join(c.dir, "containerd", "containerd.sock")
-}
-
-// containerdUp writes containerd's configuration and starts it: state under the temporary
-// folder, the CRI plugin with the pause image of this cluster, cgroupfs, the overlayfs
+// containerdUp writes node n's containerd's configuration and starts it in n's sandbox: root,
+// state and socket under n's folder, the bridge CNI plugin on n's PodCIDR, the CRI plugin with the pause image of this cluster, cgroupfs, the overlayfs
 // snapshotter, and restrict_oom_score_adj (without CAP_SYS_RESOURCE runc cannot lower
 // oom_score_adj).
-func (c *Cluster) containerdUp() error {
-	d := filepath.Join(c.dir, "containerd")
+func (c *Cluster) containerdUp(n *node) error {
+	d := filepath.Join(n.dir, "containerd")
 	conf := fmt.Sprintf(`version = 2
 root = %q
 state = %q
@@ -159,8 +168,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
     conf_dir = %q
 [plugins."io.containerd.internal.v1.opt"]
   path = %q
-`, filepath.Join(d, "root"), filepath.Join(d, "state"), c.containerdSocket(), c.containerdSocket()+".ttrpc",
-		pauseImage, cniBinDir, filepath.Join(c.dir, "cni", "net.d"), filepath.Join(d, "opt"))
+`, filepath.Join(d, "root"), filepath.Join(d, "state"), n.containerdSocket(), n.containerdSocket()+".ttrpc",
+		pauseImage, cniBinDir, filepath.Join(n.dir, "cni", "net.d"), filepath.Join(d, "opt"))
 	if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte(conf), 0o644); err != nil {
 		return err
 	}
@@ -171,16 +180,19 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
     "type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
     "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}
   }]
-}`, PodCIDR, filepath.Join(c.dir, "cni", "ipam"))
-	if err := os.WriteFile(filepath.Join(c.dir, "cni", "net.d", "10-daprperf.conflist"), []byte(cni), 0o644); err != nil {
+}`, n.PodCIDR, filepath.Join(n.dir, "cni", "ipam"))
+	if err := os.WriteFile(filepath.Join(n.dir, "cni", "net.d", "10-daprperf.conflist"), []byte(cni), 0o644); err != nil {
 		return err
 	}
-	p, err := c.startPart("containerd", "containerd", "--config", filepath.Join(d, "config.toml"))
+	if err := makeCgroupRoot(n); err != nil {
+		return err
+	}
+	p, err := c.startNodePart(n, "containerd", "containerd", "--config", filepath.Join(d, "config.toml"))
 	if err != nil {
 		return err
 	}
-	return waitFor("containerd", p, 30*time.Second, func() error {
-		return c.sb.run("ctr", "--address", c.containerdSocket(), "version")
+	return waitFor(n.part("containerd"), p, 30*time.Second, func() error {
+		return n.sb.run("ctr", "--address", n.containerdSocket(), "version")
 	})
 }
 
@@ -315,15 +327,25 @@ func cachedImage(cache string, im Image) (string, error) {
 	return path, WriteImageTarball(path, im)
 }
 
-// importImages imports every tarball into containerd's k8s.io namespace, where the CRI
-// plugin (the kubelet) finds them.
+// importImages imports every tarball into each node's containerd's k8s.io namespace, where
+// the CRI plugin (the kubelet) finds them; the nodes import at the same time.
 func (c *Cluster) importImages() error {
-	for _, t := range c.tarballs {
-		if err := c.sb.run("ctr", "--address", c.containerdSocket(), "-n", "k8s.io", "images", "import", "--no-unpack=false", t); err != nil {
-			return &PartError{Part: "images", Err: err}
-		}
+	errs := make([]error, len(c.nodes))
+	var wg sync.WaitGroup
+	for i, n := range c.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, t := range c.tarballs {
+				if err := n.sb.run("ctr", "--address", n.containerdSocket(), "-n", "k8s.io", "images", "import", "--no-unpack=false", t); err != nil {
+					errs[i] = &PartError{Part: n.part("images"), Err: err}
+					return
+				}
+			}
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // controlPlaneUp starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler.
@@ -397,13 +419,41 @@ func (c *Cluster) controlPlaneUp(ctx context.Context, f *pkiFiles) error {
 	return nil
 }
 
-// nodeUp starts the kubelet and kube-proxy and waits until the node is Ready.
-func (c *Cluster) nodeUp(ctx context.Context) error {
-	f := filepath.Join(c.dir, "pki")
-	resolv := filepath.Join(c.dir, "resolv.conf")
+// nodesUp starts every node's kubelet and kube-proxy and waits until each node is Ready and
+// its kube-proxy healthy.
+func (c *Cluster) nodesUp(ctx context.Context, f *pkiFiles) error {
+	type started struct{ kubelet, proxy *proc }
+	procs := make([]started, len(c.nodes))
+	for i, n := range c.nodes {
+		var err error
+		if procs[i].kubelet, procs[i].proxy, err = c.nodeUp(n, f); err != nil {
+			return err
+		}
+	}
+	for i, n := range c.nodes {
+		if err := waitFor(n.part("kubelet"), procs[i].kubelet, 90*time.Second, func() error { return c.nodeReady(ctx, n.Name) }); err != nil {
+			return err
+		}
+		c.mark(n.part("node Ready"))
+		if err := waitFor(n.part("kube-proxy"), procs[i].proxy, 30*time.Second, func() error {
+			return n.sb.httpGet("http://127.0.0.1:10256/healthz")
+		}); err != nil {
+			return err
+		}
+		c.mark(n.part("kube-proxy"))
+	}
+	return nil
+}
+
+// nodeUp writes node n's kubelet's and kube-proxy's configurations and starts both in n's
+// sandbox: the kubelet on n's address with its serving certificate, the cluster DNS on the first
+// node as its pods' only resolver, cgroupRoot n.CgroupRoot, its containerd, its folder, and its
+// role as the node label kube.NodeRoleLabel.
+func (c *Cluster) nodeUp(n *node, f *pkiFiles) (kubelet, proxy *proc, err error) {
+	resolv := filepath.Join(n.dir, "resolv.conf")
 	// Pods with dnsPolicy Default get this: only the cluster DNS, never the machine's resolver.
 	if err := os.WriteFile(resolv, []byte("nameserver "+NodeIP+"\n"), 0o644); err != nil {
-		return err
+		return nil, nil, err
 	}
 	kcfg := fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -421,6 +471,7 @@ authentication:
 authorization:
   mode: Webhook
 cgroupDriver: cgroupfs
+cgroupRoot: %s
 failCgroupV1: false
 failSwapOn: false
 clusterDNS: [%s]
@@ -437,18 +488,19 @@ rotateCertificates: false
 serverTLSBootstrap: false
 protectKernelDefaults: false
 maxPods: 50
-`, NodeIP, filepath.Join(f, "kubelet.crt"), filepath.Join(f, "kubelet.key"), filepath.Join(f, "ca.crt"),
-		NodeIP, ClusterDomain, resolv, c.containerdSocket(), filepath.Join(c.dir, "pod-logs"))
-	kpath := filepath.Join(c.dir, "kubelet-config.yaml")
+`, n.IP, f.serving[n.Name][0], f.serving[n.Name][1], f.ca, n.CgroupRoot,
+		NodeIP, ClusterDomain, resolv, n.containerdSocket(), filepath.Join(n.dir, "pod-logs"))
+	kpath := filepath.Join(n.dir, "kubelet-config.yaml")
 	if err := os.WriteFile(kpath, []byte(kcfg), 0o644); err != nil {
-		return err
+		return nil, nil, err
 	}
-	kubelet, err := c.startPart("kubelet", c.cfg.nodeBin("kubelet"),
-		"--config", kpath, "--kubeconfig", filepath.Join(f, "kubelet.kubeconfig"),
-		"--root-dir", filepath.Join(c.dir, "kubelet"), "--cert-dir", filepath.Join(c.dir, "kubelet", "pki"),
-		"--node-ip", NodeIP, "--hostname-override", NodeName, "--v=1")
+	kubelet, err = c.startNodePart(n, "kubelet", c.cfg.nodeBin("kubelet"),
+		"--config", kpath, "--kubeconfig", f.kubeconfigs[n.Name+"/kubelet"],
+		"--root-dir", filepath.Join(n.dir, "kubelet"), "--cert-dir", filepath.Join(n.dir, "kubelet", "pki"),
+		"--node-ip", n.IP, "--hostname-override", n.Name,
+		"--node-labels", kube.NodeRoleLabel+"="+n.Role, "--v=1")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	// minSyncPeriod 100 ms, not the default 1 s (0 is defaulted to 1 s): a run's Service gets
 	// its rules at once when its pod turns Ready, not up to a second after a previous sync,
@@ -465,24 +517,16 @@ metricsBindAddress: 127.0.0.1:10249
 nodePortAddresses: [%s/32]
 iptables: {masqueradeAll: true, minSyncPeriod: 100ms}
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s, udpTimeout: 0s, udpStreamTimeout: 0s}
-`, filepath.Join(f, "kube-proxy.kubeconfig"), PodCIDR, NodeName, NodeIP, NodeIP)
-	ppath := filepath.Join(c.dir, "kube-proxy-config.yaml")
+`, f.kubeconfigs[n.Name+"/kube-proxy"], ClusterPodCIDR, n.Name, n.IP, n.IP)
+	ppath := filepath.Join(n.dir, "kube-proxy-config.yaml")
 	if err := os.WriteFile(ppath, []byte(pcfg), 0o644); err != nil {
-		return err
+		return nil, nil, err
 	}
-	proxy, err := c.startPart("kube-proxy", c.cfg.nodeBin("kube-proxy"), "--config", ppath, "--v=1")
+	proxy, err = c.startNodePart(n, "kube-proxy", c.cfg.nodeBin("kube-proxy"), "--config", ppath, "--v=1")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if err := waitFor("kubelet", kubelet, 90*time.Second, func() error { return c.nodeReady(ctx) }); err != nil {
-		return err
-	}
-	c.mark("node Ready")
-	if err := waitFor("kube-proxy", proxy, 30*time.Second, func() error { return c.httpGet("http://127.0.0.1:10256/healthz") }); err != nil {
-		return err
-	}
-	c.mark("kube-proxy")
-	return nil
+	return kubelet, proxy, nil
 }
 
 func repoRoot() (string, error) {
@@ -492,5 +536,3 @@ func repoRoot() (string, error) {
 	}
 	return perf.RepoRootFrom(wd)
 }
-
-var _ = errors.New

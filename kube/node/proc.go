@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// proc is one long-running process of the cluster, started in the sandbox and stopped by its
-// PID. Its output goes to <dir>/<name>.log, which errors quote the end of.
+// proc is one long-running process of the cluster, started in a sandbox and stopped by its
+// PID. Its output goes to its log file, which errors quote the end of.
 type proc struct {
-	name string
+	name string // as messages name it: "kubelet", "kubelet on daprperf-node-2"
+	sb   *sandbox
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{} // closed when the process exited
@@ -23,9 +23,8 @@ type proc struct {
 	killed bool
 }
 
-// start runs bin with args inside s as the part name, logging to dir.
-func (s *sandbox) start(dir, name, bin string, args ...string) (*proc, error) {
-	logPath := filepath.Join(dir, name+".log")
+// start runs bin with args inside s as the part name, logging to logPath.
+func (s *sandbox) start(logPath, name, bin string, args ...string) (*proc, error) {
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -37,7 +36,7 @@ func (s *sandbox) start(dir, name, bin string, args ...string) (*proc, error) {
 		return nil, &PartError{Part: name, Err: fmt.Errorf("start %s: %w", bin, err)}
 	}
 	f.Close() // the child holds its own copy
-	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &proc{name: name, sb: s, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
