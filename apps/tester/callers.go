@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -94,6 +95,22 @@ func newGRPCCaller(p perf.Params) (caller, error) {
 	g.invoke = op(conn, p, g)
 	conn.Connect()
 	return g, nil
+}
+
+// awaitReady waits until the channel is connected (connector), reconnecting an idle one.
+func (g *grpcCaller) awaitReady(ctx context.Context) bool {
+	for {
+		s := g.conn.GetState()
+		switch s {
+		case connectivity.Ready:
+			return true
+		case connectivity.Idle:
+			g.conn.Connect()
+		}
+		if !g.conn.WaitForStateChange(ctx, s) {
+			return false
+		}
+	}
 }
 
 // grpcOperation is the seam of the gRPC operations: given the connection and the load's

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fortio.org/fortio/periodic"
+	"fortio.org/log"
 )
 
 // callTimeout bounds one request of a custom runner, so a stuck call cannot hold a run.
@@ -20,6 +21,34 @@ type caller interface {
 	// sockets is the number of TCP connections the caller opened so far.
 	sockets() int64
 	close() error
+}
+
+// connector is a caller that opens its connection before the load (gRPC): the load then starts
+// on connections that are up, as a k6 script calls client.connect() before its first invoke
+// (Dapr's gRPC perf tests do). A target not yet reachable, such as a Service whose rules a
+// node's kube-proxy has not written yet, would otherwise fail the first requests and back the
+// channel off for a second.
+type connector interface {
+	// awaitReady returns once the connection is up, or false when ctx ends first.
+	awaitReady(ctx context.Context) bool
+}
+
+// connectTimeout bounds awaitConnected: after it the load starts anyway, and whatever the
+// connections do then is measured and counted.
+const connectTimeout = 5 * time.Second
+
+// awaitConnected waits, within connectTimeout for all of them, until every caller that is a
+// connector is connected; it returns how many were not.
+func awaitConnected(callers []caller) int {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	down := 0
+	for _, c := range callers {
+		if cc, ok := c.(connector); ok && !cc.awaitReady(ctx) {
+			down++
+		}
+	}
+	return down
 }
 
 // callerRunnable adapts a caller to fortio's periodic.Runnable and counts its codes. fortio runs
@@ -59,6 +88,13 @@ func runCustom(ro periodic.RunnerOptions, connections int, newCaller func() (cal
 		r := &callerRunnable{c: c, codes: map[string]int64{}}
 		runnables = append(runnables, r)
 		opts.Runners[i] = r
+	}
+	callers := make([]caller, len(runnables))
+	for i, r := range runnables {
+		callers[i] = r.c
+	}
+	if down := awaitConnected(callers); down > 0 {
+		log.Errf("tester: %d of %d connections not up after %v; the load starts anyway", down, len(callers), connectTimeout)
 	}
 	res := pr.Run()
 	codes := map[string]int64{}

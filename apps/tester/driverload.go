@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"fortio.org/log"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
 )
@@ -37,6 +38,9 @@ func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller fu
 			defer cancel()
 			return c.call(ctx)
 		}))
+	}
+	if down := awaitConnected(callers); down > 0 {
+		log.Errf("tester: %d of %d connections not up after %v; the load starts anyway", down, len(callers), connectTimeout)
 	}
 	d, err := driver.New(p.Executor, vus)
 	if err != nil {
