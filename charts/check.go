@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/daprperf/daprperf/perf/report"
@@ -47,9 +44,9 @@ func checkRun(dir, runID, packages string, w io.Writer) error {
 	}
 	var silent []string
 	if packages != "" {
-		pkgs, err := perfPackages(packages)
+		pkgs, err := report.ScenarioPackages(packages)
 		if err != nil {
-			return err
+			return fmt.Errorf("charts check: -packages: %w", err)
 		}
 		for _, p := range pkgs {
 			if !wrote[p] {
@@ -67,34 +64,4 @@ func checkRun(dir, runID, packages string, w io.Writer) error {
 		return fmt.Errorf("charts check: no result file from %s", strings.Join(silent, ", "))
 	}
 	return nil
-}
-
-// perfPackages lists the folders under root holding a test file whose first line is the perf
-// build constraint, by name, sorted.
-func perfPackages(root string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(root, "*", "*_test.go"))
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, fmt.Errorf("charts check: %w", err)
-		}
-		sc := bufio.NewScanner(fh)
-		if sc.Scan() && strings.TrimSpace(sc.Text()) == "//go:build perf" {
-			set[filepath.Base(filepath.Dir(f))] = true
-		}
-		fh.Close()
-	}
-	if len(set) == 0 {
-		return nil, fmt.Errorf("charts check: -packages %s: no folder there has a test file starting with //go:build perf", root)
-	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out, nil
 }

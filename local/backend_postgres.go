@@ -8,20 +8,21 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
-	"github.com/daprperf/daprperf/perf"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/daprperf/daprperf/internal/pgdirs"
+	"github.com/daprperf/daprperf/perf"
 )
 
 // postgresRoot is where Debian's postgresql-<N> packages install their server programs, one
 // folder per major version, <root>/<N>/bin (initdb is not on PATH there: pg_wrapper fronts the
 // clients only). The platform runs the newest installed version (findPostgres);
 // scripts/missing-backends.sh looks by the same rule. Tests replace it.
-var postgresRoot = "/usr/lib/postgresql"
+var postgresRoot = pgdirs.Root
 
 // postgresPackage is what to install when no version is: Debian's metapackage, which depends on
 // the release's current postgresql-<N>.
@@ -62,30 +63,9 @@ var postgresKind = &backendKind{
 // returns their paths and the Debian package that installed them (postgresql-<N>). With none,
 // the error wraps ErrBackendMissing and names the package to install.
 func findPostgres(be perf.Backend) (map[string]string, string, error) {
-	entries, _ := os.ReadDir(postgresRoot) // none: no version installed
-	type install struct {
-		version []int
-		name    string
-	}
-	var installs []install
-	for _, e := range entries {
-		var v []int
-		for _, part := range strings.Split(e.Name(), ".") {
-			n, err := strconv.Atoi(part)
-			if err != nil {
-				v = nil
-				break
-			}
-			v = append(v, n)
-		}
-		if v != nil {
-			installs = append(installs, install{v, e.Name()})
-		}
-	}
-	slices.SortFunc(installs, func(a, b install) int { return slices.Compare(b.version, a.version) }) // newest first
 	var looked []string
-	for _, in := range installs {
-		dir := filepath.Join(postgresRoot, in.name, "bin")
+	for _, version := range pgdirs.Versions(postgresRoot) {
+		dir := filepath.Join(postgresRoot, version, "bin")
 		bins := map[string]string{}
 		for _, name := range []string{"initdb", "postgres"} {
 			if p, err := lookPath(filepath.Join(dir, name)); err == nil {
@@ -93,7 +73,7 @@ func findPostgres(be perf.Backend) (map[string]string, string, error) {
 			}
 		}
 		if len(bins) == 2 {
-			return bins, "postgresql-" + in.name, nil
+			return bins, "postgresql-" + version, nil
 		}
 		looked = append(looked, dir)
 	}

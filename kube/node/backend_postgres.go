@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/daprperf/daprperf/internal/pgdirs"
 )
 
 // The in-cluster PostgreSQL that BackendsUp starts: Debian's newest installed postgresql-<N>,
@@ -22,7 +21,7 @@ const (
 
 // postgresRoot is where Debian's postgresql-<N> packages put their programs, <root>/<N>/bin, and
 // modules, <root>/<N>/lib; their data files are under /usr/share/postgresql/<N>.
-const postgresRoot = "/usr/lib/postgresql"
+const postgresRoot = pgdirs.Root
 
 // postgresData is the pod's emptyDir; the cluster's files are in its pgdata folder (initdb
 // wants a folder it creates, or an empty one it owns).
@@ -54,29 +53,8 @@ var postgresBackend = &backend{
 // newestPostgres is the newest <postgresRoot>/<N> with initdb, postgres and pg_isready in its
 // bin folder; "" for none.
 func newestPostgres() string {
-	entries, _ := os.ReadDir(postgresRoot) // none: no version installed
-	type install struct {
-		version []int
-		name    string
-	}
-	var installs []install
-	for _, e := range entries {
-		var v []int
-		for _, part := range strings.Split(e.Name(), ".") {
-			n, err := strconv.Atoi(part)
-			if err != nil {
-				v = nil
-				break
-			}
-			v = append(v, n)
-		}
-		if v != nil {
-			installs = append(installs, install{v, e.Name()})
-		}
-	}
-	slices.SortFunc(installs, func(a, b install) int { return slices.Compare(b.version, a.version) }) // newest first
-	for _, in := range installs {
-		dir := filepath.Join(postgresRoot, in.name)
+	for _, version := range pgdirs.Versions(postgresRoot) {
+		dir := filepath.Join(postgresRoot, version)
 		ok := true
 		for _, p := range []string{"initdb", "postgres", "pg_isready"} {
 			if _, err := os.Stat(filepath.Join(dir, "bin", p)); err != nil {

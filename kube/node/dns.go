@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"io"
 	"net"
 	"net/netip"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -205,8 +205,14 @@ func (d *dnsServer) lookup(rel string) (bool, []netip.Addr, error) {
 
 // endpointHost is the A records of the ready endpoints with hostname host of the Service name
 // in ns (a headless Service's; the EndpointSlice controller marks every endpoint ready when the
-// Service publishes not-ready addresses).
+// Service publishes not-ready addresses); it exists when some endpoint has that hostname.
 func (d *dnsServer) endpointHost(ctx context.Context, ns, name, host string) (bool, []netip.Addr, error) {
+	return d.readyEndpoints(ctx, ns, name, func(ep discoveryv1.Endpoint) bool { return ep.Hostname != nil && *ep.Hostname == host })
+}
+
+// readyEndpoints is the addresses of the ready endpoints of the Service name in ns that match
+// keeps, and whether any endpoint, ready or not, matched.
+func (d *dnsServer) readyEndpoints(ctx context.Context, ns, name string, keep func(discoveryv1.Endpoint) bool) (bool, []netip.Addr, error) {
 	slices, err := d.cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + name})
 	if err != nil {
 		return false, nil, err
@@ -215,7 +221,7 @@ func (d *dnsServer) endpointHost(ctx context.Context, ns, name, host string) (bo
 	var ips []netip.Addr
 	for _, sl := range slices.Items {
 		for _, ep := range sl.Endpoints {
-			if ep.Hostname == nil || *ep.Hostname != host {
+			if !keep(ep) {
 				continue
 			}
 			found = true
@@ -248,24 +254,6 @@ func (d *dnsServer) service(ctx context.Context, ns, name string) (bool, []netip
 		}
 		return true, []netip.Addr{ip}, nil
 	}
-	slices, err := d.cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + name})
-	if err != nil {
-		return false, nil, err
-	}
-	var ips []netip.Addr
-	for _, sl := range slices.Items {
-		for _, ep := range sl.Endpoints {
-			if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
-				continue
-			}
-			for _, a := range ep.Addresses {
-				if ip, err := netip.ParseAddr(a); err == nil {
-					ips = append(ips, ip)
-				}
-			}
-		}
-	}
-	return true, ips, nil
+	_, ips, err := d.readyEndpoints(ctx, ns, name, func(discoveryv1.Endpoint) bool { return true })
+	return err == nil, ips, err
 }
-
-var _ = errors.New

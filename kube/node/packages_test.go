@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +61,7 @@ func packageRuns(root string) ([]packageRun, error) {
 	if sel == "" || sel == "kinds" {
 		return kindRuns, nil
 	}
-	all, err := perfPackages(root)
+	all, err := report.ScenarioPackages(filepath.Join(root, "tests"))
 	if err != nil {
 		return nil, err
 	}
@@ -86,30 +85,6 @@ func packageRuns(root string) ([]packageRun, error) {
 		runs = append(runs, r)
 	}
 	return runs, nil
-}
-
-// perfPackages are the folders under <root>/tests holding a perf-tagged test file, sorted.
-func perfPackages(root string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(root, "tests", "*", "*_test.go"))
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		if strings.HasPrefix(string(b), "//go:build perf\n") {
-			set[filepath.Base(filepath.Dir(f))] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // testPackages runs the packages DAPR_PERF_KUBE_PACKAGES selects on the cluster, with every
