@@ -51,19 +51,19 @@ var kindsElsewhere = []string{perf.KindGrowth}
 
 // packageRuns are the runs DAPR_PERF_KUBE_PACKAGES selects: "kinds" (or unset) kindRuns;
 // "all" every perf package under tests/ whole; else the named packages whole. An unknown name
-// is an error naming the variable.
-func packageRuns(root string) ([]packageRun, error) {
+// is an error naming the variable. byKind says the selection is kindRuns.
+func packageRuns(root string) (runs []packageRun, byKind bool, err error) {
 	env, err := perf.LoadEnv()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sel := strings.TrimSpace(perf.Val(env.KubePackages))
 	if sel == "" || sel == "kinds" {
-		return kindRuns, nil
+		return kindRuns, true, nil
 	}
 	all, err := report.ScenarioPackages(filepath.Join(root, "tests"))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	names := all
 	if sel != "all" {
@@ -71,12 +71,11 @@ func packageRuns(root string) ([]packageRun, error) {
 		for _, n := range strings.Split(sel, ",") {
 			n = strings.TrimSpace(n)
 			if !slices.Contains(all, n) {
-				return nil, fmt.Errorf("DAPR_PERF_KUBE_PACKAGES=%q: %q is no perf package under tests/ (want kinds, all, or names of %s)", sel, n, strings.Join(all, ", "))
+				return nil, false, fmt.Errorf("DAPR_PERF_KUBE_PACKAGES=%q: %q is no perf package under tests/ (want kinds, all, or names of %s)", sel, n, strings.Join(all, ", "))
 			}
 			names = append(names, n)
 		}
 	}
-	var runs []packageRun
 	for _, n := range names {
 		r := packageRun{pkg: n}
 		if strings.HasPrefix(n, "pubsub_bulk_publish_") {
@@ -84,7 +83,7 @@ func packageRuns(root string) ([]packageRun, error) {
 		}
 		runs = append(runs, r)
 	}
-	return runs, nil
+	return runs, false, nil
 }
 
 // testPackages runs the packages DAPR_PERF_KUBE_PACKAGES selects on the cluster, with every
@@ -98,7 +97,7 @@ func testPackages(t *testing.T, c *node.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := packageRuns(root)
+	runs, byKind, err := packageRuns(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +145,7 @@ func testPackages(t *testing.T, c *node.Cluster) {
 			t.Logf("%s: %d result file(s) in %.0f s", r.pkg, len(reps), time.Since(t0).Seconds())
 		})
 	}
-	if sel := os.Getenv("DAPR_PERF_KUBE_PACKAGES"); sel == "" || sel == "kinds" {
+	if byKind {
 		for _, k := range report.Kinds() {
 			if !kinds[k] && !slices.Contains(kindsElsewhere, k) {
 				t.Errorf("plan kind %s: no package run on the cluster wrote a result of it", k)
