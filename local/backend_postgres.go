@@ -164,7 +164,7 @@ func initdb(ctx context.Context, d *Deployment, b *backendServer, data string, c
 
 // postgresDir makes b.dir reachable for cred's user: the run and backends folders traversable,
 // b.dir its own. When a parent of the run directory stops that user, b.dir moves to a new
-// private folder in os.TempDir, removed with the run directory.
+// private folder in os.TempDir, removed when the deployment closes, fails or is interrupted.
 func postgresDir(d *Deployment, b *backendServer, cred *syscall.Credential) error {
 	for _, dir := range []string{d.dir, d.backendsDir()} {
 		if err := os.Chmod(dir, 0o711); err != nil {
@@ -177,6 +177,7 @@ func postgresDir(d *Deployment, b *backendServer, cred *syscall.Credential) erro
 			return fmt.Errorf("data dir: %w (and %w)", err, terr)
 		}
 		d.extraDirs = append(d.extraDirs, alt)
+		trackDataDir(alt)
 		b.dir = alt
 	}
 	if err := os.Chown(b.dir, int(cred.Uid), int(cred.Gid)); err != nil {

@@ -291,20 +291,23 @@ func (d *Deployment) close(t testing.TB) {
 	if err := d.stopAll(); err != nil {
 		t.Errorf("local: teardown: %v", err)
 	}
+	// The backends' data folders outside the run directory go in any case: the backends' logs
+	// are in the run directory, and nothing else would ever remove them.
+	for _, dir := range d.extraDirs {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("local: remove backend data dir: %v", err)
+		}
+		forgetDataDir(dir)
+	}
 	if t.Failed() {
 		t.Logf("local: run dir kept: %s", d.dir)
-		for _, dir := range d.extraDirs {
-			t.Logf("local: backend data dir kept: %s", dir)
-		}
 		for _, p := range d.processes() {
 			t.Logf("local: log of %s: %s", p.name, p.log)
 		}
 		return
 	}
-	for _, dir := range append([]string{d.dir}, d.extraDirs...) {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Errorf("local: remove run dir: %v", err)
-		}
+	if err := os.RemoveAll(d.dir); err != nil {
+		t.Errorf("local: remove run dir: %v", err)
 	}
 }
 

@@ -64,9 +64,17 @@ func TestDoubleActivationGateFailsOnErrorsOutsideTheInjection(t *testing.T) {
 	}
 	run := func(t *testing.T, hostFail string) (*perf.Report, []byte, error) {
 		dir := t.TempDir()
+		// The run dir's parent (dir) is private, so PostgreSQL's data goes to a folder of its
+		// own in TMPDIR: one the child must remove, also when its test fails.
+		tmp, terr := os.MkdirTemp("", "daprperf-gate-tmp-*")
+		require.NoError(t, terr)
+		t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+		require.NoError(t, os.Chmod(tmp, 0o755))
 		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestDoubleActivationGateFailsOnErrorsOutsideTheInjection$", "-test.v")
-		cmd.Env = append(os.Environ(), "DAPRPERF_FAULT_GATE_DIR="+dir, "DAPRPERF_FAULT_GATE_HOST_FAIL="+hostFail, "DAPR_PERF_WARMUP_DURATION=1s")
+		cmd.Env = append(os.Environ(), "DAPRPERF_FAULT_GATE_DIR="+dir, "DAPRPERF_FAULT_GATE_HOST_FAIL="+hostFail, "DAPR_PERF_WARMUP_DURATION=1s", "TMPDIR="+tmp)
 		out, err := cmd.CombinedOutput()
+		left, _ := filepath.Glob(filepath.Join(tmp, "daprperf-postgresql-*"))
+		assert.Empty(t, left, "the child's PostgreSQL data folders are removed, whether it passed or failed")
 		files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "actor_double_activation", "http", "result.json"))
 		require.Len(t, files, 1, "the result file is written:\n%s", out)
 		rep, rerr := report.ReadReport(files[0])

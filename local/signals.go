@@ -24,6 +24,28 @@ var live = struct {
 	procs map[*process]struct{}
 }{procs: map[*process]struct{}{}}
 
+// dataDirs are the backends' data folders outside any run directory (see postgresDir), which
+// the signal handler removes once the processes using them are stopped.
+var dataDirs = struct {
+	sync.Mutex
+	dirs []string
+}{}
+
+// trackDataDir hands dir to the signal handler, to remove on SIGINT or SIGTERM.
+func trackDataDir(dir string) {
+	installSignals.Do(handleSignals)
+	dataDirs.Lock()
+	dataDirs.dirs = append(dataDirs.dirs, dir)
+	dataDirs.Unlock()
+}
+
+// forgetDataDir takes dir back once its deployment has removed it.
+func forgetDataDir(dir string) {
+	dataDirs.Lock()
+	dataDirs.dirs = slices.DeleteFunc(dataDirs.dirs, func(d string) bool { return d == dir })
+	dataDirs.Unlock()
+}
+
 // installSignals installs handleSignals once per test binary.
 var installSignals sync.Once
 
@@ -44,7 +66,8 @@ func untrack(p *process) {
 
 // handleSignals makes SIGINT and SIGTERM to the test binary mark every unfinished result file
 // as interrupted (perf.Interrupted), then stop every live child by PID
-// (SIGTERM, then SIGKILL after signalGrace) before the binary dies of the same signal. The
+// (SIGTERM, then SIGKILL after signalGrace) and remove the backends' data folders outside the
+// run directories, before the binary dies of the same signal. The
 // children run in their own process groups, so a terminal's Ctrl-C does not reach them.
 // A signal the binary ignored from the start stays ignored.
 func handleSignals() {
@@ -66,6 +89,11 @@ func handleSignals() {
 		for _, dir := range dirs { // no cleanup runs now: keep the logs, as for a failed test
 			fmt.Fprintf(os.Stderr, "local: interrupted by %v; run dir kept: %s\n", sig, dir)
 		}
+		dataDirs.Lock()
+		for _, dir := range dataDirs.dirs { // the stores' data, no log: nothing to keep
+			_ = os.RemoveAll(dir)
+		}
+		dataDirs.Unlock()
 		signal.Reset(sigs...)
 		if s, ok := sig.(syscall.Signal); ok {
 			_ = syscall.Kill(os.Getpid(), s) // die of the signal, as without the handler
