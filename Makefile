@@ -95,7 +95,8 @@ kube-node-deps:
 
 ## test-kube: the kube platform end to end on a real two-node cluster here (root): bring-up, the
 ## service-invocation scenarios (10 s at 100 QPS by default), a container killed mid-run, memory
-## growth, then on in-cluster Redis, PostgreSQL, RabbitMQ and Mosquitto one scenario package of
+## growth, the in-cluster Redis restarted under a subscribe run, then on in-cluster Redis,
+## PostgreSQL, RabbitMQ and Mosquitto one scenario package of
 ## each plan kind (DAPR_PERF_KUBE_PACKAGES), teardown, the host's network configuration
 ## unchanged. Each scenario run waits for /tmp/perf.lock. Results under
 ## $(DAPR_PERF_REPORT_DIR)/runs/<run id>/ (default reports/).

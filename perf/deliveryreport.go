@@ -67,6 +67,18 @@ type BackendRestarter interface {
 	RestartBackend(ctx context.Context, b Backend) (time.Duration, error)
 }
 
+// EnvRestartBroker restarts a subscribe scenario's broker this long into the main load (a Go
+// duration; read by LoadEnv, applied by the delivery plan).
+const EnvRestartBroker = "DAPR_PERF_RESTART_BROKER"
+
+// RestartChecker is a Platform that can tell, before any process starts, whether its
+// deployments will be able to restart backend b (kube.Platform: b's address must be a Service
+// of the cluster). A plan that restarts a backend refuses to run when it says no. A platform
+// without it (local, which starts every backend itself) is asked nothing.
+type RestartChecker interface {
+	CanRestartBackend(b Backend) error
+}
+
 // fill takes the subscriber's counts after a drain of waited.
 func (dr *DeliveryReport) Fill(st SubscriberStats, waited time.Duration) {
 	dr.Received, dr.Duplicated, dr.Missing = st.Received, st.Duplicates, st.Missing

@@ -49,6 +49,9 @@ type Env struct {
 	MaxOverheadP99  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P99" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p99 overhead"`
 	MaxOverheadP999 *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P999" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p99.9 overhead"`
 
+	// The delivery plan (the subscribe scenarios).
+	RestartBroker *time.Duration `envconfig:"DAPR_PERF_RESTART_BROKER" min:"0s" max:"24h" accepts:"a Go duration inside the main load, such as 3s; 0s for none" unset:"the scenario's (none)" desc:"restart the subscribe scenarios' broker this long into the main load (local: its process; kubernetes: the pods behind its Service) and report what was lost"`
+
 	// The growth plan.
 	GrowthRounds    *int           `envconfig:"DAPR_PERF_GROWTH_ROUNDS" min:"2" max:"20" accepts:"an integer from 2 to 20" unset:"3" desc:"memory-growth rounds K"`
 	GrowthRequests  *int           `envconfig:"DAPR_PERF_GROWTH_REQUESTS" min:"100" max:"1000000" accepts:"an integer from 100 to 1000000, a multiple of the connections" unset:"3000" desc:"memory-growth requests per round M"`

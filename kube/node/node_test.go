@@ -69,6 +69,7 @@ func TestNode(t *testing.T) {
 	t.Run("restart verdict from a killed container", func(t *testing.T) { testRestart(t, c) })
 	t.Run("memory growth", func(t *testing.T) { testGrowth(t, c) })
 	t.Run("scenarios on an in-cluster redis", func(t *testing.T) { testBackends(t, c) })
+	t.Run("broker restarted mid-run", func(t *testing.T) { testBrokerRestart(t, c) })
 	t.Run("scenario packages on in-cluster backends", func(t *testing.T) { testPackages(t, c) })
 
 	stopped = true

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -98,9 +99,18 @@ func TestNoPreflightForAnExecutorLoad(t *testing.T) {
 	assert.False(t, preflightWanted(cfg))
 }
 
+// restartPlatform is a kubernetes-named platform that answers CanRestartBackend with err.
+type restartPlatform struct {
+	testPlatform
+	err error
+}
+
+func (p restartPlatform) CanRestartBackend(perf.Backend) error { return p.err }
+
 // On kubernetes every mode configures (the subscriber's GET /stats goes through a
 // port-forward, the tester pod writes configuration updates to the store's Service); a broker
-// restart is refused, naming why.
+// restart configures where the platform can restart the broker, and is refused with the
+// platform's reason where it cannot.
 func TestDeliveryPlanOnKubernetes(t *testing.T) {
 	kube := func() *perf.RunConfig { return &perf.RunConfig{Platform: testPlatform("kubernetes")} }
 	sc := configSubscribeScenario(perf.HTTP)
@@ -109,6 +119,29 @@ func TestDeliveryPlanOnKubernetes(t *testing.T) {
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.BackendRedis}
 	require.NoError(t, planOf(sc).Configure(sc, kube()))
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeBulk, Broker: perf.BackendRedis, RestartBroker: 10 * time.Second}
-	assert.ErrorContains(t, planOf(sc).Configure(sc, kube()), "RestartBroker: local platform only")
+	no := &perf.RunConfig{Platform: restartPlatform{"kubernetes", errors.New("DAPR_PERF_REDIS_ADDR: not a Service")}}
+	assert.ErrorContains(t, planOf(sc).Configure(sc, no), "RestartBroker: DAPR_PERF_REDIS_ADDR: not a Service")
+	require.NoError(t, planOf(sc).Configure(sc, &perf.RunConfig{Platform: restartPlatform{"kubernetes", nil}}))
 	require.NoError(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "the local platform restarts its broker")
+}
+
+// DAPR_PERF_RESTART_BROKER restarts a subscribe scenario's broker that the scenario itself does
+// not restart; outside the main load, or on an in-memory pub/sub, it is an error naming it.
+func TestRestartBrokerFromTheEnvironment(t *testing.T) {
+	sc := perf.Scenario{Transport: perf.HTTP, Apps: []perf.App{{Name: "sub", Kind: perf.Subscriber}},
+		Main: perf.Route{To: "sub", ThroughSidecar: true, Operation: perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t"}}}
+	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.BackendRedis}
+	t.Setenv(perf.EnvDuration, "10s")
+	t.Setenv(perf.EnvRestartBroker, "3s")
+	cfg := &perf.RunConfig{}
+	require.NoError(t, planOf(sc).Configure(sc, cfg))
+	assert.Equal(t, 3*time.Second, restartAt(cfg))
+
+	t.Setenv(perf.EnvRestartBroker, "10s")
+	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "RestartBroker (DAPR_PERF_RESTART_BROKER) 10s must fall inside the main load (10s)")
+	t.Setenv(perf.EnvRestartBroker, "3s")
+	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.NoBackend}
+	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "RestartBroker (DAPR_PERF_RESTART_BROKER) needs a Broker backend")
+	t.Setenv(perf.EnvRestartBroker, "soon")
+	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "DAPR_PERF_RESTART_BROKER")
 }

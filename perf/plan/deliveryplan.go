@@ -39,8 +39,8 @@ import (
 //
 // On both platforms the plan reads the subscriber's own port (GET /stats, perf.AppControl; on
 // kubernetes through a port-forward), and in mode SubscribeConfiguration the tester writes to
-// the store itself (on kubernetes to its Service). Local platform only: RestartBroker (the
-// platform must run the broker). HTTP only: the tester stamps messages over HTTP (gRPC
+// the store itself (on kubernetes to its Service). RestartBroker on kubernetes deletes the
+// broker's pods behind the Service its address names (kube.Deployment.RestartBackend). HTTP only: the tester stamps messages over HTTP (gRPC
 // publishes send one fixed body).
 //
 // Mode SubscribeConfiguration (configuration.go) measures a configuration subscription the
@@ -58,6 +58,7 @@ type DeliveryPlan struct {
 	// Drain bounds the wait for the last messages after the main load (default 15 s).
 	Drain time.Duration
 	// RestartBroker restarts Broker's backend this long after the main load starts; 0 does not.
+	// DAPR_PERF_RESTART_BROKER, when set, wins.
 	RestartBroker time.Duration
 }
 
@@ -82,8 +83,17 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
-	if cfg.Platform != nil && cfg.Platform.Name() == "kubernetes" && d.RestartBroker > 0 {
-		add(errors.New("delivery plan: RestartBroker: local platform only: the kubernetes platform does not run the broker, so it cannot restart it"))
+	restart := d.RestartBroker
+	env, err := perf.LoadEnv()
+	add(err)
+	if err == nil && env.RestartBroker != nil {
+		restart = *env.RestartBroker
+	}
+	cfg.PlanState = &deliveryState{restart: restart}
+	if rc, ok := cfg.Platform.(perf.RestartChecker); ok && restart > 0 && d.Broker != perf.NoBackend {
+		if err := rc.CanRestartBackend(d.Broker); err != nil {
+			add(fmt.Errorf("delivery plan: RestartBroker: %w", err))
+		}
 	}
 	if sc.Transport != perf.HTTP && d.Mode != perf.SubscribeConfiguration {
 		add(fmt.Errorf("delivery plan: Transport %q: only %q (the tester stamps each message's sequence number and send time over HTTP)", sc.Transport, perf.HTTP))
@@ -115,16 +125,28 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	default:
 		add(fmt.Errorf("delivery plan: Mode %q: want %q, %q or %q", d.Mode, perf.SubscribeNormal, perf.SubscribeBulk, perf.SubscribeConfiguration))
 	}
-	if d.Drain < 0 || d.RestartBroker < 0 {
-		add(fmt.Errorf("delivery plan: Drain %v and RestartBroker %v must be >= 0", d.Drain, d.RestartBroker))
+	if d.Drain < 0 || restart < 0 {
+		add(fmt.Errorf("delivery plan: Drain %v and RestartBroker %v must be >= 0", d.Drain, restart))
 	}
-	if d.RestartBroker > 0 && d.RestartBroker >= cfg.Main.Duration {
-		add(fmt.Errorf("delivery plan: RestartBroker %v must fall inside the main load (%v)", d.RestartBroker, cfg.Main.Duration))
+	if restart > 0 && restart >= cfg.Main.Duration {
+		add(fmt.Errorf("delivery plan: RestartBroker (%s) %v must fall inside the main load (%v)", perf.EnvRestartBroker, restart, cfg.Main.Duration))
 	}
-	if d.RestartBroker > 0 && d.Broker == perf.NoBackend {
-		add(errors.New("delivery plan: RestartBroker needs a Broker backend (an in-memory pub/sub has none to restart)"))
+	if restart > 0 && d.Broker == perf.NoBackend {
+		add(fmt.Errorf("delivery plan: RestartBroker (%s) needs a Broker backend (an in-memory pub/sub has none to restart)", perf.EnvRestartBroker))
 	}
 	return errors.Join(errs...)
+}
+
+// deliveryState is what Configure resolved for Run: when the broker restarts (0: never), the
+// scenario's RestartBroker or DAPR_PERF_RESTART_BROKER.
+type deliveryState struct{ restart time.Duration }
+
+// restartAt is the broker's restart time Configure resolved into cfg.
+func restartAt(cfg *perf.RunConfig) time.Duration {
+	if st, ok := cfg.PlanState.(*deliveryState); ok {
+		return st.restart
+	}
+	return 0
 }
 
 func (d *DeliveryPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
@@ -191,10 +213,10 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	rep.Delivery = dr
 	stopSampling := record(s, dep, sc.Roles(), "delivery")
 	restarted := make(chan struct{})
-	if d.RestartBroker > 0 {
+	if at := restartAt(cfg); at > 0 {
 		go func() {
 			defer close(restarted)
-			d.restart(ctx, t, dep, dr)
+			d.restart(ctx, t, dep, dr, at)
 		}()
 	} else {
 		close(restarted)
@@ -260,13 +282,13 @@ func (d *DeliveryPlan) subscribeConfiguration(ctx context.Context, dep perf.Depl
 	return sub.subscribeConfiguration(ctx, sc.Transport, addr)
 }
 
-// restart restarts the broker RestartBroker after now, recording it in dr.
-func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep perf.Deployment, dr *perf.DeliveryReport) {
+// restart restarts the broker at after now, recording it in dr.
+func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep perf.Deployment, dr *perf.DeliveryReport, at time.Duration) {
 	start := time.Now()
 	select {
 	case <-ctx.Done():
 		return
-	case <-time.After(d.RestartBroker):
+	case <-time.After(at):
 	}
 	br := &perf.BrokerRestart{AtSeconds: time.Since(start).Seconds()}
 	r, ok := dep.(perf.BackendRestarter)
