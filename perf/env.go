@@ -31,6 +31,7 @@ type Env struct {
 	Payload        *string        `envconfig:"DAPR_PAYLOAD" maxlen:"10485760" accepts:"text of at most 10485760 bytes" unset:"unset" desc:"literal payload; wins over the size"`
 	WarmupQPS      *int           `envconfig:"DAPR_PERF_WARMUP_QPS" min:"1" max:"1000000" accepts:"an integer from 1 to 1000000 (requests/s)" unset:"100" desc:"warmup rate (the main-phase variables never touch the warmup)"`
 	TesterReplicas *int           `envconfig:"DAPR_PERF_TESTER_REPLICAS" min:"1" max:"16" accepts:"an integer from 1 to 16" unset:"the scenario's (1)" desc:"testers sharing each load, each with its daprd; their histograms are merged exactly"`
+	HostReplicas   *int           `envconfig:"DAPR_PERF_HOST_REPLICAS" min:"1" max:"16" accepts:"an integer from 1 to 16" unset:"the scenario's (Dapr's: actor_timer 4, actor_id_scale 10)" desc:"actor host replicas of the scenarios that spread actors over several hosts on one placement"`
 	WarmupDuration *time.Duration `envconfig:"DAPR_PERF_WARMUP_DURATION" min:"1s" max:"24h" accepts:"a Go duration from 1s to 24h, such as 10s" unset:"10s" desc:"warmup duration"`
 
 	// The overhead plan.

@@ -40,6 +40,7 @@ func LoadOf(env Env) LoadRecord {
 		add(EnvPayload, true, fmt.Sprintf("<%d bytes>", len(*env.Payload)))
 	}
 	add(EnvTesterReplicas, env.TesterReplicas != nil, deref(env.TesterReplicas))
+	add(EnvHostReplicas, env.HostReplicas != nil, deref(env.HostReplicas))
 	add(EnvWarmupQPS, env.WarmupQPS != nil, deref(env.WarmupQPS))
 	if env.WarmupDuration != nil {
 		add(EnvWarmupDuration, true, *env.WarmupDuration)

@@ -18,6 +18,11 @@ import (
 // EnvTesterReplicas sets how many testers share each load (Env.TesterReplicas).
 const EnvTesterReplicas = "DAPR_PERF_TESTER_REPLICAS"
 
+// EnvHostReplicas sets the number of actor host replicas of the scenarios that run several on
+// one placement (actor_timer, actor_id_scale; read by LoadEnv, applied where the scenario is
+// built), for a machine that cannot hold Dapr's.
+const EnvHostReplicas = "DAPR_PERF_HOST_REPLICAS"
+
 // MaxTesterReplicas bounds the testers of one scenario.
 const MaxTesterReplicas = 16
 

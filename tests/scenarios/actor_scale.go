@@ -19,13 +19,12 @@ const (
 	ActorScaleTypes = 100
 	// ActorScaleTypePrefix names them: actor_0 .. actor_99 (perf.ActorTypeName), as Dapr's.
 	ActorScaleTypePrefix = "actor"
-	// ActorIDScaleReplicas is how many actor hosts actor_id_scale spreads its ids over. Dapr
-	// runs 10 replicas and 5 k6 runners on 8-vCPU nodes; here each replica is an actorapp and
-	// its daprd on the same 2 cores as the tester, its daprd and placement. Three is the fewest
-	// that still spreads ids over more than a pair on placement's hash ring, and each daprd
-	// beyond it only adds one more process competing for the same 2 cores (about 50 MiB and
-	// a share of every request's CPU), which measures the cores, not placement.
-	ActorIDScaleReplicas = 3
+	// ActorIDScaleReplicas is how many actor hosts actor_id_scale spreads its ids over: Dapr's
+	// 10 (with 5 k6 runners, on 8-vCPU nodes). On a small machine every replica is one more
+	// actorapp and daprd on the cores the tester uses (about 50 MiB each and a share of every
+	// request's CPU); DAPR_PERF_HOST_REPLICAS lowers it, and the result then says the load was
+	// not Dapr's.
+	ActorIDScaleReplicas = 10
 	// ActorIDScaleTesters is how many testers share actor_id_scale's ramp: Dapr's k6
 	// parallelism (5 runner pods).
 	ActorIDScaleTesters = 5

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,7 +45,11 @@ func TestActorScaleScenarios(t *testing.T) {
 			assert.Equal(t, []perf.Backend{perf.BackendRedis}, a.Backends, "one Redis lock for every host")
 		}
 	}
-	assert.Equal(t, []string{"actorapp", "actorapp-2", "actorapp-3"}, hosts)
+	want := []string{"actorapp"}
+	for i := 2; i <= ActorIDScaleReplicas; i++ {
+		want = append(want, fmt.Sprintf("actorapp-%d", i))
+	}
+	assert.Equal(t, want, hosts, "Dapr's 10 replicas")
 	roles := ids.Roles()
 	for _, h := range hosts {
 		assert.Equal(t, perf.RoleApp, roles[h], h)

@@ -52,7 +52,11 @@ func actorApps(hostArgs ...string) []perf.App {
 
 // withHostReplicas returns apps (actorApps: the tester, then the host) with n hosts in all: the
 // host copied as actorapp-2 .. actorapp-n, each with its own sidecar, on the same placement.
+// DAPR_PERF_HOST_REPLICAS, when set, is n instead.
 func withHostReplicas(apps []perf.App, n int) []perf.App {
+	if env, err := perf.LoadEnv(); err == nil && env.HostReplicas != nil {
+		n = *env.HostReplicas // a bad value fails the run's configuration with its own error
+	}
 	host := apps[1]
 	for i := 2; i <= n; i++ {
 		h := host

@@ -65,8 +65,7 @@ var daprsLoads = []struct {
 	{"TestActorIdStress (actor_type_scale)", ActorTypeScale,
 		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 2 B", Hosts: 1, Testers: 1}, ""},
 	{"TestActorIdStress (actor_id_scale)", ActorIDScale,
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 0 B", Hosts: 10, Testers: 5},
-		"3 host replicas instead of 10 (its 5 testers are Dapr's 5 runners)"},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 2 B", Hosts: 10, Testers: 5}, ""},
 	{"TestActorDoubleActivation", ActorDoubleActivation,
 		load{Plan: "base ramping-vus 0 -> 1000/5s -> 3000/5s -> 5000/5s; faults ramping-vus 0 -> 1000/5s -> 3000/5s -> 5000/5s", Hosts: 3, Testers: 3},
 		"peaks of 1,500 and 60 VUs instead of 5,000 each (over 3 testers, as Dapr's 3 runners)"},
@@ -220,4 +219,39 @@ func hostsOf(sc perf.Scenario) int {
 		}
 	}
 	return n
+}
+
+// DAPR_PERF_HOST_REPLICAS sets the actor hosts of the scenarios that run several, and the
+// result's load record then says the load was not Dapr's.
+func TestHostReplicasOverride(t *testing.T) {
+	hosts := func(sc perf.Scenario) int {
+		n := 0
+		for _, a := range sc.Apps {
+			if a.Kind == perf.ActorApp {
+				n++
+			}
+		}
+		return n
+	}
+	if got := hosts(ActorIDScale()); got != ActorIDScaleReplicas {
+		t.Fatalf("actor_id_scale: %d hosts by default, want Dapr's %d", got, ActorIDScaleReplicas)
+	}
+	t.Setenv(perf.EnvHostReplicas, "3")
+	if got := hosts(ActorIDScale()); got != 3 {
+		t.Errorf("actor_id_scale under %s=3: %d hosts", perf.EnvHostReplicas, got)
+	}
+	if got := hosts(ActorTimer()); got != 3 {
+		t.Errorf("actor_timer under %s=3: %d hosts", perf.EnvHostReplicas, got)
+	}
+	env, err := perf.LoadEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := perf.LoadOf(env); !slices.Contains(rec.Overrides, perf.EnvHostReplicas+"=3") {
+		t.Errorf("load record %v: want %s=3 among the overrides", rec.Overrides, perf.EnvHostReplicas)
+	}
+	t.Setenv(perf.EnvHostReplicas, "0")
+	if _, err := perf.LoadEnv(); err == nil || !strings.Contains(err.Error(), perf.EnvHostReplicas) {
+		t.Errorf("%s=0: error %v, want one naming the variable", perf.EnvHostReplicas, err)
+	}
 }
