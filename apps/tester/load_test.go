@@ -150,10 +150,11 @@ func TestCancelStopsTheRun(t *testing.T) {
 }
 
 // TestTailOfAFixedFractionIsItsDelay loads apps that answer 2 % of requests (40 of 2,000) after
-// 500 ms: the service-time p98.5, p99 and p99.5 fall among those requests and must lie within
-// 1 % of 500 ms (the HDR histogram adds at most 0.1 %; loopback and the app the rest). p99.9
-// and above are the slowest two or three of the 40, which measure the machine's scheduling
-// noise (tens of ms while a build shares the 2 cores), not the recording: they are logged.
+// 500 ms: the service-time p98.5, p99 and p99.5 fall among those requests and must lie at or
+// above 500 ms and within 10 % of it (the HDR histogram adds at most 0.1 %; the rest is loopback,
+// the app and the machine's scheduling, tens of ms while other tests share the 2 cores), while
+// p90 stays among the fast requests. p99.9 and above are the slowest two or three of the 40,
+// the scheduling noise alone: they are logged.
 func TestTailOfAFixedFractionIsItsDelay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("5 s load runs")
@@ -175,7 +176,7 @@ func TestTailOfAFixedFractionIsItsDelay(t *testing.T) {
 				v, err := res.Percentile(p)
 				require.NoError(t, err)
 				assert.GreaterOrEqual(t, v, slow, "p%v", p)
-				assert.LessOrEqual(t, v, slow+slow/100, "p%v within 1 %% of %v", p, slow)
+				assert.LessOrEqual(t, v, slow+slow/10, "p%v within 10 %% of %v", p, slow)
 			}
 			p999, _ := res.Percentile(99.9)
 			t.Logf("p99.9 %v, max %v", p999, res.Max())
