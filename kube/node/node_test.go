@@ -466,8 +466,23 @@ func testThreeTesters(t *testing.T, c *node.Cluster) {
 	root, _ := perf.RepoRootFrom(wd)
 	id := runID + "-testers"
 	kubeconfig := remoteKubeconfig(t, c)
-	code := perfRun(t, c, id, nil, []string{perf.EnvTesterReplicas + "=3", "KUBECONFIG=" + kubeconfig,
+	// The pods in the main phase, as kubectl get pods -o wide lists them: three testers on the
+	// load node, the target on the other.
+	placed := make(chan runPlacing, 1)
+	var once sync.Once
+	onLine := func(l string) {
+		if isMainStart(l) {
+			once.Do(func() { go func() { placed <- readPlacing(c) }() })
+		}
+	}
+	code := perfRun(t, c, id, onLine, []string{perf.EnvTesterReplicas + "=3", "KUBECONFIG=" + kubeconfig,
 		"DAPR_PERF_KUBE_CONTEXT=" + remoteContext}, "./tests/service_invocation_http")
+	select {
+	case pl := <-placed:
+		checkPlacing(t, c, pl)
+	default:
+		t.Error("no main phase seen: the pods were not listed")
+	}
 	path := filepath.Join(perf.RunDir(reportDir(t, root), id), "service_invocation", "http", "result.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
