@@ -77,6 +77,9 @@ func (c cpuIntegrator) add(items []metricsv1beta1.PodMetrics, now time.Time, app
 			if mem, ok := cm.Usage.Memory().AsInt64(); ok && mem > 0 {
 				u.RSSBytes += uint64(mem)
 			}
+			if at := pm.Timestamp.Time; u.SampledAt.IsZero() || at.Before(u.SampledAt) {
+				u.SampledAt = at // the oldest sample of the app's pods
+			}
 			out[name] = u
 		}
 	}

@@ -147,6 +147,10 @@ type Usage struct {
 	CPUSeconds float64 `json:"cpuSeconds"`
 	// RSSBytes is the resident set size, in bytes.
 	RSSBytes uint64 `json:"rssBytes"`
+	// SampledAt is when the platform took the reading: zero when it read the process at the
+	// call (the local platform, from /proc); the end of the sample's window for the metrics API
+	// (kubernetes), which samples each pod every few seconds. Not written to the result file.
+	SampledAt time.Time `json:"-"`
 }
 
 // Exit is an unexpected end of a process, or a restart of a container.

@@ -176,6 +176,15 @@ func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
 		}
 	}
 	gr.Checks = growth.RunChecks(gr)
+	// A failed check of the detector itself (a control that is not flat, series that contradict
+	// RSS) means the memory readings cannot tell growth from noise: the run is invalid, not a
+	// finding about daprd.
+	for _, ch := range gr.Checks {
+		if !ch.Pass {
+			s.Report().Validity.Valid = false
+			s.Report().Validity.Reasons = append(s.Report().Validity.Reasons, "memory-growth detector: "+ch.String())
+		}
+	}
 	if c.ExpectedVerdicts != "" {
 		e := growth.Compare(gr, c.table, s.Report().Environment.DaprVersion, s.Report().RunID)
 		e.Table = c.ExpectedVerdicts
@@ -299,8 +308,9 @@ func runVariant(t *testing.T, g *growthConfig, v perf.GrowthVariant, dep perf.De
 	// and /metrics series. The reading after the last round skips the scrape, so that the idle
 	// window's RSS is not inflated by it; the final reading after the idle window scrapes
 	// (no request ran meanwhile, so its series are the last round's).
+	procs := []string{out.Sidecars[0].Process, out.Sidecars[1].Process}
 	read := func(label string, scrape bool) error {
-		usage, err := dep.Usage(t.Context())
+		usage, err := usageAfter(t.Context(), dep, time.Now(), procs)
 		if err != nil {
 			return err
 		}
@@ -358,7 +368,44 @@ func runVariant(t *testing.T, g *growthConfig, v perf.GrowthVariant, dep perf.De
 	return out, loads, nil
 }
 
-// idle waits out the idle window, reading only RSS (no scrape) idleReadings times.
+// freshWait bounds usageAfter's wait for a sample: the metrics API (kubernetes) samples each
+// pod every 15 s or so (metrics-server's default resolution), and may miss one.
+const freshWait = 60 * time.Second
+
+// usageAfter reads dep's usage until every process of procs has a reading taken at or after
+// after (perf.Usage.SampledAt; a zero one is taken at the call), polling every second: a
+// reading after a round must show the memory after it, not a sample from within or before it.
+// It is an error naming the process when no such reading comes within freshWait.
+func usageAfter(ctx context.Context, dep perf.Deployment, after time.Time, procs []string) (map[string]perf.Usage, error) {
+	deadline := time.Now().Add(freshWait)
+	for {
+		usage, err := dep.Usage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		stale := ""
+		for _, p := range procs {
+			if at := usage[p].SampledAt; !at.IsZero() && at.Before(after) {
+				stale = fmt.Sprintf("%s (its last at %s)", p, at.UTC().Format(time.RFC3339))
+			}
+		}
+		if stale == "" {
+			return usage, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("memory of %s: no reading taken after %s within %v", stale, after.UTC().Format(time.RFC3339), freshWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// idle waits out the idle window, reading only RSS (no scrape) idleReadings times. Its
+// readings take the platform's latest sample, fresh or not: the reading after the window
+// waits for a fresh one.
 func idle(ctx context.Context, dep perf.Deployment, window time.Duration, start time.Time, requests int64, sidecars []growth.Sidecar) error {
 	step := window / idleReadings
 	for range idleReadings {

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -103,4 +105,91 @@ func TestGrowthValidityAllowsTheLastRequest(t *testing.T) {
 	assert.False(t, v.Valid, "0.13 s behind beyond the last request's 68 ms")
 	require.Len(t, v.Reasons, 1)
 	assert.Contains(t, v.Reasons[0], "the last request's 68 ms allowed for")
+}
+
+// sampledDeployment is a perf.Deployment whose usage comes from a sampler like the metrics
+// API's: each Usage call returns the sample taken at the last multiple of every since start.
+type sampledDeployment struct {
+	perf.Deployment
+	start time.Time
+	every time.Duration
+	calls int
+}
+
+func (d *sampledDeployment) Usage(context.Context) (map[string]perf.Usage, error) {
+	d.calls++
+	n := time.Since(d.start) / d.every
+	return map[string]perf.Usage{"a-daprd": {RSSBytes: 1, SampledAt: d.start.Add(n * d.every)}}, nil
+}
+
+// A reading after a round waits for the platform's next sample, and takes the first one after
+// the round; a platform that reads at the call (zero SampledAt) is read once.
+func TestUsageAfterWaitsForAFreshSample(t *testing.T) {
+	d := &sampledDeployment{start: time.Now(), every: 1500 * time.Millisecond}
+	after := time.Now()
+	u, err := usageAfter(t.Context(), d, after, []string{"a-daprd"})
+	require.NoError(t, err)
+	assert.False(t, u["a-daprd"].SampledAt.Before(after), "the sample at %v is after the round's end %v", u["a-daprd"].SampledAt, after)
+	assert.Greater(t, d.calls, 1, "the first sample predated the round: it was read again")
+
+	local := &sampledDeployment{start: time.Now(), every: time.Hour}
+	u, err = usageAfter(t.Context(), localUsage{local}, time.Now(), []string{"a-daprd"})
+	require.NoError(t, err)
+	assert.True(t, u["a-daprd"].SampledAt.IsZero())
+}
+
+// localUsage reads at the call: no SampledAt.
+type localUsage struct{ *sampledDeployment }
+
+func (localUsage) Usage(context.Context) (map[string]perf.Usage, error) {
+	return map[string]perf.Usage{"a-daprd": {RSSBytes: 1}}, nil
+}
+
+// A wait for a sample that never comes ends with the context (freshWait is longer).
+func TestUsageAfterEndsWithItsContext(t *testing.T) {
+	d := &sampledDeployment{start: time.Now(), every: time.Hour}
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	_, err := usageAfter(ctx, d, time.Now(), []string{"a-daprd"})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+// finishSession is the part of a Session that Finish reads.
+type finishSession struct {
+	perf.Session
+	cfg *perf.RunConfig
+	rep *perf.Report
+}
+
+func (f finishSession) Config() *perf.RunConfig { return f.cfg }
+func (f finishSession) Report() *perf.Report    { return f.rep }
+func (f finishSession) InfraError(what string, err error) {
+	f.rep.InfraErrors = append(f.rep.InfraErrors, what)
+}
+func (f finishSession) Scenario() perf.Scenario { return perf.Scenario{Test: "memory_growth"} }
+
+// A control variant whose RSS climbs fails the detector's own check: the run is invalid (its
+// readings cannot tell growth from noise), with the check named, not an unexplained failure.
+func TestGrowthFinishIsInvalidWhenTheControlIsNotFlat(t *testing.T) {
+	readings := func(kib float64) []growth.Reading {
+		var out []growth.Reading
+		for _, p := range linearRSS(kib) {
+			out = append(out, growth.Reading{Label: fmt.Sprint(p.Requests), Requests: p.Requests, Seconds: p.Seconds, RSSBytes: p.RSSBytes, Series: -1})
+		}
+		return out
+	}
+	round := perf.NamedLoad{Name: "a-fixed round 1", Result: perf.Result{RequestedQPS: 500, ActualQPS: 499.9, Schedule: perf.Schedule{Scheduled: 3000}}}
+	run := func(controlKiB float64) *perf.Report {
+		rep := &perf.Report{Loads: []perf.NamedLoad{round}, Growth: &growth.Report{Variants: []growth.Variant{
+			{Name: "a-fixed", Control: true, Sidecars: []growth.Sidecar{{Process: "tester-daprd", Role: perf.RoleCallerSidecar, Readings: readings(controlKiB)}}},
+		}}}
+		(&GrowthPlan{}).Finish(finishSession{cfg: &perf.RunConfig{PlanState: &growthConfig{GrowthPlan: GrowthPlan{Variants: []perf.GrowthVariant{{Name: "a-fixed", Control: true}}}}}, rep: rep}, nil)
+		return rep
+	}
+	flat := run(20)
+	assert.True(t, flat.Validity.Valid, "%v", flat.Validity.Reasons)
+	climbing := run(3000)
+	assert.False(t, climbing.Validity.Valid)
+	require.Len(t, climbing.Validity.Reasons, 1, "%v", climbing.Validity.Reasons)
+	assert.Contains(t, climbing.Validity.Reasons[0], "memory-growth detector: control flat, a-fixed caller-sidecar: FAIL")
 }
