@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -123,7 +122,7 @@ func restartService(ctx context.Context, cs kubernetes.Interface, ns, svc string
 	tick := time.NewTicker(rolloutPoll)
 	defer tick.Stop()
 	for {
-		n, err := newReadyEndpoints(ctx, cs, ns, svc, old)
+		n, err := readyEndpointsExcept(ctx, cs, ns, svc, old)
 		if err == nil && n > 0 {
 			return time.Since(start), nil
 		}
@@ -133,22 +132,4 @@ func restartService(ctx context.Context, cs kubernetes.Interface, ns, svc string
 		case <-tick.C:
 		}
 	}
-}
-
-// newReadyEndpoints counts the ready endpoints of Service ns/svc whose pod is not in old.
-func newReadyEndpoints(ctx context.Context, cs kubernetes.Interface, ns, svc string, old map[types.UID]bool) (int, error) {
-	list, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, sl := range list.Items {
-		for _, e := range sl.Endpoints {
-			ready := e.Conditions.Ready == nil || *e.Conditions.Ready
-			if ready && e.TargetRef != nil && !old[e.TargetRef.UID] {
-				n++
-			}
-		}
-	}
-	return n, nil
 }

@@ -55,14 +55,22 @@ func endpointSlice(svc string, ready bool, uids ...types.UID) *discoveryv1.Endpo
 	return sl
 }
 
+// backendObjects are a backend's Service in namespace backends, its one pod <name>-1 (UID
+// "old") and the slice that lists that pod ready.
+func backendObjects(name string) []runtime.Object {
+	sel := map[string]string{"app": name}
+	return []runtime.Object{
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "backends"}, Spec: corev1.ServiceSpec{Selector: sel}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-1", Namespace: "backends", UID: "old", Labels: sel}},
+		endpointSlice(name, true, "old"),
+	}
+}
+
 // RestartBackend deletes the pods behind the backend's Service and returns once a new pod is a
 // ready endpoint: the fake clients play the Deployment and EndpointSlice controllers, putting
 // a not-yet-ready new pod in the slice at the delete and making it ready 300 ms later.
 func TestRestartBackendWaitsForANewReadyPod(t *testing.T) {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "redis", Namespace: "backends"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "redis"}}}
-	old := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "redis-1", Namespace: "backends", UID: "old", Labels: map[string]string{"app": "redis"}}}
-	d, cs := fakeDeployment(t, siApps, svc, old, endpointSlice("redis", true, "old"))
+	d, cs := fakeDeployment(t, siApps, backendObjects("redis")...)
 	d.backends = []perf.BackendInfo{{Backend: perf.BackendRedis, Address: "redis.backends.svc.cluster.local:6379"}}
 	var deleted []string
 	cs.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -84,10 +92,7 @@ func TestRestartBackendWaitsForANewReadyPod(t *testing.T) {
 
 // A Service whose pods never come back ends in an error naming it, when the context ends.
 func TestRestartBackendTimesOut(t *testing.T) {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "mqtt", Namespace: "backends"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "mqtt"}}}
-	old := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mqtt-1", Namespace: "backends", UID: "old", Labels: map[string]string{"app": "mqtt"}}}
-	d, _ := fakeDeployment(t, siApps, svc, old, endpointSlice("mqtt", true, "old"))
+	d, _ := fakeDeployment(t, siApps, backendObjects("mqtt")...)
 	d.backends = []perf.BackendInfo{{Backend: perf.BackendMQTT, Address: "mqtt.backends:1883"}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()

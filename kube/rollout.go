@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -75,6 +76,13 @@ func waitRollout(ctx context.Context, cs kubernetes.Interface, ns string, apps [
 
 // readyEndpoints counts the ready endpoints of Service svc in ns over its EndpointSlices.
 func readyEndpoints(ctx context.Context, cs kubernetes.Interface, ns, svc string) (int, error) {
+	return readyEndpointsExcept(ctx, cs, ns, svc, nil)
+}
+
+// readyEndpointsExcept counts the ready endpoints of Service svc in ns over its EndpointSlices,
+// leaving out those whose pod is in old (an endpoint without a pod reference counts only when
+// old is empty).
+func readyEndpointsExcept(ctx context.Context, cs kubernetes.Interface, ns, svc string, old map[types.UID]bool) (int, error) {
 	list, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc})
 	if err != nil {
 		return 0, err
@@ -82,7 +90,9 @@ func readyEndpoints(ctx context.Context, cs kubernetes.Interface, ns, svc string
 	n := 0
 	for _, sl := range list.Items {
 		for _, e := range sl.Endpoints {
-			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+			ready := e.Conditions.Ready == nil || *e.Conditions.Ready
+			fresh := len(old) == 0 || (e.TargetRef != nil && !old[e.TargetRef.UID])
+			if ready && fresh {
 				n++
 			}
 		}
