@@ -267,11 +267,12 @@ func TestConstantArrivalRateKeepsItsRate(t *testing.T) {
 	const rate = 200
 	duration := 2 * time.Second
 	a := newApp(t, 2*time.Millisecond)
-	cs, _ := callers(t, a, 20)
-	res := run(t, Executor{Kind: ConstantArrivalRate, Rate: rate, Duration: duration, MaxVUs: 20}, cs)
+	cs, _ := callers(t, a, 200)
+	res := run(t, Executor{Kind: ConstantArrivalRate, Rate: rate, Duration: duration, MaxVUs: 200}, cs)
 	want := int64(rate * duration.Seconds())
-	// 20 VUs for ~1 request in flight at a time: no slot finds them all busy, so every slot
-	// runs, whatever the machine's speed.
+	// 200 VUs for ~1 request in flight at a time: a slot finds them all busy only if the machine
+	// stalls the app for a whole second (200 slots at 5 ms); 20 were not enough on a loaded CI
+	// machine, where a 100 ms stall dropped 8 slots. So every slot runs.
 	if res.Scheduled != want || res.Iterations != want || res.Dropped != 0 || int64(a.count()) != want {
 		t.Errorf("scheduled %d, iterations %d, dropped %d, app got %d; want %d, %d, 0, %d", res.Scheduled, res.Iterations, res.Dropped, a.count(), want, want, want)
 	}
