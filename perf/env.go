@@ -44,6 +44,7 @@ type Env struct {
 	MaxRestarts     *int           `envconfig:"DAPR_PERF_MAX_RESTARTS" min:"0" accepts:"a count >= 0" unset:"0" desc:"unexpected exits and restarts allowed"`
 	MinQPSRatio     *float64       `envconfig:"DAPR_PERF_MIN_QPS_RATIO" gt:"0" max:"1" accepts:"a ratio in (0, 1], such as 0.99" unset:"0.99" desc:"lowest achieved/target QPS of the main phases, where the plan has a target rate"`
 	OverheadGate    *string        `envconfig:"DAPR_PERF_OVERHEAD_GATE" oneof:"enforce warn" accepts:"enforce or warn" unset:"enforce (warn under make perf)" desc:"whether overhead, latency and trigger-rate bounds fail the test"`
+	InvalidRetries  *int           `envconfig:"DAPR_PERF_INVALID_RETRIES" min:"0" max:"3" accepts:"an integer from 0 to 3" unset:"0" desc:"runs again at the same load, with a fresh deployment, a run that was invalid (its generator fell behind), at most this many times; each invalid attempt is kept as attempt-<n>.json (CI's smoke: 1)"`
 	MaxOverheadP50  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P50" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p50 overhead"`
 	MaxOverheadP75  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P75" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p75 overhead"`
 	MaxOverheadP90  *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P90" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"2ms (HTTP), 2.5ms (gRPC)" desc:"bound on the p90 overhead (Dapr's)"`

@@ -116,6 +116,8 @@ const (
 	EnvMaxRestarts  = "DAPR_PERF_MAX_RESTARTS"  // a count, >= 0
 	EnvMinQPSRatio  = "DAPR_PERF_MIN_QPS_RATIO" // a ratio in (0, 1]
 	EnvOverheadGate = "DAPR_PERF_OVERHEAD_GATE" // "enforce" (default) or "warn"
+	// EnvInvalidRetries: how many times an invalid run runs again at the same load (0 to 3).
+	EnvInvalidRetries = "DAPR_PERF_INVALID_RETRIES"
 	// EnvMaxOverheadPrefix + P50, P75, P90, P99 or P999: a Go duration such as 2ms.
 	EnvMaxOverheadPrefix = "DAPR_PERF_MAX_OVERHEAD_"
 )

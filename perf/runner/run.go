@@ -36,6 +36,7 @@ type runConfig struct {
 	reportRoot string
 	push       push.PushConfig
 	runID      string
+	retries    int // DAPR_PERF_INVALID_RETRIES: runs again after an invalid run (retry.go)
 }
 
 // planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
@@ -63,7 +64,9 @@ func planChecksPass(r *perf.Report) bool {
 //
 // When the preflight picks the load (make perf: EnvPreflight=ladder, no DAPR_PERF_QPS) and a
 // full-length run at that load is invalid, Run runs the scenario again at the ladder's next
-// load, each attempt a subtest with its own deployment (runLadder, stepdown.go).
+// load, each attempt a subtest with its own deployment (runLadder, stepdown.go). Otherwise,
+// under DAPR_PERF_INVALID_RETRIES=N, an invalid run runs again at the same load, at most N
+// times, each attempt a subtest (runRetried, retry.go).
 func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 	t.Helper()
 	if only, err := PlanOnlyFromEnv(); err != nil {
@@ -85,6 +88,9 @@ func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 	}
 	if stepDownPossible(sc, cfg) {
 		return runLadder(t, sc, cfg)
+	}
+	if cfg.retries > 0 {
+		return runRetried(t, sc, cfg, cfg.retries)
 	}
 	rep, rf := runAttempt(t, sc, cfg)
 	conclude(t, cfg, rep, rf)
@@ -147,6 +153,9 @@ func newRunConfig(sc perf.Scenario, opts []RunOption) (runConfig, error) {
 		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
 	}
 	cfg := runConfig{reportRoot: perf.Val(env.ReportDir)}
+	if env.InvalidRetries != nil {
+		cfg.retries = *env.InvalidRetries
+	}
 	for _, o := range opts {
 		o(&cfg)
 	}
