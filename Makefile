@@ -199,11 +199,17 @@ compare:
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" compare $(A) $(B)
 
 ## test: every test but the perf scenarios, with the real daprd, Pushgateway and Kubernetes API
-## server. -p 3: the tests mostly wait on real processes. The three longest packages come first,
-## since go test starts packages in the order given (docs/development.md#make-test).
+## server, in two parts (docs/development.md#make-test). First every package but TIMED_PACKAGES,
+## -p 3, since the tests mostly wait on real processes (the two longest first: go test starts
+## packages in the order given). Then TIMED_PACKAGES one at a time: their tests check that a load
+## keeps its schedule and its latency, which they cannot while other packages compile and run.
+TIMED_PACKAGES := ./apps/tester/ ./perf/driver/
+MODULE := github.com/daprperf/daprperf
 test: daprd kube-bin test-deps
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
-		-count=1 -p 3 -timeout $(TEST_TIMEOUT) ./perf/ ./local/ ./apps/tester/ ./...
+		-count=1 -p 3 -timeout $(TEST_TIMEOUT) ./perf/ ./local/ \
+		$$($(GO) list ./... | grep -v -x -F $(foreach p,$(TIMED_PACKAGES),-e $(MODULE)/$(patsubst ./%/,%,$(p))))
+	$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(TIMED_PACKAGES)
 
 ## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:

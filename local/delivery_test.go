@@ -123,12 +123,23 @@ func TestBrokerRestartShowsLostMessages(t *testing.T) {
 	newPlatform(t) // skips without daprd, as the child would
 	skipWithoutBroker(t, perf.BackendRedis)
 	// A fast consumer: each message is delivered within milliseconds, so Redis holds none when
-	// it stops; its 0.1 s down time is covered by the client's retries. Nothing is lost.
+	// it stops. Nothing is lost. Whether the publishers see errors depends on how soon daprd's
+	// Redis client reconnects after the restart: none when its retries cover the 0.1 s down
+	// time, a second of them on a loaded machine. Either way every message published arrives,
+	// and the run fails on its publish errors only, never on a lost message.
 	t.Run("fast-consumer", func(t *testing.T) {
 		d, out, err := restartChild(t, false)
-		assert.Zero(t, d.PublishErrors+d.Lost, "%s", out)
+		assert.Zero(t, d.Lost, "%s", out)
 		assert.Equal(t, d.Sent, d.Received, "%s", out)
-		assert.NoError(t, err, "nothing lost, so the run passes:\n%s", out)
+		assert.Equal(t, d.Sequenced, d.Sent+d.PublishErrors, "%s", out)
+		if d.PublishErrors == 0 {
+			assert.NoError(t, err, "nothing lost, so the run passes:\n%s", out)
+			return
+		}
+		t.Logf("%d publish errors while daprd's Redis client reconnected", d.PublishErrors)
+		require.Error(t, err, "the run fails on its publish errors:\n%s", out)
+		assert.Contains(t, string(out), fmt.Sprintf("errors = %d, at most 0", d.PublishErrors))
+		assert.Contains(t, string(out), "delivery.lost = 0, at most 0 (daprperf design point 12: every message delivered): pass")
 	})
 	// A slow consumer (20 ms per message, one at a time: 50 msg/s for 100 published): a backlog
 	// builds up in Redis, and the restart of a Redis without persistence loses it.
