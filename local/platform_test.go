@@ -31,6 +31,7 @@ import (
 // template name resolver, and the callee app answers.
 func TestInvokeHTTP(t *testing.T) {
 	isolated(t, func(t *testing.T, p *local.Platform) {
+		started := time.Now()
 		d := p.Start(startCtx(t), t,
 			withSidecar("caller", perf.HTTPApp, perf.HTTP),
 			withSidecar("callee", perf.HTTPApp, perf.HTTP))
@@ -48,6 +49,13 @@ func TestInvokeHTTP(t *testing.T) {
 		log, err := os.ReadFile(filepath.Join(d.(*local.Deployment).RunDir(), "caller-daprd.log"))
 		require.NoError(t, err)
 		assert.Contains(t, string(log), "Security is initialized successfully", "daprd took its identity from sentry")
+		// The credentials were written by a first sentry, so this one never reloads (sentry.go);
+		// one that writes its own reloads 2.5 s after its start, and every 2 s after that.
+		time.Sleep(time.Until(started.Add(4 * time.Second)))
+		slog, err := os.ReadFile(filepath.Join(d.(*local.Deployment).RunDir(), "sentry.log"))
+		require.NoError(t, err)
+		assert.Contains(t, string(slog), "Root and issuer certs found")
+		assert.NotContains(t, string(slog), "Issuer credentials changed")
 		assert.Regexp(t, regexp.MustCompile(`^\d+\.\d+\.\d+`), d.DaprVersion())
 		assert.Equal(t, p.DaprVersion(), d.DaprVersion())
 		exits, err := d.Exits(t.Context())

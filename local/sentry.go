@@ -7,18 +7,74 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/daprperf/daprperf/perf"
 )
 
 // Dapr's sentry on the local platform, as Dapr's perf suite runs: mTLS on (perf.EnvMTLS, on
 // unless "off"). One sentry per deployment, started before every other backend, issues the
-// certificates of every daprd and of placement and scheduler. Sentry, in its standalone mode,
-// finds its credentials folder empty, generates a root and an issuer (Ed25519) and writes them
-// there (pkg/sentry/server/ca, v1.17.5); the platform then reads the root, ca.crt, and hands it
-// to each daprd as DAPR_TRUST_ANCHORS and to placement and scheduler as --trust-anchors-file.
+// certificates of every daprd and of placement and scheduler. A first sentry, in its standalone
+// mode, finds its credentials folder empty, generates a root and an issuer (Ed25519) and writes
+// them there (pkg/sentry/server/ca, v1.17.5), and is stopped; the deployment's sentry then
+// starts on those credentials (writeSentryCredentials says why). The platform reads the root,
+// ca.crt, and hands it to each daprd as DAPR_TRUST_ANCHORS and to placement and scheduler as
+// --trust-anchors-file.
 // The trust domain is sentry's default, localhost, which is also daprd's default
 // --control-plane-trust-domain.
+
+// sentryCredentialFiles are what sentry writes into an empty credentials folder: the root, the
+// issuer and the issuer's key, each PEM.
+var sentryCredentialFiles = []string{"ca.crt", "issuer.crt", "issuer.key"}
+
+// credentialsTimeout bounds the first sentry's generation of the credentials.
+const credentialsTimeout = 30 * time.Second
+
+// writeSentryCredentials has a first sentry generate the credentials into the empty folder
+// creds, then stops it by its PID. A sentry that wrote its own credentials has a watch on that
+// folder that reloads it every 2 s for as long as it runs (v1.17.5: "Issuer credentials changed;
+// reloading"), its gRPC port closed for a few milliseconds each time, and a daprd that asks
+// for its identity then exits with "connection refused". A sentry that finds the credentials
+// there writes nothing and never reloads. Error: the first sentry failed to start, or wrote
+// no complete credentials within credentialsTimeout (its log, sentry-init.log, says why).
+func (d *Deployment) writeSentryCredentials(ctx context.Context, b *backendServer, args []string, creds string) error {
+	if credentialsComplete(creds) {
+		return nil
+	}
+	p, err := d.startBackendProc(ctx, b, string(perf.ControlSentry)+"-init", b.bins["sentry"], args, daprdEnv(), procSpec{grace: stopGrace})
+	if err != nil {
+		return fmt.Errorf("sentry: first start, to write its credentials: %w", err)
+	}
+	deadline := time.Now().Add(credentialsTimeout)
+	for !credentialsComplete(creds) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopErr := p.stop(p.grace)
+	d.mu.Lock()
+	d.procs = slices.DeleteFunc(d.procs, func(q *process) bool { return q == p })
+	d.mu.Unlock()
+	b.procs = slices.DeleteFunc(b.procs, func(q *process) bool { return q == p })
+	if !credentialsComplete(creds) {
+		return fmt.Errorf("sentry: the first start wrote no complete %v into %s within %v (see %s)",
+			sentryCredentialFiles, creds, credentialsTimeout, runFile(d.dir, string(perf.ControlSentry)+"-init.log"))
+	}
+	if stopErr != nil {
+		return fmt.Errorf("sentry: stop the first start: %w", stopErr)
+	}
+	return nil
+}
+
+// credentialsComplete reports whether every one of sentryCredentialFiles in creds holds a
+// whole PEM block.
+func credentialsComplete(creds string) bool {
+	for _, f := range sentryCredentialFiles {
+		b, err := os.ReadFile(filepath.Join(creds, f))
+		if err != nil || !strings.Contains(string(b), "-----END ") {
+			return false
+		}
+	}
+	return true
+}
 
 // Ports of a sentry, in order: gRPC (--sentry-address), health, metrics.
 const sentryPorts = 3
@@ -62,6 +118,9 @@ func sentryKind(a build) *backendKind {
 				"--trust-domain", sentryTrustDomain,
 				"--mode", "standalone",
 			)
+			if err := d.writeSentryCredentials(ctx, b, args, creds); err != nil {
+				return err
+			}
 			p, err := d.startBackendProc(ctx, b, proc, b.bins["sentry"], args, daprdEnv(), procSpec{grace: stopGrace})
 			b.main = p
 			return err
