@@ -56,6 +56,10 @@ func TestInvokeHTTP(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(slog), "Root and issuer certs found")
 		assert.NotContains(t, string(slog), "Issuer credentials changed")
+		// The first sentry was stopped once it answered its health check, from a steady state.
+		ilog, err := os.ReadFile(filepath.Join(d.(*local.Deployment).RunDir(), "sentry-init.log"))
+		require.NoError(t, err)
+		assert.Contains(t, string(ilog), "Sentry shut down gracefully")
 		assert.Regexp(t, regexp.MustCompile(`^\d+\.\d+\.\d+`), d.DaprVersion())
 		assert.Equal(t, p.DaprVersion(), d.DaprVersion())
 		exits, err := d.Exits(t.Context())

@@ -31,12 +31,16 @@ var sentryCredentialFiles = []string{"ca.crt", "issuer.crt", "issuer.key"}
 const credentialsTimeout = 30 * time.Second
 
 // writeSentryCredentials has a first sentry generate the credentials into the empty folder
-// creds, then stops it by its PID. A sentry that wrote its own credentials has a watch on that
-// folder that reloads it every 2 s for as long as it runs (v1.17.5: "Issuer credentials changed;
-// reloading"), its gRPC port closed for a few milliseconds each time, and a daprd that asks
-// for its identity then exits with "connection refused". A sentry that finds the credentials
-// there writes nothing and never reloads. Error: the first sentry failed to start, or wrote
-// no complete credentials within credentialsTimeout (its log, sentry-init.log, says why).
+// creds, waits until that sentry answers its health check (so that it stops from a steady
+// state, not in the middle of its start), then stops it by its PID. A sentry that wrote its own
+// credentials has a watch on that folder that reloads it every 2 s for as long as it runs
+// (v1.17.5: "Issuer credentials changed; reloading"), its gRPC port closed for a few
+// milliseconds each time, and a daprd that asks for its identity then exits with "connection
+// refused". A sentry that finds the credentials there writes nothing and never reloads.
+// The first sentry's exit status after SIGTERM is not checked: it exists only to write the
+// files, which are checked whole, and it is gone (reaped) either way. Error: the first sentry
+// failed to start, wrote no complete credentials within credentialsTimeout (its log,
+// sentry-init.log, says why), or could not be stopped.
 func (d *Deployment) writeSentryCredentials(ctx context.Context, b *backendServer, args []string, creds string) error {
 	if credentialsComplete(creds) {
 		return nil
@@ -45,9 +49,18 @@ func (d *Deployment) writeSentryCredentials(ctx context.Context, b *backendServe
 	if err != nil {
 		return fmt.Errorf("sentry: first start, to write its credentials: %w", err)
 	}
-	deadline := time.Now().Add(credentialsTimeout)
-	for !credentialsComplete(creds) && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
+	waitCtx, cancel := context.WithTimeout(ctx, credentialsTimeout)
+	defer cancel()
+	for waitCtx.Err() == nil && !p.exited() {
+		if credentialsComplete(creds) {
+			if _, err := b.kind.ping(waitCtx, b); err == nil {
+				break
+			}
+		}
+		select {
+		case <-waitCtx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	stopErr := p.stop(p.grace)
 	d.mu.Lock()
@@ -58,7 +71,7 @@ func (d *Deployment) writeSentryCredentials(ctx context.Context, b *backendServe
 		return fmt.Errorf("sentry: the first start wrote no complete %v into %s within %v (see %s)",
 			sentryCredentialFiles, creds, credentialsTimeout, runFile(d.dir, string(perf.ControlSentry)+"-init.log"))
 	}
-	if stopErr != nil {
+	if stopErr != nil && !p.exited() {
 		return fmt.Errorf("sentry: stop the first start: %w", stopErr)
 	}
 	return nil
