@@ -39,9 +39,26 @@ func TestAnInvalidRunAtThePreflightsLoadStepsDown(t *testing.T) {
 	}
 	t.Setenv(perf.EnvPreflight, "ladder")
 	t.Setenv(runner.EnvRunID, "stepdown-test")
-	dir := t.TempDir()
-	fp := &fakePlatform{}
-	rep := runner.Run(t, stepDownScenario(), runner.WithPlatform(fp), runner.WithReportDir(dir))
+	// The test's premise is that the preflight keeps 400 QPS on the fast main route. One stall
+	// of a loaded machine of 30 ms or more puts its 6 s step past the preflight's 0.5 % bound,
+	// and the preflight then chooses 100 QPS itself; such a run tests nothing here, so it runs
+	// again, at most premiseAttempts times in all.
+	const premiseAttempts = 3
+	var (
+		dir string
+		fp  *fakePlatform
+		rep *perf.Report
+	)
+	for i := 1; ; i++ {
+		dir = t.TempDir()
+		fp = &fakePlatform{}
+		rep = runner.Run(t, stepDownScenario(), runner.WithPlatform(fp), runner.WithReportDir(dir))
+		pf := rep.Preflight
+		if pf == nil || len(pf.Steps) == 0 || pf.Steps[0].Kept || i == premiseAttempts {
+			break
+		}
+		t.Logf("attempt %d: the preflight's 400 QPS step fell behind (%+v), a stall of the machine; running again", i, pf.Steps[0])
+	}
 
 	assert.EqualValues(t, 2, fp.started.Load(), "one deployment per attempt")
 	assert.Equal(t, 100, rep.Params.QPS, "the last attempt ran at the ladder's next load")
