@@ -375,7 +375,9 @@ const freshWait = 60 * time.Second
 // usageAfter reads dep's usage until every process of procs has a reading taken at or after
 // after (perf.Usage.SampledAt; a zero one is taken at the call), polling every second: a
 // reading after a round must show the memory after it, not a sample from within or before it.
-// It is an error naming the process when no such reading comes within freshWait.
+// A process with no reading at all is waited for too: the metrics API has none for a pod
+// until its first sample, some seconds after the pod started. It is an error naming the
+// process when no such reading comes within freshWait.
 func usageAfter(ctx context.Context, dep perf.Deployment, after time.Time, procs []string) (map[string]perf.Usage, error) {
 	deadline := time.Now().Add(freshWait)
 	for {
@@ -385,8 +387,12 @@ func usageAfter(ctx context.Context, dep perf.Deployment, after time.Time, procs
 		}
 		stale := ""
 		for _, p := range procs {
-			if at := usage[p].SampledAt; !at.IsZero() && at.Before(after) {
-				stale = fmt.Sprintf("%s (its last at %s)", p, at.UTC().Format(time.RFC3339))
+			u, ok := usage[p]
+			switch {
+			case !ok:
+				stale = p + " (none yet)"
+			case !u.SampledAt.IsZero() && u.SampledAt.Before(after):
+				stale = fmt.Sprintf("%s (its last at %s)", p, u.SampledAt.UTC().Format(time.RFC3339))
 			}
 		}
 		if stale == "" {

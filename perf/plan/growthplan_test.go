@@ -138,6 +138,31 @@ func TestUsageAfterWaitsForAFreshSample(t *testing.T) {
 	assert.True(t, u["a-daprd"].SampledAt.IsZero())
 }
 
+// newPods is a metrics API that has no reading of a pod until its first sample, after
+// `missing` calls.
+type newPods struct {
+	*sampledDeployment
+	missing int
+}
+
+func (d *newPods) Usage(ctx context.Context) (map[string]perf.Usage, error) {
+	if d.missing > 0 {
+		d.missing--
+		return map[string]perf.Usage{}, nil
+	}
+	return d.sampledDeployment.Usage(ctx)
+}
+
+// A process with no reading yet (a new pod, before the metrics API's first sample of it) is
+// waited for, not read as 0 bytes.
+func TestUsageAfterWaitsForANewPodsFirstSample(t *testing.T) {
+	d := &newPods{sampledDeployment: &sampledDeployment{start: time.Now().Add(-time.Hour), every: time.Millisecond}, missing: 2}
+	u, err := usageAfter(t.Context(), d, time.Now().Add(-time.Minute), []string{"a-daprd"})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, u["a-daprd"].RSSBytes)
+	assert.Equal(t, 1, d.calls, "read after the two calls with no reading")
+}
+
 // localUsage reads at the call: no SampledAt.
 type localUsage struct{ *sampledDeployment }
 
