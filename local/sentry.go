@@ -108,8 +108,10 @@ func (d *Deployment) planSentry(ps *ports, apps []perf.App) error {
 	return d.addControlPlane(ps, &backendServer{backend: perf.ControlSentry, kind: sentryKind(d.a), bins: map[string]string{"sentry": bin}})
 }
 
-// sentryKind runs sentry in standalone mode: every socket on 127.0.0.1, its credentials and
-// an empty configuration in its private data directory.
+// sentryKind runs sentry in standalone mode, its credentials and an empty configuration in its
+// private data directory. Its gRPC port is on 127.0.0.1; its health and metrics ports listen on
+// every address whatever the flags say: sentry v1.17.5 passes only their ports to its healthz
+// and metrics servers (cmd/sentry/app), as placement does for its health endpoint.
 func sentryKind(a build) *backendKind {
 	proc := string(perf.ControlSentry)
 	return &backendKind{
