@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,19 +50,19 @@ func (d *Deployment) writeSentryCredentials(ctx context.Context, b *backendServe
 	if err != nil {
 		return fmt.Errorf("sentry: first start, to write its credentials: %w", err)
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, credentialsTimeout)
-	defer cancel()
-	for waitCtx.Err() == nil && !p.exited() {
-		if credentialsComplete(creds) {
-			if _, err := b.kind.ping(waitCtx, b); err == nil {
-				break
-			}
+	written := func(ctx context.Context) error {
+		if p.exited() {
+			return nil // nothing more to wait for: the files are checked below
 		}
-		select {
-		case <-waitCtx.Done():
-		case <-time.After(50 * time.Millisecond):
+		if !credentialsComplete(creds) {
+			return errors.New("credentials not complete yet")
 		}
+		_, err := b.kind.ping(ctx, b)
+		return err
 	}
+	waitCtx, cancel := context.WithTimeout(ctx, credentialsTimeout)
+	_ = poll(waitCtx, readiness{proc: p, check: written}) // on timeout, the files' check below says what is missing
+	cancel()
 	stopErr := p.stop(p.grace)
 	d.mu.Lock()
 	d.procs = slices.DeleteFunc(d.procs, func(q *process) bool { return q == p })
