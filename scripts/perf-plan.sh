@@ -9,9 +9,11 @@
 #                      binaries' output, when the pass fails as a test fails (exit 1: a
 #                      configuration error, the one thing the pass checks), 1 on any other
 #                      failure (a binary that panicked or died, perfplan).
-#   perf_progress      a filter for the real run's go test output: passes every line through and
+#   perf_progress [LOG]
+#                      a filter for the real run's go test output: passes every line through and
 #                      adds "perf: package k of N ..." at each package's start (elapsed time, the
-#                      suite's ETA from the plan) and end (its wall time against its plan).
+#                      suite's ETA from the plan) and end (its wall time against its plan); with
+#                      LOG, also appends every line it prints to that file.
 #
 # Uses $go. The ETA is the plan's expected time of the packages not finished yet: an estimate
 # from the phases' lengths, not a measurement; closed-loop runs (the workflows' iterations,
@@ -68,24 +70,29 @@ perf_plan() {
 
 perf_progress() {
 	trap '' INT # SIGINT is go test's to handle: keep reading so the runs can stop cleanly
+	local log
+	exec {log}>>"${1:-/dev/null}" || { echo "perf: cannot append to the log $1: the run goes on without it" >&2; exec {log}>/dev/null; }
+	# say LINE: LINE to stdout and to the log.
+	say() { printf '%s\n' "$1"; printf '%s\n' "$1" >&"$log"; }
 	local n=${#plan_order[@]} k=0 begun=$SECONDS pkg_start=$SECONDS done_secs=0 line pkg wall
 	local re='^(ok|FAIL|\?)[[:space:]]+[^[:space:]]*/(tests/[^[:space:]]+)'
 	announce() {
 		local name=${plan_order[k]} left=$((plan_total - done_secs))
-		echo "perf: package $((k + 1)) of $n: $name (plan $(fmt_secs "${plan_secs[$name]}")); elapsed $(fmt_secs $((SECONDS - begun))), suite ETA about $(fmt_secs "$left") left ($(date -u -d "+$left seconds" +%H:%M) UTC)"
+		say "perf: package $((k + 1)) of $n: $name (plan $(fmt_secs "${plan_secs[$name]}")); elapsed $(fmt_secs $((SECONDS - begun))), suite ETA about $(fmt_secs "$left") left ($(date -u -d "+$left seconds" +%H:%M) UTC)"
 	}
 	((n > 0)) && announce
 	while IFS= read -r line; do
-		printf '%s\n' "$line"
+		say "$line"
 		[[ $line =~ $re ]] || continue
 		pkg=${BASH_REMATCH[2]}
 		[[ -n ${plan_secs[$pkg]+set} ]] || continue
 		wall=$((SECONDS - pkg_start))
-		echo "perf: package $((k + 1)) of $n done: $pkg in $(fmt_secs "$wall") of wall time (plan $(fmt_secs "${plan_secs[$pkg]}"))"
+		say "perf: package $((k + 1)) of $n done: $pkg in $(fmt_secs "$wall") of wall time (plan $(fmt_secs "${plan_secs[$pkg]}"))"
 		done_secs=$((done_secs + plan_secs[$pkg]))
 		k=$((k + 1))
 		pkg_start=$SECONDS
 		((k < n)) && announce
 	done
+	exec {log}>&-
 	return 0
 }

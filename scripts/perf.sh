@@ -16,6 +16,10 @@
 #   130  interrupted (Ctrl-C): the running scenario kept what it measured, marked interrupted;
 #        the packages after it did not run
 #
+# The run's go test output, as printed, is appended to <run dir>/test.log. When the code is not 0
+# the script ends with why: the result files that did not pass and the lines around each failed
+# test in that log, so that the last lines of a CI log name the cause.
+#
 # After a run it draws the run's report (charts report): each scenario's charts, README.md and
 # report.html, and <run dir>/index.html, the run's verdicts linking every scenario's page; it
 # prints the index's path. A drawing failure is printed and leaves the exit code as it is.
@@ -91,6 +95,19 @@ case $? in
 esac
 case $plan_only in 1 | true) stopped 0 ;; esac
 
+# why: after a run that did not pass, what did not: the verdicts of the result files that did not
+# pass (charts exitcode's lines), then up to 12 lines before each failed test's "--- FAIL" line in
+# the log (go test -v prints a test's errors as they happen, so they come just before it), at
+# most 40 lines in all.
+why() {
+	echo "perf: why exit $code:"
+	grep -v ' (exit 0): ' <<<"$verdicts" | grep -v '^exit ' | head -12 | sed 's/^/  /'
+	[ -f "$log" ] || return 0
+	grep -q -E '^[[:space:]]*--- FAIL' "$log" || return 0
+	echo "perf: the failed tests in $log, with the lines before each:"
+	grep -B12 -E '^[[:space:]]*--- FAIL' "$log" | tail -40 | sed 's/^/  /'
+}
+
 echo "perf: run $run_id; results go to $dir"
 # One package at a time. SIGINT (Ctrl-C reaches the running binary too, which stops its run
 # cleanly and writes its result) ends the loop once that binary has exited.
@@ -103,15 +120,18 @@ run_all() {
 	done
 	return "$rc"
 }
-run_all | perf_progress
+mkdir -p "$dir" || echo "perf: cannot create $dir (the test binaries will say why)" >&2
+log=$dir/test.log
+run_all | perf_progress "$log"
 rc=${PIPESTATUS[0]}
 echo "perf: the test binaries exited $rc (1: one failed or was interrupted); the result files say:"
 # Built, not `go run`: go run turns every non-zero exit into 1.
-charts=
+charts= verdicts=
 if "$go" build -o .bin/charts ./charts; then
 	charts=.bin/charts
-	$charts exitcode -go-test-exit "$rc" "$dir"
+	verdicts=$($charts exitcode -go-test-exit "$rc" "$dir")
 	code=$?
+	printf '%s\n' "$verdicts"
 else
 	echo "perf: cannot build ./charts to read the results: infrastructure error" >&2
 	code=$code_infra
@@ -137,4 +157,5 @@ fi
 echo "perf: the results of run $run_id are in $dir (exit code $code, also in $dir/exit-code)"
 [ -z "$report" ] || echo "perf: the run's report: $report (its verdicts first, a link to every scenario's report.html)"
 echo "perf: compare with a reference: go run ./charts compare v<version> $run_id; publish it: make publish RUN=$run_id"
+((code == 0)) || why
 exit "$code"
