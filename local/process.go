@@ -158,14 +158,14 @@ func (p *process) doStop(grace time.Duration) error {
 			if err := p.kill(); err != nil {
 				return fmt.Errorf("stop %s (pid %d): %w", p.name, p.pid, err)
 			}
-			return fmt.Errorf("stop %s (pid %d): still running %v after SIGTERM, sent SIGKILL; log %s",
-				p.name, p.pid, grace, p.log)
+			return fmt.Errorf("stop %s (pid %d): still running %v after SIGTERM, sent SIGKILL; log %s ends:\n%s",
+				p.name, p.pid, grace, p.log, tail(p.log, logTailBytes))
 		}
 	}
 	if p.exit != nil || cleanStop(p.err) {
 		return nil
 	}
-	return fmt.Errorf("stop %s (pid %d): %s after SIGTERM; log %s", p.name, p.pid, describeExit(p.err), p.log)
+	return fmt.Errorf("stop %s (pid %d): %s after SIGTERM; log %s ends:\n%s", p.name, p.pid, describeExit(p.err), p.log, tail(p.log, logTailBytes))
 }
 
 // kill sends SIGKILL and waits, at most killWait, until the process has been reaped.
