@@ -66,15 +66,22 @@ func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller fu
 	return out, nil
 }
 
-// iterationTimeout bounds one iteration of p's driver load: callTimeout (5 s), but for shared
+// k6RequestTimeout is k6's default bound of one HTTP request or gRPC invoke (the `timeout`
+// parameter of http.request and of Client.invoke, 60 s). The driver runs k6's executors, so an
+// iteration waits as long as one of Dapr's k6 scripts would: a request queued behind thousands of
+// VUs is slow, and counted so, not an error after a shorter bound of our own.
+const k6RequestTimeout = 60 * time.Second
+
+// iterationTimeout bounds one iteration of p's driver load: k6RequestTimeout, but for shared
 // iterations the whole run's bound (maxDuration plus the graceful stop), as k6's iterations
 // there are bounded by the run, not by the request: one of Dapr's workflow iterations is a whole
-// workflow, 6 s at the median of its 350-VU run (Dapr v1.17 report).
+// workflow, 6 s at the median of its 350-VU run (Dapr v1.17 report). The executor's graceful
+// stop still ends every iteration at the end of its schedule.
 func iterationTimeout(p perf.Params) time.Duration {
 	if p.Executor.Kind == driver.SharedIterations {
-		return max(callTimeout, p.Executor.MaxRunDuration())
+		return max(k6RequestTimeout, p.Executor.MaxRunDuration())
 	}
-	return callTimeout
+	return k6RequestTimeout
 }
 
 // convertDriver turns the driver's result into a perf.Result. A closed loop has no target

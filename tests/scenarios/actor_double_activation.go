@@ -19,18 +19,19 @@ const (
 	DoubleActivationTesters = 3
 	// DoubleActivationID is the one actor id every request calls (Dapr's "SINGLE_ID").
 	DoubleActivationID = "SINGLE_ID"
-	// DoubleActivationBasePeakVUs is the base phase's peak: Dapr ramps 1000 -> 3000 -> 5000
-	// VUs, split over its three k6 runners as ours over DoubleActivationTesters; daprperf ramps
-	// 300 -> 900 -> 1500. Every VU waits behind
-	// the others on the one actor, so a call takes about VUs / throughput: measured here (2
-	// cores shared by the tester, four daprd and three hosts; reports/measurements.md, "Actor
-	// double activation") 1500 VUs gave 1,679 QPS and a 1.3 s slowest call, 5000 VUs 1,523 QPS and
-	// 418 calls past the tester's 5 s timeout.
-	DoubleActivationBasePeakVUs = 1500
-	// DoubleActivationFaultPeakVUs is the faults phase's peak, 12 -> 36 -> 60. The faulted
-	// host's calls on the one id are serialized by daprd's per-actor lock, so each waits for
-	// every call queued before it: n VUs wait about n x 50 ms, and the tester gives up on a
-	// call after 5 s. 60 VUs keep a call near 3 s, inside that with margin.
+	// DoubleActivationBasePeakVUs is the base phase's peak, Dapr's: it ramps 1000 -> 3000 ->
+	// 5000 VUs, split over its three k6 runners as ours over DoubleActivationTesters. Every VU
+	// waits behind the others on the one actor, so a call takes about VUs / throughput: 5000 VUs
+	// gave 1,523 QPS here (2 cores shared by the testers, four daprd and three hosts;
+	// reports/measurements.md, "Actor double activation"), calls of 3 to 5.5 s, inside k6's
+	// 60 s request timeout that the driver keeps (apps/tester k6RequestTimeout).
+	DoubleActivationBasePeakVUs = 5000
+	// DoubleActivationFaultPeakVUs is the faults phase's peak, 12 -> 36 -> 60, where Dapr ramps
+	// to 5000 again. The faulted host's calls on the one id are serialized by daprd's
+	// per-actor lock, so each waits for every call queued before it: n VUs wait about
+	// n x 50 ms, 250 s at 5000 VUs, past k6's 60 s request timeout. A k6 request that times
+	// out has status 0, which Dapr's check (status >= 400) does not count; here a timeout is
+	// an error outside the injection. 60 VUs keep a call near 3 s.
 	DoubleActivationFaultPeakVUs = 60
 	// The fault, Dapr's: averageDelay 50 ms, errorRate 0.1 with code 500, for 15 s.
 	doubleActivationDelay  = 50 * time.Millisecond
@@ -57,8 +58,8 @@ func rampTo(peak int) driver.Executor {
 // ActorDoubleActivation is Dapr's actor_double_activation perf test (plan.FaultPlan): three
 // actor host replicas (apps/actorapp, each with its daprd, one placement, one Redis for the
 // activation lock), and the tester's daprd calling POST /v1.0/actors/PerfTestActor/SINGLE_ID/
-// method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 300 -> 900 -> 1500
-// over 15 s, then a faults phase ramped 0 -> 12 -> 36 -> 60 over 15 s while the replica that
+// method/lock, one actor id, from closed-loop VUs: a base phase ramped 0 -> 1000 -> 3000 ->
+// 5000 over 15 s, then a faults phase ramped 0 -> 12 -> 36 -> 60 over 15 s while the replica that
 // hosts the actor delays every method call by 50 ms and answers 1 of every 10 with 500 (the
 // host injects and counts them). Three testers share each ramp, as Dapr's three k6 runners.
 // Warmup: 21 QPS over 3 connections, one per tester, 5 s (it activates the actor).
