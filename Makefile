@@ -187,10 +187,13 @@ report:
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
 
 ## publish: copy run RUN into reports/v<version>/ as its daprd version's reference and redraw its
-## charts; an incomplete, invalid or failed run is refused unless FORCE=1.
+## charts; an incomplete, invalid or failed run is refused unless FORCE=1. Then writes the golden
+## figures and summary of each new reference (perf/report's golden test, -update-missing); a
+## reference published again over an old one needs that test's -update, and a read of its diff.
 publish:
 	@test -n "$(RUN)" || { echo "make publish: set RUN to a run id (make perf prints it), e.g. make publish RUN=20060102T150405Z-4f2a" >&2; exit 2; }
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" publish $(if $(FORCE),-force) $(RUN)
+	$(GO) test -count=1 -run '^TestFiguresAndSummariesOfEveryFixture$$' ./perf/report/ -update-missing
 
 ## compare: compare A with B (run ids, versions such as v1.17.5, or result files); exit 1 on a
 ## regression beyond noise. With only A, compare build B with build A of an A/B run.

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"io/fs"
 	"os"
@@ -12,7 +13,10 @@ import (
 	"github.com/daprperf/daprperf/perf/report"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden from the current figures and summaries")
+var (
+	update        = flag.Bool("update", false, "rewrite testdata/golden from the current figures and summaries")
+	updateMissing = flag.Bool("update-missing", false, "write the goldens that do not exist yet (a newly published reference: make publish), check the rest")
+)
 
 // goldenFixtures are the committed result files: the published references and the charts'
 // fixtures, as paths relative to the module root (the malformed one, which must not read, and
@@ -49,7 +53,8 @@ func goldenFixtures(t *testing.T) []string {
 // summary, as testdata/golden records them: a change to how figures are derived or a summary
 // reads shows here, file by file. The goldens were first written by the code before perf was
 // split by job, and differ from it only where a change meant them to (CHANGELOG.md). Run with
-// -update to rewrite them after an intended change, then read the diff.
+// -update to rewrite them after an intended change, then read the diff; make publish runs it
+// with -update-missing, which writes the goldens of the newly published references only.
 func TestFiguresAndSummariesOfEveryFixture(t *testing.T) {
 	for _, rel := range goldenFixtures(t) {
 		t.Run(rel, func(t *testing.T) {
@@ -79,6 +84,13 @@ func TestFiguresAndSummariesOfEveryFixture(t *testing.T) {
 					continue
 				}
 				want, err := os.ReadFile(path)
+				if errors.Is(err, fs.ErrNotExist) && *updateMissing {
+					if err := os.WriteFile(path, []byte(g.got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("wrote %s (new)", path)
+					continue
+				}
 				if err != nil {
 					t.Fatalf("%v (run with -update to write it)", err)
 				}
