@@ -162,14 +162,15 @@ func (d *Deployment) launchApps(ctx context.Context, bins map[perf.AppKind]strin
 	return nil
 }
 
-// launchSidecars starts every daprd (build B's after A's), for as long as ctx lasts. Call it
-// once every app answers its health check: daprd (v1.17.5, pkg/runtime/runtime.go) opens its
-// gRPC channel to the app before it waits for the app's port, and a first dial that is refused
-// leaves that channel in gRPC's reconnect backoff (about 1 s), so calls through a daprd that
-// started before its gRPC app fail with "connection refused" after /v1.0/healthz says ready.
-func (d *Deployment) launchSidecars(ctx context.Context) error {
+// launchSidecars starts the daprd that only selects (build B's after A's), for as long as ctx
+// lasts. Call it once every app answers its health check: daprd (v1.17.5,
+// pkg/runtime/runtime.go) opens its gRPC channel to the app before it waits for the app's
+// port, and a first dial that is refused leaves that channel in gRPC's reconnect backoff (about
+// 1 s), so calls through a daprd that started before its gRPC app fail with "connection
+// refused" after /v1.0/healthz says ready.
+func (d *Deployment) launchSidecars(ctx context.Context, only func(name string) bool) error {
 	for _, da := range d.apps {
-		if da.sidecar == nil {
+		if da.sidecar == nil || da.daprd != nil || !only(perf.SidecarName(da.app.Name)) {
 			continue
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
@@ -182,7 +183,7 @@ func (d *Deployment) launchSidecars(ctx context.Context) error {
 		da.daprd = p
 	}
 	for _, da := range d.apps {
-		if da.sidecarB == nil {
+		if da.sidecarB == nil || da.daprdB != nil || !only(sidecarNameB(da.app.Name)) {
 			continue
 		}
 		args := daprdArgs(da.app, da.port, *da.sidecarB, da.configB, d.resourcesDir())
@@ -195,6 +196,55 @@ func (d *Deployment) launchSidecars(ctx context.Context) error {
 		da.daprdB = p
 	}
 	return nil
+}
+
+// migratesFirst names the daprd that starts, and answers its health check, before any other:
+// the first one with a PostgreSQL component, when more than one daprd has one; "" otherwise.
+// state.postgresql (components-contrib's pgmigrations, as built into daprd 1.17.5) creates its
+// metadata table with CREATE TABLE IF NOT EXISTS before it takes its migration lock, and
+// PostgreSQL can fail such statements run at once with "type ... already exists" (SQLSTATE
+// 42710), which that code retries only for 23505: several daprd starting together on a new
+// database then exit 1 at start (seen with the actor scenarios' 6 to 15 sidecars). Once the
+// first has made the tables, the others find them.
+func (d *Deployment) migratesFirst() string {
+	var names []string
+	for _, da := range d.apps {
+		if da.sidecar != nil && hasPostgreSQL(da.app.Sidecar.Components) {
+			names = append(names, perf.SidecarName(da.app.Name))
+		}
+	}
+	for _, da := range d.apps {
+		if da.sidecarB != nil && hasPostgreSQL(da.app.Sidecar.Components) {
+			names = append(names, sidecarNameB(da.app.Name))
+		}
+	}
+	if len(names) < 2 {
+		return ""
+	}
+	return names[0]
+}
+
+// hasPostgreSQL says whether one of comps is kept in PostgreSQL.
+func hasPostgreSQL(comps []perf.Component) bool {
+	return slices.ContainsFunc(comps, func(c perf.Component) bool { return c.Backend() == perf.BackendPostgreSQL })
+}
+
+// startSidecars launches every daprd and waits (within ctx) until each answers its health
+// check; the one migratesFirst names goes first, alone.
+func (d *Deployment) startSidecars(run, ctx context.Context) error {
+	if first := d.migratesFirst(); first != "" {
+		if err := d.launchSidecars(run, func(name string) bool { return name == first }); err != nil {
+			return err
+		}
+		if err := waitReady(ctx, d.sidecarReadiness(), d.exitCh); err != nil {
+			return err
+		}
+	}
+	if err := d.launchSidecars(run, func(string) bool { return true }); err != nil {
+		return err
+	}
+	notYet := slices.DeleteFunc(d.sidecarReadiness(), func(r readiness) bool { return !r.proc.ready.IsZero() })
+	return waitReady(ctx, notYet, d.exitCh)
 }
 
 // start starts one process, logging to <run dir>/<name>.log, and adds it to d; grace is how

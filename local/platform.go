@@ -142,8 +142,9 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 
 // StartE starts the backends the sidecars' Components need (Redis, PostgreSQL, RabbitMQ,
 // Mosquitto; each answering its protocol ping first), then the apps, then, once every app
-// answers its health check, the daprd of each app that has a Sidecar, and returns once every
-// daprd answers /v1.0/healthz with 204. ctx bounds the
+// answers its health check, the daprd of each app that has a Sidecar (when several have a
+// PostgreSQL component, one of those first: migratesFirst), and returns once every daprd
+// answers /v1.0/healthz with 204. ctx bounds the
 // app builds and that wait, not the processes' life: they run until t ends, when t.Cleanup
 // stops them and removes the run directory (kept, and logged, when t failed). On error
 // whatever was started is stopped at once; the error names the process, the last health
@@ -180,10 +181,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	if err := waitReady(ctx, d.appReadiness(), d.exitCh); err != nil {
 		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
-	if err := d.launchSidecars(t.Context()); err != nil {
-		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
-	}
-	if err := waitReady(ctx, d.sidecarReadiness(), d.exitCh); err != nil {
+	if err := d.startSidecars(t.Context(), ctx); err != nil {
 		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
 	return d, nil

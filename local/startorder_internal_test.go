@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -42,4 +43,52 @@ func TestEachDaprdStartsAfterEveryAppIsReady(t *testing.T) {
 			da.daprd.name, da.daprd.started.Format(time.StampMicro), lastAppReady.Format(time.StampMicro))
 		assert.False(t, da.daprd.ready.IsZero(), "%s: /v1.0/healthz never answered", da.daprd.name)
 	}
+}
+
+// TestOneDaprdMigratesPostgreSQLBeforeTheOthersStart: with several daprd on one PostgreSQL
+// component, the first answers its health check before any other starts (migratesFirst: the
+// component's CREATE TABLE IF NOT EXISTS fails when run at once), and all of them come up.
+func TestOneDaprdMigratesPostgreSQLBeforeTheOthersStart(t *testing.T) {
+	p, err := New(WithRunDirParent(t.TempDir()), WithoutDaprdB())
+	if errors.Is(err, ErrDaprdNotFound) && os.Getenv("CI") == "" {
+		t.Skipf("skipping: %v", err)
+	}
+	require.NoError(t, err)
+	skipWithoutBackend(t, perf.BackendPostgreSQL)
+	store := perf.Component{Name: "statestore", Type: perf.StatePostgreSQL}
+	var apps []perf.App
+	for _, name := range []string{"app-0", "app-1", "app-2", "app-3"} {
+		apps = append(apps, perf.App{Name: name, Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{store}}})
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	d, err := p.StartE(ctx, t, apps...)
+	require.NoError(t, err)
+	require.Equal(t, "app-0-daprd", d.migratesFirst())
+	first := d.apps[0].daprd
+	require.False(t, first.ready.IsZero(), "app-0-daprd: /v1.0/healthz never answered")
+	for _, da := range d.apps[1:] {
+		require.NotNil(t, da.daprd, "%s: no daprd", da.app.Name)
+		assert.True(t, da.daprd.started.After(first.ready), "%s started %v, before app-0-daprd was ready (%v)",
+			da.daprd.name, da.daprd.started.Format(time.StampMicro), first.ready.Format(time.StampMicro))
+		assert.False(t, da.daprd.ready.IsZero(), "%s: /v1.0/healthz never answered", da.daprd.name)
+	}
+}
+
+// TestMigratesFirstOnlyWithTwoOrMoreOnPostgreSQL: one daprd on PostgreSQL, or none, starts with
+// the others.
+func TestMigratesFirstOnlyWithTwoOrMoreOnPostgreSQL(t *testing.T) {
+	pg := perf.Component{Name: "statestore", Type: perf.StatePostgreSQL}
+	redis := perf.Component{Name: "statestore", Type: perf.StateRedis}
+	mk := func(comps ...[]perf.Component) *Deployment {
+		d := &Deployment{}
+		for i, c := range comps {
+			a := perf.App{Name: fmt.Sprintf("app-%d", i), Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{Components: c}}
+			d.apps = append(d.apps, &deployedApp{app: a, sidecar: &sidecarPorts{}})
+		}
+		return d
+	}
+	assert.Equal(t, "", mk([]perf.Component{redis}, []perf.Component{pg}).migratesFirst(), "one on PostgreSQL")
+	assert.Equal(t, "", mk([]perf.Component{redis}, []perf.Component{redis}).migratesFirst(), "none")
+	assert.Equal(t, "app-1-daprd", mk(nil, []perf.Component{pg}, []perf.Component{pg}).migratesFirst())
 }
