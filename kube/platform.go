@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -214,15 +215,21 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	// The targets first: a placement that keeps testers apart from (or with) the targets' pods
-	// is then judged against pods already placed.
-	for _, testers := range []bool{false, true} {
-		for _, desc := range descs {
-			if (desc.Kind == perf.Tester) != testers {
-				continue
-			}
-			if err := p.create(ctx, ns, desc, d); err != nil {
-				return nil, fmt.Errorf("start: %w", err)
-			}
+	// is then judged against pods already placed. The app migratesFirst names comes before
+	// them all, and is rolled out alone.
+	order := creationOrder(descs)
+	if first := migratesFirst(order); first >= 0 {
+		if err := p.create(ctx, ns, order[first], d); err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+		if err := waitRollout(ctx, p.cs, ns, order[first:first+1]); err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+		order = slices.Delete(order, first, first+1)
+	}
+	for _, desc := range order {
+		if err := p.create(ctx, ns, desc, d); err != nil {
+			return nil, fmt.Errorf("start: %w", err)
 		}
 	}
 	if err := waitRollout(ctx, p.cs, ns, descs); err != nil {
@@ -232,6 +239,42 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	return d, nil
+}
+
+// creationOrder is descs with the targets first, then the testers, each in their order.
+func creationOrder(descs []AppDescription) []AppDescription {
+	out := make([]AppDescription, 0, len(descs))
+	for _, testers := range []bool{false, true} {
+		for _, desc := range descs {
+			if (desc.Kind == perf.Tester) == testers {
+				out = append(out, desc)
+			}
+		}
+	}
+	return out
+}
+
+// migratesFirst is the index in order of the app whose pod starts, and is ready, before any
+// other's is created: the first whose sidecar has a PostgreSQL component, when more than one
+// has; -1 otherwise. state.postgresql creates its metadata table with CREATE TABLE IF NOT
+// EXISTS before it takes its migration lock, and PostgreSQL can fail such statements run at
+// once with "type ... already exists" (SQLSTATE 42710), which it does not retry: daprd exits 1
+// and its container restarts (actor_id_scale's 15 sidecars did). The local platform does the
+// same (package local, Deployment.migratesFirst).
+func migratesFirst(order []AppDescription) int {
+	first, n := -1, 0
+	for i, desc := range order {
+		if desc.DaprEnabled && slices.ContainsFunc(desc.Sidecar.Components, func(c perf.Component) bool { return c.Backend() == perf.BackendPostgreSQL }) {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n < 2 {
+		return -1
+	}
+	return first
 }
 
 // create writes desc's Configuration, token Secret (a tester's, with a new token that d
