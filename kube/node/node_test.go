@@ -251,6 +251,8 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 		perf.EnvPreflight+"="+envOr(perf.EnvPreflight, "off"),
 		runner.EnvCommand+"=make test-kube",
 		perf.EnvOverheadGate+"="+envOr(perf.EnvOverheadGate, "warn"),
+		// What a failed run keeps (the kube platform's logs of its containers) goes with t.
+		"TMPDIR="+t.TempDir(),
 	)
 	cmd.Env = append(cmd.Env, env...)
 	// Its own process group, stopped whole if a signal tears the cluster down under it.
@@ -584,9 +586,13 @@ func testRestart(t *testing.T, c *node.Cluster) {
 	killed := make(chan string, 1)
 	mainPhase := make(chan struct{})
 	var once sync.Once
+	var keptLogs string
 	onLine := func(l string) {
 		if isMainStart(l) {
 			once.Do(func() { close(mainPhase) })
+		}
+		if _, dir, ok := strings.Cut(l, "containers kept in "); ok {
+			keptLogs = strings.TrimSpace(dir)
 		}
 	}
 	go func() {
@@ -649,6 +655,13 @@ func testRestart(t *testing.T, c *node.Cluster) {
 	}
 	if code != 3 {
 		t.Errorf("perf.sh exited %d; want 3 (a missed bound)", code)
+	}
+	// The failed run kept its containers' logs, the killed one's from before its restart too.
+	prev, _ := filepath.Glob(filepath.Join(keptLogs, "testapp-*_testapp.previous.log"))
+	if keptLogs == "" || len(prev) != 1 {
+		t.Errorf("kept logs %q: want the killed container's testapp-*_testapp.previous.log there, have %v", keptLogs, prev)
+	} else if b, err := os.ReadFile(prev[0]); err != nil || !strings.Contains(string(b), "listening on") {
+		t.Errorf("%s: want the killed instance's log (\"listening on\"), have %q (%v)", prev[0], b, err)
 	}
 }
 
