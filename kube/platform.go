@@ -264,7 +264,7 @@ func creationOrder(descs []AppDescription) []AppDescription {
 func migratesFirst(order []AppDescription) int {
 	first, n := -1, 0
 	for i, desc := range order {
-		if desc.DaprEnabled && slices.ContainsFunc(desc.Sidecar.Components, func(c perf.Component) bool { return c.Backend() == perf.BackendPostgreSQL }) {
+		if desc.DaprEnabled && slices.Contains(perf.Backends(desc.Sidecar.Components), perf.BackendPostgreSQL) {
 			if first < 0 {
 				first = i
 			}

@@ -226,7 +226,7 @@ func (d *Deployment) migratesFirst() string {
 
 // hasPostgreSQL says whether one of comps is kept in PostgreSQL.
 func hasPostgreSQL(comps []perf.Component) bool {
-	return slices.ContainsFunc(comps, func(c perf.Component) bool { return c.Backend() == perf.BackendPostgreSQL })
+	return slices.Contains(perf.Backends(comps), perf.BackendPostgreSQL)
 }
 
 // startSidecars launches every daprd and waits (within ctx) until each answers its health
