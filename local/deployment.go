@@ -162,85 +162,91 @@ func (d *Deployment) launchApps(ctx context.Context, bins map[perf.AppKind]strin
 	return nil
 }
 
-// launchSidecars starts the daprd that only selects (build B's after A's), for as long as ctx
-// lasts. Call it once every app answers its health check: daprd (v1.17.5,
-// pkg/runtime/runtime.go) opens its gRPC channel to the app before it waits for the app's
-// port, and a first dial that is refused leaves that channel in gRPC's reconnect backoff (about
-// 1 s), so calls through a daprd that started before its gRPC app fail with "connection
-// refused" after /v1.0/healthz says ready.
-func (d *Deployment) launchSidecars(ctx context.Context, only func(name string) bool) error {
+// sidecarSlot is one daprd of an app: build A's, or build B's in an A/B run.
+type sidecarSlot struct {
+	da     *deployedApp
+	name   string
+	ports  *sidecarPorts
+	config string
+	bin    string
+	proc   **process // where the started process goes: &da.daprd or &da.daprdB
+}
+
+// sidecarSlots lists every daprd to start, build A's then build B's, each in app order.
+func (d *Deployment) sidecarSlots() []sidecarSlot {
+	var out []sidecarSlot
 	for _, da := range d.apps {
-		if da.sidecar == nil || da.daprd != nil || !only(perf.SidecarName(da.app.Name)) {
-			continue
+		if da.sidecar != nil {
+			out = append(out, sidecarSlot{da, perf.SidecarName(da.app.Name), da.sidecar, da.config, d.a.path, &da.daprd})
 		}
-		args := daprdArgs(da.app, da.port, *da.sidecar, da.config, d.resourcesDir())
-		args = append(args, d.controlPlaneArgs(da.app)...)
-		args = append(args, d.sentryArgs()...)
-		p, err := d.start(ctx, perf.SidecarName(da.app.Name), d.a.path, args, d.sidecarEnv(), daprdStopGrace(args))
-		if err != nil {
-			return err
-		}
-		da.daprd = p
 	}
 	for _, da := range d.apps {
-		if da.sidecarB == nil || da.daprdB != nil || !only(sidecarNameB(da.app.Name)) {
+		if da.sidecarB != nil {
+			out = append(out, sidecarSlot{da, sidecarNameB(da.app.Name), da.sidecarB, da.configB, d.b.path, &da.daprdB})
+		}
+	}
+	return out
+}
+
+// launchSidecars starts the daprd of slots not started yet, for as long as ctx lasts. Call it
+// once every app answers its health check: daprd (v1.17.5, pkg/runtime/runtime.go) opens its
+// gRPC channel to the app before it waits for the app's port, and a first dial that is refused
+// leaves that channel in gRPC's reconnect backoff (about 1 s), so calls through a daprd that
+// started before its gRPC app fail with "connection refused" after /v1.0/healthz says ready.
+func (d *Deployment) launchSidecars(ctx context.Context, slots []sidecarSlot) error {
+	for _, sl := range slots {
+		if *sl.proc != nil {
 			continue
 		}
-		args := daprdArgs(da.app, da.port, *da.sidecarB, da.configB, d.resourcesDir())
-		args = append(args, d.controlPlaneArgs(da.app)...)
+		args := daprdArgs(sl.da.app, sl.da.port, *sl.ports, sl.config, d.resourcesDir())
+		args = append(args, d.controlPlaneArgs(sl.da.app)...)
 		args = append(args, d.sentryArgs()...)
-		p, err := d.start(ctx, sidecarNameB(da.app.Name), d.b.path, args, d.sidecarEnv(), daprdStopGrace(args))
+		p, err := d.start(ctx, sl.name, sl.bin, args, d.sidecarEnv(), daprdStopGrace(args))
 		if err != nil {
 			return err
 		}
-		da.daprdB = p
+		*sl.proc = p
 	}
 	return nil
 }
 
-// migratesFirst names the daprd that starts, and answers its health check, before any other:
-// the first one with a PostgreSQL component, when more than one daprd has one; "" otherwise.
-// state.postgresql (components-contrib's pgmigrations, as built into daprd 1.17.5) creates its
-// metadata table with CREATE TABLE IF NOT EXISTS before it takes its migration lock, and
-// PostgreSQL can fail such statements run at once with "type ... already exists" (SQLSTATE
-// 42710), which that code retries only for 23505: several daprd starting together on a new
-// database then exit 1 at start (seen with the actor scenarios' 6 to 15 sidecars). Once the
-// first has made the tables, the others find them.
-func (d *Deployment) migratesFirst() string {
-	var names []string
-	for _, da := range d.apps {
-		if da.sidecar != nil && hasPostgreSQL(da.app.Sidecar.Components) {
-			names = append(names, perf.SidecarName(da.app.Name))
+// migratesFirst is the index in slots of the daprd that starts, and answers its health check,
+// before any other: the first one with a PostgreSQL component, when more than one has one; -1
+// otherwise. state.postgresql (components-contrib's pgmigrations, as built into daprd 1.17.5)
+// creates its metadata table with CREATE TABLE IF NOT EXISTS before it takes its migration
+// lock, and PostgreSQL can fail such statements run at once with "type ... already exists"
+// (SQLSTATE 42710), which that code retries only for 23505: several daprd starting together
+// on a new database then exit 1 at start (seen with the actor scenarios' 6 to 15 sidecars).
+// Once the first has made the tables, the others find them.
+func migratesFirst(slots []sidecarSlot) int {
+	first, n := -1, 0
+	for i, sl := range slots {
+		if slices.Contains(perf.Backends(sl.da.app.Sidecar.Components), perf.BackendPostgreSQL) {
+			if first < 0 {
+				first = i
+			}
+			n++
 		}
 	}
-	for _, da := range d.apps {
-		if da.sidecarB != nil && hasPostgreSQL(da.app.Sidecar.Components) {
-			names = append(names, sidecarNameB(da.app.Name))
-		}
+	if n < 2 {
+		return -1
 	}
-	if len(names) < 2 {
-		return ""
-	}
-	return names[0]
-}
-
-// hasPostgreSQL says whether one of comps is kept in PostgreSQL.
-func hasPostgreSQL(comps []perf.Component) bool {
-	return slices.Contains(perf.Backends(comps), perf.BackendPostgreSQL)
+	return first
 }
 
 // startSidecars launches every daprd and waits (within ctx) until each answers its health
 // check; the one migratesFirst names goes first, alone.
 func (d *Deployment) startSidecars(run, ctx context.Context) error {
-	if first := d.migratesFirst(); first != "" {
-		if err := d.launchSidecars(run, func(name string) bool { return name == first }); err != nil {
+	slots := d.sidecarSlots()
+	if first := migratesFirst(slots); first >= 0 {
+		if err := d.launchSidecars(run, slots[first:first+1]); err != nil {
 			return err
 		}
 		if err := waitReady(ctx, d.sidecarReadiness(), d.exitCh); err != nil {
 			return err
 		}
 	}
-	if err := d.launchSidecars(run, func(string) bool { return true }); err != nil {
+	if err := d.launchSidecars(run, slots); err != nil {
 		return err
 	}
 	notYet := slices.DeleteFunc(d.sidecarReadiness(), func(r readiness) bool { return !r.proc.ready.IsZero() })

@@ -64,7 +64,8 @@ func TestOneDaprdMigratesPostgreSQLBeforeTheOthersStart(t *testing.T) {
 	defer cancel()
 	d, err := p.StartE(ctx, t, apps...)
 	require.NoError(t, err)
-	require.Equal(t, "app-0-daprd", d.migratesFirst())
+	slots := d.sidecarSlots()
+	require.Equal(t, "app-0-daprd", slots[migratesFirst(slots)].name)
 	first := d.apps[0].daprd
 	require.False(t, first.ready.IsZero(), "app-0-daprd: /v1.0/healthz never answered")
 	for _, da := range d.apps[1:] {
@@ -80,15 +81,19 @@ func TestOneDaprdMigratesPostgreSQLBeforeTheOthersStart(t *testing.T) {
 func TestMigratesFirstOnlyWithTwoOrMoreOnPostgreSQL(t *testing.T) {
 	pg := perf.Component{Name: "statestore", Type: perf.StatePostgreSQL}
 	redis := perf.Component{Name: "statestore", Type: perf.StateRedis}
-	mk := func(comps ...[]perf.Component) *Deployment {
+	first := func(comps ...[]perf.Component) string {
 		d := &Deployment{}
 		for i, c := range comps {
 			a := perf.App{Name: fmt.Sprintf("app-%d", i), Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{Components: c}}
 			d.apps = append(d.apps, &deployedApp{app: a, sidecar: &sidecarPorts{}})
 		}
-		return d
+		slots := d.sidecarSlots()
+		if i := migratesFirst(slots); i >= 0 {
+			return slots[i].name
+		}
+		return ""
 	}
-	assert.Equal(t, "", mk([]perf.Component{redis}, []perf.Component{pg}).migratesFirst(), "one on PostgreSQL")
-	assert.Equal(t, "", mk([]perf.Component{redis}, []perf.Component{redis}).migratesFirst(), "none")
-	assert.Equal(t, "app-1-daprd", mk(nil, []perf.Component{pg}, []perf.Component{pg}).migratesFirst())
+	assert.Equal(t, "", first([]perf.Component{redis}, []perf.Component{pg}), "one on PostgreSQL")
+	assert.Equal(t, "", first([]perf.Component{redis}, []perf.Component{redis}), "none")
+	assert.Equal(t, "app-1-daprd", first(nil, []perf.Component{pg}, []perf.Component{pg}))
 }
