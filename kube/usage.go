@@ -96,3 +96,6 @@ func (d *Deployment) appOfPod(pod string) string {
 	}
 	return best
 }
+
+// UsageSampled is true: Usage reads the metrics API's samples (perf.SampledUsage).
+func (d *Deployment) UsageSampled() bool { return true }

@@ -169,6 +169,14 @@ type Placed interface {
 	Nodes(ctx context.Context) (map[string]string, error)
 }
 
+// SampledUsage is a Deployment whose Usage comes from a periodic sampler, not from the process
+// at the call: on kubernetes the metrics API's container working set, one sample per pod every
+// 15 s or so (metrics-server's default resolution). Memory-growth readings there take a
+// sidecar's RSS from daprd's own /metrics instead (process_resident_memory_bytes).
+type SampledUsage interface {
+	UsageSampled() bool
+}
+
 // SidecarName is the process name of app's daprd in Processes, Usage and Exits.
 func SidecarName(app string) string { return app + "-daprd" }
 

@@ -34,6 +34,11 @@ type Variant struct {
 	Control    bool      `json:"control,omitempty"`
 	UniquePath bool      `json:"uniquePath,omitempty"`
 	Sidecars   []Sidecar `json:"sidecars"`
+	// RSSSource is where the sidecars' RSS readings came from: "platform" (the platform's
+	// process usage: /proc on the local platform) or "daprd metrics" (each sidecar's own
+	// process_resident_memory_bytes, where the platform only samples: kubernetes). Empty in
+	// result files written before it was recorded.
+	RSSSource string `json:"rssSource,omitempty"`
 	// Errors counts failed requests over the rounds.
 	Errors int64 `json:"errors"`
 }

@@ -73,6 +73,48 @@ func ScrapeFamilySeries(ctx context.Context, metricsURL string) (map[string]int,
 	return fams, nil
 }
 
+// ProcessRSSMetric is the gauge of a process's resident set size, in bytes, that the Prometheus
+// Go client's process collector exports (read from /proc/self/stat, the figure the local
+// platform reads from /proc/<pid>); daprd's /metrics serves it.
+const ProcessRSSMetric = "process_resident_memory_bytes"
+
+// ProcessRSS returns the ProcessRSSMetric gauge of a Prometheus text exposition, in bytes. An
+// exposition without it, or with it not a single gauge, is an error naming the metric.
+func ProcessRSS(r io.Reader) (uint64, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return 0, fmt.Errorf("perf: parse /metrics: %w", err)
+	}
+	mf, ok := mfs[ProcessRSSMetric]
+	if !ok {
+		return 0, fmt.Errorf("perf: /metrics has no %s (the process collector is off)", ProcessRSSMetric)
+	}
+	if mf.GetType() != dto.MetricType_GAUGE || len(mf.GetMetric()) != 1 {
+		return 0, fmt.Errorf("perf: /metrics: %s is %s with %d series, want one gauge", ProcessRSSMetric, mf.GetType(), len(mf.GetMetric()))
+	}
+	v := mf.GetMetric()[0].GetGauge().GetValue()
+	if v < 0 {
+		return 0, fmt.Errorf("perf: /metrics: %s is %g, want >= 0", ProcessRSSMetric, v)
+	}
+	return uint64(v), nil
+}
+
+// ScrapeProcessRSS fetches metricsURL + "/metrics" (a sidecar's metrics base URL) and returns
+// ProcessRSS of it, in bytes.
+func ScrapeProcessRSS(ctx context.Context, metricsURL string) (uint64, error) {
+	body, err := get(ctx, metricsURL+"/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer body.Close()
+	rss, err := ProcessRSS(body)
+	if err != nil {
+		return 0, fmt.Errorf("%s/metrics: %w", metricsURL, err)
+	}
+	return rss, nil
+}
+
 // TotalSeries is the sum of the counts in fams.
 func TotalSeries(fams map[string]int) int {
 	n := 0

@@ -163,3 +163,21 @@ func TestFamilySeriesRejectsMalformedText(t *testing.T) {
 	assert.Contains(t, err.Error(), "line 3")
 	assert.Contains(t, err.Error(), "/metrics")
 }
+
+// daprd's own RSS gauge is read from its /metrics; an exposition without it, or with it as
+// something else than one gauge, is an error naming the metric.
+func TestProcessRSSOnDaprdMetrics(t *testing.T) {
+	for path, want := range map[string]uint64{callerMetrics: 99860480, calleeMetrics: 98877440} {
+		got, err := ProcessRSS(bytes.NewReader(readFixture(t, path)))
+		require.NoError(t, err, path)
+		assert.Equal(t, want, got, path)
+	}
+
+	_, err := ProcessRSS(strings.NewReader("# TYPE go_goroutines gauge\ngo_goroutines 12\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no process_resident_memory_bytes")
+
+	_, err = ProcessRSS(strings.NewReader("# TYPE process_resident_memory_bytes counter\nprocess_resident_memory_bytes 12\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "want one gauge")
+}

@@ -308,16 +308,17 @@ func runVariant(t *testing.T, g *growthConfig, v perf.GrowthVariant, dep perf.De
 	// and /metrics series. The reading after the last round skips the scrape, so that the idle
 	// window's RSS is not inflated by it; the final reading after the idle window scrapes
 	// (no request ran meanwhile, so its series are the last round's).
-	procs := []string{out.Sidecars[0].Process, out.Sidecars[1].Process}
+	rss := newRSSReader(dep, []string{out.Sidecars[0].Process, out.Sidecars[1].Process}, apps)
+	out.RSSSource = rss.source
 	read := func(label string, scrape bool) error {
-		usage, err := usageAfter(t.Context(), dep, time.Now(), procs)
+		usage, err := rss.read(t.Context(), true)
 		if err != nil {
 			return err
 		}
 		for i := range out.Sidecars {
 			s := &out.Sidecars[i]
 			r := growth.Reading{Label: label, Requests: requests, Seconds: time.Since(start).Seconds(),
-				RSSBytes: usage[s.Process].RSSBytes, Series: -1}
+				RSSBytes: usage[s.Process], Series: -1}
 			if scrape {
 				if r.HeapInUseBytes, r.Families, err = scrapeSidecar(t.Context(), dep, apps[i]); err != nil {
 					return err
@@ -353,7 +354,7 @@ func runVariant(t *testing.T, g *growthConfig, v perf.GrowthVariant, dep perf.De
 			return out, loads, fmt.Errorf("round %d: %w", k, err)
 		}
 	}
-	if err := idle(t.Context(), dep, g.Idle, start, requests, out.Sidecars); err != nil {
+	if err := idle(t.Context(), rss, g.Idle, start, requests, out.Sidecars); err != nil {
 		return out, loads, err
 	}
 	if err := read("idle", true); err != nil {
@@ -409,10 +410,10 @@ func usageAfter(ctx context.Context, dep perf.Deployment, after time.Time, procs
 	}
 }
 
-// idle waits out the idle window, reading only RSS (no scrape) idleReadings times. Its
-// readings take the platform's latest sample, fresh or not: the reading after the window
-// waits for a fresh one.
-func idle(ctx context.Context, dep perf.Deployment, window time.Duration, start time.Time, requests int64, sidecars []growth.Sidecar) error {
+// idle waits out the idle window, reading only RSS (no heap or series scrape) idleReadings
+// times. From the platform's usage its readings take the latest sample, fresh or not: the
+// reading after the window waits for a fresh one.
+func idle(ctx context.Context, rss rssReader, window time.Duration, start time.Time, requests int64, sidecars []growth.Sidecar) error {
 	step := window / idleReadings
 	for range idleReadings {
 		select {
@@ -420,13 +421,13 @@ func idle(ctx context.Context, dep perf.Deployment, window time.Duration, start 
 			return ctx.Err()
 		case <-time.After(step):
 		}
-		usage, err := dep.Usage(ctx)
+		usage, err := rss.read(ctx, false)
 		if err != nil {
 			return err
 		}
 		for i := range sidecars {
 			sidecars[i].Idle = append(sidecars[i].Idle, growth.Point{Requests: requests,
-				Seconds: time.Since(start).Seconds(), RSSBytes: usage[sidecars[i].Process].RSSBytes})
+				Seconds: time.Since(start).Seconds(), RSSBytes: usage[sidecars[i].Process]})
 		}
 	}
 	return nil
