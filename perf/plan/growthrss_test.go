@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/growth"
 )
 
 // daprdMetrics is a Deployment whose sidecars serve /metrics with a process RSS gauge (a
@@ -60,5 +62,22 @@ func TestRSSReaderTakesDaprdsGaugeWhereUsageIsSampled(t *testing.T) {
 			require.NoError(t, err, c.name)
 			assert.Equal(t, c.rss, got["a-daprd"], "%s, fresh %v", c.name, fresh)
 		}
+	}
+}
+
+// The idle window takes idleReadings readings from the platform, and none from daprd's
+// /metrics (each would be a scrape whose own allocations read as growth when idle).
+func TestIdleWindowReadsNothingFromDaprdMetrics(t *testing.T) {
+	dep := daprdMetrics{}
+	for _, c := range []struct {
+		r    rssReader
+		want int
+	}{
+		{rssReader{dep: dep, procs: []string{"a-daprd"}, apps: []string{"a"}}, idleReadings},
+		{rssReader{dep: dep, procs: []string{"a-daprd"}, apps: []string{"a"}, daprd: true}, 0},
+	} {
+		sidecars := []growth.Sidecar{{Process: "a-daprd"}}
+		require.NoError(t, idle(t.Context(), c.r, 60*time.Millisecond, time.Now(), 10, sidecars))
+		assert.Len(t, sidecars[0].Idle, c.want, "daprd %v", c.r.daprd)
 	}
 }
