@@ -1,6 +1,9 @@
 package perf
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestOutcomeOrder: the codes grow with severity, so Worst (the largest) lets an interrupt win
 // over everything, a configuration error over an infrastructure error, and so on; each has the
@@ -57,5 +60,27 @@ func TestOutcomeOfAKilledBackend(t *testing.T) {
 	r.Validity = Validity{Valid: true}
 	if o, _ := r.Outcome(); o != OutcomeMissedBound {
 		t.Errorf("killed sidecar: %v, want a missed bound", o)
+	}
+}
+
+// A pass that missed warn-only bounds says how many and names them; only a pass that missed
+// none says "every bound kept"; a gating bound missed is a missed bound whatever else passed.
+func TestOutcomeNamesMissedWarnOnlyBounds(t *testing.T) {
+	p95 := Verdict{Threshold: Threshold{Figure: "latency.p95", Op: AtMost, Limit: 0.09, Source: "Dapr", WarnOnly: true}, Got: 0.15, Measured: true}
+	errs := Verdict{Threshold: Threshold{Figure: "errors", Op: AtMost, Source: "Dapr"}, Measured: true, Pass: true}
+	valid := Validity{Valid: true}
+
+	o, why := (&Report{Pass: true, Validity: valid, Verdicts: []Verdict{errs}}).Outcome()
+	if o != OutcomePass || why != "every bound kept" {
+		t.Errorf("clean pass: %v %q", o, why)
+	}
+	o, why = (&Report{Pass: true, Validity: valid, Verdicts: []Verdict{errs, p95}}).Outcome()
+	if o != OutcomePass || !strings.HasPrefix(why, "every gating bound kept; 1 warn-only bound(s) missed: latency.p95") {
+		t.Errorf("pass with a warn-only miss: %v %q", o, why)
+	}
+	errs.Pass, errs.Got = false, 3
+	o, why = (&Report{Validity: valid, Verdicts: []Verdict{errs, p95}}).Outcome()
+	if o != OutcomeMissedBound || !strings.HasPrefix(why, "errors") || strings.Contains(why, "latency.p95") {
+		t.Errorf("gating miss: %v %q", o, why)
 	}
 }
