@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -90,5 +91,22 @@ func (p Params) awaitProblems() []error {
 	return errs
 }
 
+// CodeAwaitPrefix starts the code of an iteration whose request succeeded but whose wait
+// failed otherwise: "await-" and the subscriber's HTTP status, or "-1" when it could not be
+// reached. Not 2xx, so it counts in Result.Errors.
+const CodeAwaitPrefix = "await-"
+
 // AwaitTimeouts is how many of r's iterations timed out waiting for their messages.
 func (r *Result) AwaitTimeouts() int64 { return r.RetCodes[CodeDeliveryTimeout] }
+
+// AwaitFailures is how many of r's iterations had their request accepted and then failed in
+// the wait: timed out (AwaitTimeouts), or the subscriber not answering (CodeAwaitPrefix).
+func (r *Result) AwaitFailures() int64 {
+	n := r.AwaitTimeouts()
+	for code, c := range r.RetCodes {
+		if strings.HasPrefix(code, CodeAwaitPrefix) {
+			n += c
+		}
+	}
+	return n
+}

@@ -54,7 +54,7 @@ const awaitSlack = 5 * time.Second
 
 // callTimed is one iteration: the request, then the wait. A failed request ends it with its
 // own code; a wait that timed out ends it with perf.CodeDeliveryTimeout; a subscriber that
-// cannot be asked, with "-1" (a socket error) or its HTTP status.
+// cannot be asked, with perf.CodeAwaitPrefix and "-1" (a socket error) or its HTTP status.
 func (c *awaitCaller) callTimed(ctx context.Context) (string, bool, time.Duration) {
 	t0 := time.Now()
 	code, ok := c.inner.call(ctx)
@@ -80,11 +80,11 @@ func (c *awaitCaller) callTimed(ctx context.Context) (string, bool, time.Duratio
 	defer cancel()
 	r, err := http.NewRequestWithContext(wctx, http.MethodGet, c.base+"?"+q.Encode(), nil)
 	if err != nil {
-		return "-1", false, took()
+		return perf.CodeAwaitPrefix + "-1", false, took()
 	}
 	resp, err := c.client.Do(r)
 	if err != nil {
-		return "-1", false, took()
+		return perf.CodeAwaitPrefix + "-1", false, took()
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
@@ -94,7 +94,7 @@ func (c *awaitCaller) callTimed(ctx context.Context) (string, bool, time.Duratio
 	case resp.StatusCode == http.StatusGatewayTimeout:
 		return perf.CodeDeliveryTimeout, false, took()
 	}
-	return strconv.Itoa(resp.StatusCode), false, took()
+	return perf.CodeAwaitPrefix + strconv.Itoa(resp.StatusCode), false, took()
 }
 
 func (c *awaitCaller) sockets() int64 { return c.inner.sockets() }

@@ -314,11 +314,11 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 
 // sequenced is how many messages res stamped (sequence numbers 0 .. n-1: each request stamps
 // Operation.EventsPerRequest of them, a configuration update one) and how many of them were
-// accepted: all but those of failed requests. An iteration that timed out waiting for its
-// messages (perf.CodeDeliveryTimeout) had its request accepted.
+// accepted: all but those of failed requests. An iteration that failed in its wait for its
+// messages (perf.Result.AwaitFailures) had its request accepted.
 func sequenced(res perf.Result) (n, accepted int64) {
 	per := int64(max(res.Params.Operation.EventsPerRequest(), 1))
-	failed := res.Errors() - res.AwaitTimeouts()
+	failed := res.Errors() - res.AwaitFailures()
 	return res.Requests * per, (res.Requests - failed) * per
 }
 
