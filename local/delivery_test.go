@@ -15,6 +15,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 	"github.com/daprperf/daprperf/perf/plan"
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/runner"
@@ -59,12 +60,14 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 	}
 	cases := []perf.Scenario{}
 	for _, b := range scenarios.SubscribeBrokers {
-		cases = append(cases, scenarios.PubSubSubscribe(b, perf.SubscribeNormal))
+		cases = append(cases, scenarios.PubSubDelivery(b, perf.SubscribeNormal))
 	}
-	cases = append(cases, scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
+	cases = append(cases, scenarios.PubSubDelivery(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
 	// Delivery over gRPC (Dapr's AppCallback), normal and bulk, on Redis.
-	cases = append(cases, scenarios.PubSubSubscribeGRPC(scenarios.SubscribeBrokers[0], perf.SubscribeNormal),
-		scenarios.PubSubSubscribeGRPC(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
+	for _, mode := range []perf.SubscribeMode{perf.SubscribeNormal, perf.SubscribeBulk} {
+		cases = append(cases, scenarios.PubSubDelivery(scenarios.SubscribeBrokers[0], mode))
+		cases[len(cases)-1] = scenarios.DeliverOverGRPC(cases[len(cases)-1])
+	}
 	for _, sc := range cases {
 		// Not the 2 s load's qps.ratio: its last publish's own time is a few % of 2 s (MQTT's
 		// p90 through daprd is 44 ms), and this test is about delivery, not the rate.
@@ -110,7 +113,7 @@ func TestBrokerRestartShowsLostMessages(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_RESTART_BROKER_CHILD_DIR"); dir != "" {
 		p, err := local.New(local.WithRunDirParent(dir), local.WithoutDaprdB())
 		require.NoError(t, err)
-		sc := scenarios.WithBrokerRestart(scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeNormal), restartAt)
+		sc := scenarios.WithBrokerRestart(scenarios.PubSubDelivery(scenarios.SubscribeBrokers[0], perf.SubscribeNormal), restartAt)
 		if os.Getenv("DAPRPERF_RESTART_BROKER_SLOW") != "" {
 			slowConsumer(&sc)
 		}
@@ -164,7 +167,7 @@ func restartChild(t *testing.T, slow bool) (*perf.DeliveryReport, []byte, error)
 		cmd.Env = append(cmd.Env, "DAPRPERF_RESTART_BROKER_SLOW=1")
 	}
 	out, err := cmd.CombinedOutput()
-	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "pubsub_subscribe_redis_broker_restart", "http", "result.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, perf.RunsDir, "*", "pubsub_delivery_redis_broker_restart", "http", "result.json"))
 	require.Len(t, files, 1, "the result file is written:\n%s", out)
 	rep, rerr := report.ReadReport(files[0])
 	require.NoError(t, rerr)
@@ -198,3 +201,68 @@ func slowConsumer(sc *perf.Scenario) {
 
 // restartAt is when the restart test restarts the broker, from the main load's start.
 const restartAt = 1500 * time.Millisecond
+
+// Dapr's subscribe and configuration-subscribe loads at a small scale: a ramp of closed-loop
+// iterations, each waiting for the messages its request stamped (perf.Await). Every stamped
+// message is accounted for, none times out, and the iteration's time is what Dapr's k6
+// threshold times: the publish request alone (the subscriber, slowed to 200 ms per delivery
+// call, makes every wait longer than that), or the update and its wait (configuration).
+func TestAwaitingLoadsThroughDaprd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts daprd and Redis")
+	}
+	for _, v := range []string{"DAPR_TEST_DURATION", "DAPR_PERF_QPS", "DAPR_PERF_AWAIT_TIMEOUT"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	t.Setenv("DAPR_PERF_PREFLIGHT", "off")
+	small := func(sc perf.Scenario) perf.Scenario {
+		sc.MainOptions = append(slices.Clone(sc.MainOptions), perf.WithExecutor(driver.Executor{Kind: driver.RampingVUs,
+			Stages: []driver.Stage{{Duration: 2 * time.Second, Target: 10}}, GracefulRampDown: time.Nanosecond, GracefulStop: 20 * time.Second}))
+		sc.WarmupOptions = append(slices.Clone(sc.WarmupOptions), perf.WithExecutor(driver.Executor{Kind: driver.ConstantVUs,
+			VUs: 2, Duration: time.Second, GracefulStop: 20 * time.Second}))
+		return sc
+	}
+	const delay = 200 * time.Millisecond
+	publish := small(scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
+	for i := range publish.Apps {
+		if publish.Apps[i].Kind == perf.Subscriber {
+			publish.Apps[i].Args = append(publish.Apps[i].Args, "-delay", delay.String())
+		}
+	}
+	configuration := small(scenarios.ConfigurationSubscribe(perf.HTTP))
+	for _, sc := range []perf.Scenario{publish, configuration} {
+		t.Run(sc.Test, func(t *testing.T) {
+			isolated(t, func(t *testing.T, p *local.Platform) {
+				skipWithoutBroker(t, perf.BackendRedis)
+				rep := runner.Run(t, sc, runner.WithPlatform(p), runner.WithReportDir(t.TempDir()))
+				d := rep.Delivery
+				require.NotNil(t, d)
+				require.Len(t, rep.Loads, 1)
+				main := rep.Loads[0].Result
+				require.NotNil(t, main.Params.Await, "the main load waited")
+				per := int64(max(sc.Main.Operation.EventsPerRequest(), 1))
+				assert.Positive(t, main.Requests)
+				assert.Equal(t, main.Requests*per, d.Sequenced, "every request stamped %d messages", per)
+				assert.Equal(t, d.Sequenced, d.Sent)
+				assert.Equal(t, d.Sent, d.Received)
+				assert.Zero(t, d.Lost)
+				assert.Zero(t, d.AwaitTimeouts)
+				assert.Zero(t, main.Errors(), "%v", main.RetCodes)
+				assert.Contains(t, rep.Figures.Gates, "latency.p95")
+				assert.NotContains(t, rep.Figures.Gates, "qps.ratio", "a closed loop has no target rate")
+				assert.Equal(t, 0.0, rep.Figures.Gates["delivery.timeouts"])
+				if d.Mode == perf.SubscribeConfiguration {
+					// Each iteration starts before its update is stamped and ends after the app was told.
+					assert.Greater(t, main.Latency.AvgSeconds, d.Latency.AvgSeconds, "the update and its wait are timed")
+					return
+				}
+				p90, err := main.Latency.Percentile(90)
+				require.NoError(t, err)
+				assert.Less(t, p90, delay, "the publish request alone is timed, not the wait")
+				assert.GreaterOrEqual(t, d.Latency.MinSeconds, 0.0)
+				assert.Greater(t, d.Handler.AvgSeconds, delay.Seconds()*0.9, "each delivery call took the subscriber's delay")
+			})
+		})
+	}
+}

@@ -17,10 +17,14 @@ type DeliveryReport struct {
 	PubSub   string   `json:"pubsub"`
 	Topic    string   `json:"topic"`
 	// Sequenced is how many messages the main load stamped (sequence numbers 0 .. Sequenced-1);
-	// Sent those daprd accepted (2xx), PublishErrors the others.
+	// Sent those daprd accepted (2xx), PublishErrors the others (the messages of failed
+	// requests: a bulk publish's whole bulk).
 	Sequenced     int64 `json:"sequenced"`
 	Sent          int64 `json:"sent"`
 	PublishErrors int64 `json:"publishErrors"`
+	// AwaitTimeouts counts the iterations whose messages did not all arrive within the
+	// plan's await window (perf.Await; Dapr's timeouts), for loads that wait.
+	AwaitTimeouts int64 `json:"awaitTimeouts,omitempty"`
 	// Received is the distinct sequence numbers that arrived; Lost = Sent - Received, at least 0
 	// (a failed publish is an error, not a loss: Missing - PublishErrors); Duplicated counts
 	// deliveries of a sequence number already received.

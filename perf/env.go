@@ -52,6 +52,7 @@ type Env struct {
 	MaxOverheadP999 *time.Duration `envconfig:"DAPR_PERF_MAX_OVERHEAD_P999" min:"0s" accepts:"a Go duration >= 0, such as 2ms" unset:"none" desc:"bound on the p99.9 overhead"`
 
 	// The delivery plan (the subscribe scenarios).
+	AwaitTimeout  *time.Duration `envconfig:"DAPR_PERF_AWAIT_TIMEOUT" min:"1s" max:"10m" accepts:"a Go duration from 1s to 10m, such as 10s" unset:"the scenario's (Dapr's 1m)" desc:"how long each iteration of the subscribe scenarios waits for its messages (or its configuration update) to reach the subscriber before it counts as a timeout"`
 	RestartBroker *time.Duration `envconfig:"DAPR_PERF_RESTART_BROKER" min:"0s" max:"24h" accepts:"a Go duration inside the main load, such as 3s; 0s for none" unset:"the scenario's (none)" desc:"restart the subscribe scenarios' broker this long into the main load (local: its process; kubernetes: the pods behind its Service) and report what was lost"`
 
 	// The growth plan.

@@ -41,6 +41,9 @@ func LoadOf(env Env) LoadRecord {
 	}
 	add(EnvTesterReplicas, env.TesterReplicas != nil, deref(env.TesterReplicas))
 	add(EnvHostReplicas, env.HostReplicas != nil, deref(env.HostReplicas))
+	if env.AwaitTimeout != nil {
+		add(EnvAwaitTimeout, true, *env.AwaitTimeout)
+	}
 	add(EnvWarmupQPS, env.WarmupQPS != nil, deref(env.WarmupQPS))
 	if env.WarmupDuration != nil {
 		add(EnvWarmupDuration, true, *env.WarmupDuration)

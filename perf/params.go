@@ -83,6 +83,9 @@ type Params struct {
 	// executor has its own VUs, rate and durations; see RunDuration). The zero value is
 	// fortio's load, exactly as before.
 	Executor driver.Executor `json:"executor,omitzero"`
+	// Await, when set, makes each iteration of the executor's load wait for the messages its
+	// request stamped to reach the subscriber (await.go); nil does not wait.
+	Await *Await `json:"await,omitempty"`
 	// StartAt, when set, is the instant the tester waits for before it starts the load: the
 	// runner gives every tester of a split load (RunLoad with replicas) the same one, so that
 	// their loads overlap, and each Result.StartTime says when the load really started. A
@@ -157,6 +160,7 @@ func (p Params) Validate() error {
 	}
 	errs = append(errs, p.operationProblems()...)
 	errs = append(errs, p.executorProblems()...)
+	errs = append(errs, p.awaitProblems()...)
 	if p.KeepSamples && (p.HasExecutor() || p.MaxRate || p.ExpectedRequests() > MaxSamples) {
 		bad("keepSamples", true, fmt.Sprintf("false unless the load is fortio's fixed rate with at most %d planned requests", MaxSamples))
 	}

@@ -41,6 +41,7 @@ const (
 	RouteDeliverBulk = "/deliver-bulk" // Dapr's bulk subscribe: {"entries": [...]}
 	RouteReset       = "/reset"        // POST ?run=<nonce>: count that load from now on
 	RouteStats       = "/stats"        // GET ?expected=N: perf.SubscriberStats
+	RouteAwait       = perf.AwaitPath  // GET: the long poll of an awaiting tester (perf.Await)
 	RouteHealth      = "/healthz"
 )
 
@@ -136,6 +137,7 @@ func NewHandler(o Options) (*Handler, error) {
 	m.HandleFunc("POST "+RouteDeliverBulk, h.deliverBulk)
 	m.HandleFunc("POST "+RouteReset, h.reset)
 	m.HandleFunc("GET "+RouteStats, h.stats)
+	m.HandleFunc("GET "+RouteAwait, h.await)
 	m.HandleFunc("GET "+RouteHealth, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	m.HandleFunc("GET /dapr/config", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]any{}) })
 	if o.ConfigurationStore != "" {
@@ -301,12 +303,27 @@ type counter struct {
 	calls, bulkCalls      int64
 	first, last           time.Time
 	latency, handlerTimes *hdr.Histogram
+	waitOn                map[int64]*waiter // sequence number not yet seen -> the await that needs it
+}
+
+// waiter is one await: how many of its sequence numbers are still missing; done is closed when
+// none is, or when the load it waits in is reset (then reset is true).
+type waiter struct {
+	left  int64
+	reset bool
+	done  chan struct{}
 }
 
 func (c *counter) reset(run string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.run, c.seen = run, map[int64]int32{}
+	for _, w := range c.waitOn {
+		if !w.reset {
+			w.reset = true
+			close(w.done)
+		}
+	}
+	c.run, c.seen, c.waitOn = run, map[int64]int32{}, map[int64]*waiter{}
 	c.deliveries, c.dups, c.stale, c.malformed, c.calls, c.bulkCalls = 0, 0, 0, 0, 0, 0
 	c.first, c.last = time.Time{}, time.Time{}
 	c.latency, c.handlerTimes = hdr.New(), hdr.New()
@@ -343,6 +360,12 @@ func (c *counter) take(now time.Time, ds []delivered, bulk bool) {
 			c.dups++
 		} else {
 			c.latency.Record(now.Sub(sent))
+			if w := c.waitOn[seq]; w != nil {
+				delete(c.waitOn, seq)
+				if w.left--; w.left == 0 {
+					close(w.done)
+				}
+			}
 		}
 		c.seen[seq]++
 	}
@@ -384,4 +407,106 @@ func (c *counter) stats(expected int64) (perf.SubscriberStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// MaxAwaitCount bounds one await's count: 100 is Dapr's bulk of a subscribe iteration.
+const MaxAwaitCount = 100000
+
+// Errors of counter.await.
+var (
+	errAwaitRun     = errors.New("the app counts another load")
+	errAwaitTimeout = errors.New("not every message arrived in time")
+)
+
+// await blocks until every sequence number from .. from+count-1 of load run has arrived, the
+// timeout passes (errAwaitTimeout), the app is reset or counts another load (errAwaitRun), or
+// ctx ends. A sequence number another await already waits for is an error: each belongs to one
+// request.
+func (c *counter) await(ctx context.Context, run string, from, count int64, timeout time.Duration) error {
+	w := &waiter{done: make(chan struct{})}
+	c.mu.Lock()
+	if run != c.run {
+		c.mu.Unlock()
+		return errAwaitRun
+	}
+	for seq := from; seq < from+count; seq++ {
+		if c.seen[seq] > 0 {
+			continue
+		}
+		if c.waitOn[seq] != nil {
+			c.forget(w, from, seq)
+			c.mu.Unlock()
+			return fmt.Errorf("sequence number %d: another await waits for it", seq)
+		}
+		c.waitOn[seq] = w
+		w.left++
+	}
+	c.mu.Unlock()
+	if w.left == 0 {
+		return nil
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	var err error
+	select {
+	case <-w.done:
+	case <-t.C:
+		err = errAwaitTimeout
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-w.done: // it completed (or was reset) while the timer fired
+		if w.reset {
+			return errAwaitRun
+		}
+		return nil
+	default:
+	}
+	c.forget(w, from, from+count)
+	return err
+}
+
+// forget removes w's entries among sequence numbers from .. to-1; c.mu is held.
+func (c *counter) forget(w *waiter, from, to int64) {
+	for seq := from; seq < to; seq++ {
+		if c.waitOn[seq] == w {
+			delete(c.waitOn, seq)
+		}
+	}
+}
+
+// await answers RouteAwait.
+func (h *Handler) await(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	from, err1 := strconv.ParseInt(q.Get("from"), 10, 64)
+	count, err2 := strconv.ParseInt(q.Get("count"), 10, 64)
+	timeout, err3 := time.ParseDuration(q.Get("timeout"))
+	switch {
+	case q.Get("run") == "":
+		http.Error(w, "await: query parameter run must name the load (its nonce)", http.StatusBadRequest)
+		return
+	case err1 != nil || from < 0:
+		http.Error(w, fmt.Sprintf("await: query parameter from = %q: want the first sequence number, >= 0", q.Get("from")), http.StatusBadRequest)
+		return
+	case err2 != nil || count < 1 || count > MaxAwaitCount:
+		http.Error(w, fmt.Sprintf("await: query parameter count = %q: want 1 to %d", q.Get("count"), MaxAwaitCount), http.StatusBadRequest)
+		return
+	case err3 != nil || timeout < time.Millisecond || timeout > perf.MaxAwaitTimeout:
+		http.Error(w, fmt.Sprintf("await: query parameter timeout = %q: want a Go duration from 1ms to %v", q.Get("timeout"), perf.MaxAwaitTimeout), http.StatusBadRequest)
+		return
+	}
+	switch err := h.c.await(r.Context(), q.Get("run"), from, count, timeout); {
+	case err == nil:
+		w.WriteHeader(http.StatusOK)
+	case errors.Is(err, errAwaitTimeout):
+		http.Error(w, "await: "+err.Error(), http.StatusGatewayTimeout)
+	case errors.Is(err, errAwaitRun):
+		http.Error(w, "await: "+err.Error(), http.StatusConflict)
+	case r.Context().Err() != nil: // the tester hung up: no one reads an answer
+	default:
+		http.Error(w, "await: "+err.Error(), http.StatusConflict)
+	}
 }

@@ -175,3 +175,45 @@ func BenchmarkDeliver(b *testing.B) {
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, RouteDeliver, bytes.NewReader(bodies[i%len(bodies)])))
 	}
 }
+
+// await GETs RouteAwait and returns the status.
+func await(h http.Handler, run string, from, count int64, timeout time.Duration) int {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, fmt.Sprintf("%s?run=%s&from=%d&count=%d&timeout=%s", RouteAwait, run, from, count, timeout), nil))
+	return w.Code
+}
+
+// An await answers 200 once every sequence number of its block has arrived (those before it
+// included), 504 when its timeout passes first, 409 for another load's block or when the
+// counts are reset meanwhile, 400 for a malformed query; it releases no other block.
+func TestAwaitReleasesExactlyItsBlock(t *testing.T) {
+	h, err := NewHandler(Options{PubSub: "pubsub", Topic: "t"})
+	require.NoError(t, err)
+	h.Reset("main")
+	sent := time.Now()
+	post(t, h, RouteDeliver, event("main", 10, sent)) // before its await
+
+	codes := make(chan int, 2)
+	go func() { codes <- await(h, "main", 10, 3, 5*time.Second) }() // 10, 11, 12
+	go func() { codes <- await(h, "main", 20, 2, 5*time.Second) }() // 20, 21: never complete
+	time.Sleep(50 * time.Millisecond)
+	post(t, h, RouteDeliver, event("main", 11, sent))
+	post(t, h, RouteDeliver, event("main", 20, sent))
+	post(t, h, RouteDeliver, event("warmup", 12, sent)) // another load's 12 does not count
+	select {
+	case c := <-codes:
+		t.Fatalf("an await answered %d before its block arrived", c)
+	case <-time.After(100 * time.Millisecond):
+	}
+	post(t, h, RouteDeliver, event("main", 12, sent))
+	assert.Equal(t, http.StatusOK, <-codes, "10..12 all arrived")
+
+	assert.Equal(t, http.StatusGatewayTimeout, await(h, "main", 30, 1, 20*time.Millisecond))
+	assert.Equal(t, http.StatusOK, await(h, "main", 10, 2, 20*time.Millisecond), "already arrived")
+	assert.Equal(t, http.StatusConflict, await(h, "warmup", 0, 1, time.Second), "another load")
+	assert.Equal(t, http.StatusBadRequest, await(h, "main", 0, 0, time.Second), "count 0")
+	assert.Equal(t, http.StatusBadRequest, await(h, "", 0, 1, time.Second), "no run")
+
+	h.Reset("next")
+	assert.Equal(t, http.StatusConflict, <-codes, "20..21: the counts were reset under it")
+}

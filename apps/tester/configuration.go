@@ -56,6 +56,7 @@ type configurationCaller struct {
 	client *redis.Client
 	dials  atomic.Int64
 	do     func(ctx context.Context) error
+	last   stampedBlock // the last update's sequence number (configuration.set, stamped)
 }
 
 // newConfigurationCaller connects to the Redis at p.Target for p's configuration kind; seq
@@ -99,7 +100,9 @@ func newConfigurationCaller(p perf.Params, seq *sequence) (caller, error) {
 		c.do = func(ctx context.Context) error {
 			v := template
 			if stamped {
-				v = seq.stamp(template, time.Now())
+				var base, n int64
+				v, base, n = seq.stampBlock(template, time.Now())
+				c.last = stampedBlock{base, n}
 			}
 			return rc.Set(ctx, key(), v, 0).Err()
 		}
@@ -129,6 +132,8 @@ func (c *configurationCaller) call(ctx context.Context) (string, bool) {
 	err := c.do(ctx)
 	return directCode(err), err == nil
 }
+
+func (c *configurationCaller) lastStamped() stampedBlock { return c.last }
 
 func (c *configurationCaller) sockets() int64 { return c.dials.Load() }
 

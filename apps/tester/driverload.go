@@ -33,6 +33,10 @@ func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller fu
 			return perf.Result{}, fmt.Errorf("tester: VU %d: %w", i, err)
 		}
 		callers = append(callers, c)
+		if ac, ok := c.(*awaitCaller); ok {
+			vus = append(vus, timedVU{c: ac, timeout: timeout})
+			continue
+		}
 		vus = append(vus, driver.CallerFunc(func(ctx context.Context) (string, bool) {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -66,6 +70,24 @@ func runDriver(ctx context.Context, p perf.Params, req httpRequest, newCaller fu
 	return out, nil
 }
 
+// timedVU is a VU whose awaitCaller times its own iterations (driver.TimedCaller), each
+// bounded by timeout.
+type timedVU struct {
+	c       *awaitCaller
+	timeout time.Duration
+}
+
+func (v timedVU) Call(ctx context.Context) (string, bool) {
+	code, ok, _ := v.CallTimed(ctx)
+	return code, ok
+}
+
+func (v timedVU) CallTimed(ctx context.Context) (string, bool, time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, v.timeout)
+	defer cancel()
+	return v.c.callTimed(ctx)
+}
+
 // k6RequestTimeout is k6's default bound of one HTTP request or gRPC invoke (the `timeout`
 // parameter of http.request and of Client.invoke, 60 s). The driver runs k6's executors, so an
 // iteration waits as long as one of Dapr's k6 scripts would: a request queued behind thousands of
@@ -78,6 +100,9 @@ const k6RequestTimeout = 60 * time.Second
 // workflow, 6 s at the median of its 350-VU run (Dapr v1.17 report). The executor's graceful
 // stop still ends every iteration at the end of its schedule.
 func iterationTimeout(p perf.Params) time.Duration {
+	if p.Await != nil { // the request, then the wait for its messages
+		return k6RequestTimeout + p.Await.Timeout + awaitSlack
+	}
 	if p.Executor.Kind == driver.SharedIterations {
 		return max(k6RequestTimeout, p.Executor.MaxRunDuration())
 	}

@@ -67,7 +67,8 @@ func (a AllowList) Addrs() []string {
 	return out
 }
 
-// Check returns nil when p's target is in the allow-list, a *TargetError otherwise. The
+// Check returns nil when p's target, and the subscriber of p.Await, are in the allow-list, a
+// *TargetError otherwise. The
 // target's host:port is what is compared: the URL's host and port for HTTP (80 or 443 when
 // the URL has none), the whole target for gRPC.
 func (a AllowList) Check(p perf.Params) error {
@@ -77,6 +78,16 @@ func (a AllowList) Check(p perf.Params) error {
 	}
 	if !a.addrs[addr] {
 		return &TargetError{Target: p.Target, Addr: addr, Source: a.Source(), Allowed: len(a.addrs)}
+	}
+	if p.Await != nil { // the subscriber each iteration asks (await.go)
+		q := perf.Params{Protocol: perf.HTTP, Target: p.Await.URL}
+		addr, err := TargetAddr(q)
+		if err != nil {
+			return &TargetError{Target: p.Await.URL, Err: err}
+		}
+		if !a.addrs[addr] {
+			return &TargetError{Target: p.Await.URL, Addr: addr, Source: a.Source(), Allowed: len(a.addrs)}
+		}
 	}
 	return nil
 }

@@ -388,3 +388,17 @@ func TestSlowClientIsCutOff(t *testing.T) {
 		assert.EqualValues(t, 40, res.Requests, "the whole run, answered after the server's timeouts")
 	})
 }
+
+// An awaiting load's subscriber must be in the allow-list too: the tester would call it on
+// every iteration.
+func TestAwaitURLOutsideTheAllowListIsRefused(t *testing.T) {
+	allow, err := NewAllowList("flag -allow", "127.0.0.1:3500,127.0.0.1:3001")
+	require.NoError(t, err)
+	p := perf.Params{Protocol: perf.HTTP, Target: "http://127.0.0.1:3500"}
+	p.Await = &perf.Await{URL: "http://127.0.0.1:3001", Run: "r", Timeout: time.Second}
+	assert.NoError(t, allow.Check(p))
+	p.Await.URL = "http://127.0.0.2:3001"
+	var te *TargetError
+	require.ErrorAs(t, allow.Check(p), &te)
+	assert.Equal(t, "127.0.0.2:3001", te.Addr)
+}

@@ -122,13 +122,22 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 }
 
 // driverCaller is how runDriver makes each VU's caller: the caller fortio's path would use
-// for p (run's switch), with fortio's fast client in place of its HTTP runner.
+// for p (run's switch), with fortio's fast client in place of its HTTP runner; with p.Await,
+// wrapped to wait for the messages each request stamped (await.go).
 func driverCaller(p perf.Params, req httpRequest) func() (caller, error) {
+	return awaitable(p, driverRequestCaller(p, req))
+}
+
+// driverRequestCaller is driverCaller's caller of one request.
+func driverRequestCaller(p perf.Params, req httpRequest) func() (caller, error) {
 	switch {
 	case p.Operation.Direct != "": // the store's own client (configuration.go)
 		return directCallers(p)
 	case p.Protocol == perf.HTTP && p.Operation.ActorTypes > 0: // actortypes.go
 		return actorTypesCaller(p)
+	case p.Protocol == perf.HTTP && !p.UniquePath && perf.HasStamps(req.Body): // stamp.go
+		seq := &sequence{}
+		return func() (caller, error) { return newStampCaller(req, seq), nil }
 	case p.Protocol == perf.HTTP && p.Operation.Kind == perf.OpPublish && p.Operation.Repeat > 1: // singles in turn
 		return func() (caller, error) { return newRepeatCaller(req, p.Operation.Repeat) }
 	case p.Protocol == perf.HTTP && !p.UniquePath && answersNoContent(p.Operation): // 204 answers

@@ -19,16 +19,28 @@ type sequence struct{ next atomic.Int64 }
 // stamp returns template with each perf.SeqToken replaced by the next sequence number and
 // each perf.SendTimeToken by now in Unix nanoseconds (perf.SeqToken's doc).
 func (s *sequence) stamp(template []byte, now time.Time) []byte {
-	out := make([]byte, 0, len(template)+32)
+	b, _, _ := s.stampBlock(template, now)
+	return b
+}
+
+// stampBlock is stamp, which also returns the sequence numbers it used: n of them from base,
+// a block of consecutive numbers reserved at once, so that a request's messages (the events
+// of one bulk publish) have consecutive numbers whatever other connections stamp meanwhile.
+func (s *sequence) stampBlock(template []byte, now time.Time) (out []byte, base, n int64) {
 	seq, sent := []byte(perf.SeqToken), []byte(perf.SendTimeToken)
+	n = int64(bytes.Count(template, seq))
+	base = s.next.Add(n) - n
+	next := base
+	out = make([]byte, 0, len(template)+32)
 	for {
 		i, j := bytes.Index(template, seq), bytes.Index(template, sent)
 		switch {
 		case i < 0 && j < 0:
-			return append(out, template...)
+			return append(out, template...), base, n
 		case j < 0 || (i >= 0 && i < j):
 			out = append(out, template[:i]...)
-			out = strconv.AppendInt(out, s.next.Add(1)-1, 10)
+			out = strconv.AppendInt(out, next, 10)
+			next++
 			template = template[i+len(seq):]
 		default:
 			out = append(out, template[:j]...)
@@ -49,7 +61,12 @@ type stampCaller struct {
 	body   func() string // req.Body likewise
 	client *http.Client
 	dials  atomic.Int64
+	// last is the block of sequence numbers the last request stamped (awaitCaller reads it).
+	last stampedBlock
 }
+
+// stampedBlock is n sequence numbers from base.
+type stampedBlock struct{ base, n int64 }
 
 func newStampCaller(req httpRequest, seq *sequence) *stampCaller {
 	s := &stampCaller{req: req, seq: seq, url: perRequest(req.URL), body: perRequest(string(req.Body))}
@@ -81,7 +98,8 @@ func (s *stampCaller) call(ctx context.Context) (string, bool) {
 	if bytes.Contains(template, []byte(perf.UUIDToken)) {
 		template = []byte(s.body())
 	}
-	body := s.seq.stamp(template, time.Now())
+	body, base, n := s.seq.stampBlock(template, time.Now())
+	s.last = stampedBlock{base, n}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	resp, err := s.client.Do(r)
 	if err != nil {
@@ -91,6 +109,8 @@ func (s *stampCaller) call(ctx context.Context) (string, bool) {
 	_ = resp.Body.Close()
 	return strconv.Itoa(resp.StatusCode), resp.StatusCode >= 200 && resp.StatusCode < 300
 }
+
+func (s *stampCaller) lastStamped() stampedBlock { return s.last }
 
 func (s *stampCaller) sockets() int64 { return s.dials.Load() }
 

@@ -18,6 +18,29 @@ type Caller interface {
 	Call(ctx context.Context) (code string, ok bool)
 }
 
+// TimedCaller is a Caller that times its iteration itself: CallTimed returns, beside the code
+// and outcome, the time to record as the iteration's service time. An iteration that also
+// waits for something else (a subscriber's receipt of the messages it published) records its
+// request alone, as k6 bounds http_req_duration and not the iteration. The driver records
+// took in place of the iteration's wall time; an arrival-rate run's response time still runs
+// from the slot to the iteration's end.
+type TimedCaller interface {
+	Caller
+	CallTimed(ctx context.Context) (code string, ok bool, took time.Duration)
+}
+
+// call makes one iteration of c and returns its code, outcome, service time and end.
+func call(ctx context.Context, c Caller) (code string, ok bool, service time.Duration, end time.Time) {
+	t0 := time.Now()
+	if tc, timed := c.(TimedCaller); timed {
+		code, ok, service = tc.CallTimed(ctx)
+		return code, ok, service, time.Now()
+	}
+	code, ok = c.Call(ctx)
+	end = time.Now()
+	return code, ok, end.Sub(t0), end
+}
+
 // CallerFunc is a function as a Caller.
 type CallerFunc func(ctx context.Context) (code string, ok bool)
 
@@ -326,10 +349,8 @@ func (d *Driver) loop(ctx context.Context, i int, v *vu, next *atomic.Int64) {
 		if d.iterations.Load()+d.inFlight.Load() >= MaxIterations {
 			return
 		}
-		t0 := time.Now()
 		d.inFlight.Add(1)
-		code, ok := c.Call(ctx)
-		end := time.Now()
+		code, ok, service, _ := call(ctx, c)
 		d.inFlight.Add(-1)
 		if v.interrupted.Load() {
 			d.interrupted.Add(1)
@@ -338,7 +359,7 @@ func (d *Driver) loop(ctx context.Context, i int, v *vu, next *atomic.Int64) {
 		if ctx.Err() != nil { // the run's context: not this iteration's fault, not recorded
 			return
 		}
-		d.record(s, end.Sub(t0), 0, code, ok)
+		d.record(s, service, 0, code, ok)
 	}
 }
 
@@ -377,8 +398,7 @@ func (d *Driver) runArrivals(ctx context.Context, start time.Time) {
 				storeMax(&d.maxLate, int64(t0.Sub(sl.due)))
 				storeMax(&d.maxActive, d.active.Add(1))
 				d.inFlight.Add(1)
-				code, ok := c.Call(runCtx)
-				end := time.Now()
+				code, ok, service, end := call(runCtx, c)
 				d.inFlight.Add(-1)
 				d.active.Add(-1)
 				idle.Add(1)
@@ -388,7 +408,7 @@ func (d *Driver) runArrivals(ctx context.Context, start time.Time) {
 					}
 					continue
 				}
-				d.record(s, end.Sub(t0), end.Sub(sl.due), code, ok)
+				d.record(s, service, end.Sub(sl.due), code, ok)
 			}
 		})
 	}

@@ -456,3 +456,40 @@ func TestNewNeedsACallerPerVU(t *testing.T) {
 		t.Error("New with the zero executor: no error")
 	}
 }
+
+// timedCaller sleeps sleep per iteration and says it took took.
+type timedCaller struct{ sleep, took time.Duration }
+
+func (c timedCaller) Call(ctx context.Context) (string, bool) {
+	code, ok, _ := c.CallTimed(ctx)
+	return code, ok
+}
+
+func (c timedCaller) CallTimed(context.Context) (string, bool, time.Duration) {
+	time.Sleep(c.sleep)
+	return "200", true, c.took
+}
+
+// A TimedCaller's own time is what the driver records, not the iteration's wall time, in a
+// closed loop and in an arrival-rate run's service time (its response time still runs from
+// the slot to the iteration's end).
+func TestTimedCallerRecordsItsOwnTime(t *testing.T) {
+	c := timedCaller{sleep: 20 * time.Millisecond, took: 3 * time.Millisecond}
+	for _, ex := range []Executor{
+		{Kind: SharedIterations, VUs: 2, Iterations: 10, Duration: 10 * time.Second},
+		{Kind: ConstantArrivalRate, Rate: 20, Duration: time.Second, MaxVUs: 4},
+	} {
+		res := run(t, ex, []Caller{c, c, c, c})
+		if res.Iterations == 0 {
+			t.Fatalf("%s: no iteration", ex.Kind)
+		}
+		if got := res.Service.Max(); got > 4*time.Millisecond {
+			t.Errorf("%s: service max %v: want the caller's 3 ms, not its 20 ms wall time", ex.Kind, got)
+		}
+		if res.Response != nil {
+			if got := res.Response.Min(); got < 20*time.Millisecond {
+				t.Errorf("%s: response min %v: want at least the 20 ms the iteration took", ex.Kind, got)
+			}
+		}
+	}
+}

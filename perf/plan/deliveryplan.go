@@ -60,6 +60,15 @@ type DeliveryPlan struct {
 	// RestartBroker restarts Broker's backend this long after the main load starts; 0 does not.
 	// DAPR_PERF_RESTART_BROKER, when set, wins.
 	RestartBroker time.Duration
+	// Await, when > 0, makes each iteration of the main and warmup loads (closed loops: both
+	// need an executor) wait up to that long for the subscriber to receive every message its
+	// request stamped (perf.Await; Dapr's subscribe tests: perf.DaprAwaitTimeout). An iteration
+	// whose messages do not all arrive in time fails with perf.CodeDeliveryTimeout.
+	Await time.Duration
+	// AwaitTimed makes an awaiting iteration's service time include the wait (Dapr's
+	// configuration-subscribe iteration: update, then the notification); without it the
+	// request alone is timed (Dapr's subscribe bound is on the publish request).
+	AwaitTimed bool
 }
 
 // Kind is KindDelivery.
@@ -89,7 +98,11 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if err == nil && env.RestartBroker != nil {
 		restart = *env.RestartBroker
 	}
-	cfg.PlanState = &deliveryState{restart: restart}
+	await := d.Await
+	if err == nil && env.AwaitTimeout != nil && await > 0 {
+		await = *env.AwaitTimeout
+	}
+	cfg.PlanState = &deliveryState{restart: restart, await: await}
 	if rc, ok := cfg.Platform.(perf.RestartChecker); ok && restart > 0 && d.Broker != perf.NoBackend {
 		if err := rc.CanRestartBackend(d.Broker); err != nil {
 			add(fmt.Errorf("delivery plan: RestartBroker: %w", err))
@@ -131,6 +144,18 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if restart > 0 && restart >= cfg.Main.Duration {
 		add(fmt.Errorf("delivery plan: RestartBroker (%s) %v must fall inside the main load (%v)", perf.EnvRestartBroker, restart, cfg.Main.Duration))
 	}
+	if d.Await < 0 || (d.Await > 0 && (d.Await < perf.MinAwaitTimeout || d.Await > perf.MaxAwaitTimeout)) {
+		add(fmt.Errorf("delivery plan: Await %v: from %v to %v, or 0 for no wait", d.Await, perf.MinAwaitTimeout, perf.MaxAwaitTimeout))
+	}
+	if d.Await > 0 && (!cfg.Main.HasExecutor() || !cfg.Warmup.HasExecutor()) {
+		add(errors.New("delivery plan: Await needs an executor (a closed loop) on the main and warmup loads: a fixed-rate load cannot wait for its messages"))
+	}
+	if n, err := sc.TesterReplicasFromEnv(); err == nil && n > 1 {
+		add(fmt.Errorf("delivery plan: %d testers (%s): one only, since each tester numbers its messages from 0 and the subscriber counts one sequence", n, perf.EnvTesterReplicas))
+	}
+	if d.AwaitTimed && d.Await == 0 {
+		add(errors.New("delivery plan: AwaitTimed needs Await > 0"))
+	}
 	if restart > 0 && d.Broker == perf.NoBackend {
 		add(fmt.Errorf("delivery plan: RestartBroker (%s) needs a Broker backend (an in-memory pub/sub has none to restart)", perf.EnvRestartBroker))
 	}
@@ -138,8 +163,17 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 }
 
 // deliveryState is what Configure resolved for Run: when the broker restarts (0: never), the
-// scenario's RestartBroker or DAPR_PERF_RESTART_BROKER.
-type deliveryState struct{ restart time.Duration }
+// scenario's RestartBroker or DAPR_PERF_RESTART_BROKER; how long an iteration waits for its
+// messages (0: it does not), the scenario's Await or DAPR_PERF_AWAIT_TIMEOUT.
+type deliveryState struct{ restart, await time.Duration }
+
+// awaitFor is the await window Configure resolved into cfg.
+func awaitFor(cfg *perf.RunConfig) time.Duration {
+	if st, ok := cfg.PlanState.(*deliveryState); ok {
+		return st.await
+	}
+	return 0
+}
 
 // restartAt is the broker's restart time Configure resolved into cfg.
 func restartAt(cfg *perf.RunConfig) time.Duration {
@@ -151,10 +185,31 @@ func restartAt(cfg *perf.RunConfig) time.Duration {
 
 func (d *DeliveryPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	return []perf.Step{
-		{Name: fmt.Sprintf("warmup, %d msg/s x %v, then up to %v for its messages", cfg.Warmup.QPS, cfg.Warmup.Duration, warmupDrain), Duration: cfg.Warmup.Duration + 2*time.Second},
-		{Name: fmt.Sprintf("main: %s %d msg/s x %v, %s subscribe", d.sends(), cfg.Main.QPS, cfg.Main.Duration, d.Mode), Duration: cfg.Main.Duration},
+		{Name: fmt.Sprintf("warmup, %s, then up to %v for its messages", d.pace(cfg.Warmup), warmupDrain), Duration: scheduled(cfg.Warmup) + 2*time.Second},
+		{Name: fmt.Sprintf("main: %s %s, %s subscribe", d.sends(), d.pace(cfg.Main), d.Mode), Duration: scheduled(cfg.Main)},
 		{Name: fmt.Sprintf("drain: up to %v for the last messages", d.drain()), Duration: time.Second},
 	}
+}
+
+// pace says how p's load goes, for the progress lines: a rate and a duration, or an
+// executor's VUs, each iteration waiting for its messages when d awaits them.
+func (d *DeliveryPlan) pace(p perf.Params) string {
+	if !p.HasExecutor() {
+		return fmt.Sprintf("%d msg/s x %v", p.QPS, p.Duration)
+	}
+	s := fmt.Sprintf("%s, up to %d VUs over %v", p.Executor.Kind, p.Executor.PeakVUs(), p.Executor.ScheduleDuration())
+	if d.Await > 0 {
+		s += ", each iteration waiting for its messages"
+	}
+	return s
+}
+
+// scheduled is how long p's load is planned to run: its duration, or its executor's schedule.
+func scheduled(p perf.Params) time.Duration {
+	if p.HasExecutor() {
+		return p.Executor.ScheduleDuration()
+	}
+	return p.Duration
 }
 
 func (d *DeliveryPlan) Run(s perf.Session) error {
@@ -187,14 +242,18 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	// 1. warmup under its own nonce
 	wn := rep.RunID + "-warmup"
 	warm.Payload = perf.DeliveryPayload(wn, max(warm.PayloadBytes, 1))
+	if warm.Await, err = d.await(dep, wn, awaitFor(cfg)); err != nil {
+		return err
+	}
 	if err := sub.reset(ctx, wn); err != nil {
 		return err
 	}
-	wres, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d msg/s to %s", warm.QPS, warm.Target), warm.Duration)
+	wres, err := runWarmup(s, tester, warm, fmt.Sprintf(", %s to %s", d.pace(warm), warm.Target), scheduled(warm))
 	if err != nil {
 		return err
 	}
-	if _, _, err := sub.drain(ctx, wres.Requests, wres.Requests-wres.Errors(), warmupDrain); err != nil {
+	wseq, wsent := sequenced(wres)
+	if _, _, err := sub.drain(ctx, wseq, wsent, warmupDrain); err != nil {
 		return fmt.Errorf("warmup: %w", err)
 	}
 
@@ -202,6 +261,9 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	mn := rep.RunID + "-main"
 	size := main.PayloadBytes
 	main.Payload = perf.DeliveryPayload(mn, max(size, 1))
+	if main.Await, err = d.await(dep, mn, awaitFor(cfg)); err != nil {
+		return err
+	}
 	if err := sub.reset(ctx, mn); err != nil {
 		return err
 	}
@@ -221,7 +283,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	} else {
 		close(restarted)
 	}
-	done := s.Phase(fmt.Sprintf("main: %s %d msg/s to %s, %s subscribe", d.sends(), main.QPS, main.Target, d.Mode), main.Duration)
+	done := s.Phase(fmt.Sprintf("main: %s %s to %s, %s subscribe", d.sends(), d.pace(main), main.Target, d.Mode), scheduled(main))
 	res, err := perf.RunLoad(ctx, tester, main)
 	done()
 	<-restarted
@@ -232,8 +294,9 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	res.Params.PayloadBytes = size
 	rep.Params = res.Params
 	rep.Loads = append(rep.Loads, perf.NamedLoad{Name: "main publish", Result: res})
-	dr.Sequenced, dr.PublishErrors = res.Requests, res.Errors()
-	dr.Sent = dr.Sequenced - dr.PublishErrors
+	dr.Sequenced, dr.Sent = sequenced(res)
+	dr.PublishErrors = dr.Sequenced - dr.Sent
+	dr.AwaitTimeouts = res.AwaitTimeouts()
 	s.Checkpoint("main load")
 
 	// 3. the drain
@@ -247,6 +310,29 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	dr.Fill(st, waited)
 	s.Checkpoint("drain")
 	return nil
+}
+
+// sequenced is how many messages res stamped (sequence numbers 0 .. n-1: each request stamps
+// Operation.EventsPerRequest of them, a configuration update one) and how many of them were
+// accepted: all but those of failed requests. An iteration that failed in its wait for its
+// messages (perf.Result.AwaitFailures) had its request accepted.
+func sequenced(res perf.Result) (n, accepted int64) {
+	per := int64(max(res.Params.Operation.EventsPerRequest(), 1))
+	failed := res.Errors() - res.AwaitFailures()
+	return res.Requests * per, (res.Requests - failed) * per
+}
+
+// await is the perf.Await of a load under nonce run with window timeout, or nil when d does
+// not wait (timeout 0): the subscriber's own port as the tester reaches it.
+func (d *DeliveryPlan) await(dep perf.Deployment, run string, timeout time.Duration) (*perf.Await, error) {
+	if timeout == 0 {
+		return nil, nil
+	}
+	u, err := dep.Endpoint(d.Subscriber, perf.AppHTTP)
+	if err != nil {
+		return nil, fmt.Errorf("delivery plan: Await: %w", err)
+	}
+	return &perf.Await{URL: u, Run: run, Timeout: timeout, Timed: d.AwaitTimed}, nil
 }
 
 // delivery is the protocol the subscriber's daprd delivers with: its sidecar's AppProtocol,

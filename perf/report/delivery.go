@@ -8,27 +8,44 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// deliveryGates adds the delivery figures to gates: lost, duplicated, the latency percentiles,
-// and errors and qps.ratio of the loads.
+// deliveryGates adds the delivery figures to gates: lost, duplicated, timeouts, the delivery
+// latency percentiles ("delivery.p95", seconds), errors and qps.ratio of the loads (qps.ratio
+// of the fixed-rate ones: a closed loop has no target rate), and the main load's own request
+// time as k6 gates it ("latency.p95", "latency.mean", seconds; the publish request, or the
+// update and its wait with a timed Await).
 func deliveryGates(r *perf.Report, gates map[string]float64) {
 	dr := r.Delivery
 	if dr == nil {
 		return
 	}
 	var errs int64
-	ratio := 0.0
-	for i, l := range r.Loads {
+	ratio, rated := 0.0, false
+	for _, l := range r.Loads {
 		errs += l.Errors()
-		if q := l.QPSRatio(); i == 0 || q < ratio {
-			ratio = q
+		if l.ClosedLoop() {
+			continue
+		}
+		if q := l.QPSRatio(); !rated || q < ratio {
+			ratio, rated = q, true
 		}
 	}
 	if len(r.Loads) > 0 {
-		gates["errors"], gates["qps.ratio"] = float64(errs), ratio
+		gates["errors"] = float64(errs)
+	}
+	if rated {
+		gates["qps.ratio"] = ratio
 	}
 	if len(r.Loads) == 0 || dr.DrainWindowSeconds == 0 {
 		return
 	}
+	main := r.Loads[len(r.Loads)-1].Result
+	gates["latency.mean"] = main.Latency.AvgSeconds
+	for _, p := range perf.GatePercentiles {
+		if d, err := main.Latency.Percentile(p); err == nil {
+			gates["latency."+perf.PercentileName(p)] = d.Seconds()
+		}
+	}
+	gates["delivery.timeouts"] = float64(dr.AwaitTimeouts)
 	gates["delivery.lost"] = float64(dr.Lost)
 	gates["delivery.duplicated"] = float64(dr.Duplicated)
 	if dr.Received > 0 {
@@ -43,15 +60,18 @@ func deliveryGates(r *perf.Report, gates map[string]float64) {
 func deliveryTable(b *strings.Builder, r *perf.Report) {
 	dr := r.Delivery
 	if dr.Mode == perf.SubscribeConfiguration {
-		fmt.Fprintf(b, "delivery: configuration subscribe over %s, store %s (%s), updates written straight to the store at %d/s x %v, %d-byte values\n",
-			r.Transport, dr.PubSub, orNone(string(dr.Broker)), r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+		fmt.Fprintf(b, "delivery: configuration subscribe over %s, store %s (%s), updates written straight to the store %s, %d-byte values\n",
+			r.Transport, dr.PubSub, orNone(string(dr.Broker)), pace(r.Params, "/s"), r.Params.PayloadBytes)
 	} else {
-		fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd at %d msg/s x %v, %d-byte messages\n",
-			dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, r.Params.QPS, r.Params.Duration, r.Params.PayloadBytes)
+		fmt.Fprintf(b, "delivery: %s subscribe over %s, pubsub %s (%s), topic %s, published through the tester's daprd %s, %d-byte messages\n",
+			dr.Mode, orHTTP(dr.Delivery), dr.PubSub, orNone(string(dr.Broker)), dr.Topic, pace(r.Params, " msg/s"), r.Params.PayloadBytes)
 	}
 	fmt.Fprintf(b, "messages: sent %d (of %d stamped, %d publish errors), received %d, LOST %d, duplicated %d, stale %d, malformed %d; drain %.2f s of %.0f s (%s)\n",
 		dr.Sent, dr.Sequenced, dr.PublishErrors, dr.Received, dr.Lost, dr.Duplicated, dr.Stale, dr.Malformed, dr.DrainSeconds, dr.DrainWindowSeconds,
 		map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])
+	if a := r.Params.Await; a != nil {
+		fmt.Fprintf(b, "each iteration waited up to %v for its messages: %d timed out\n", a.Timeout, dr.AwaitTimeouts)
+	}
 	if br := dr.BrokerRestart; br != nil {
 		fmt.Fprintf(b, "broker restart: %s stopped %.1f s into the main load, down %.2f s %s\n", dr.Broker, br.AtSeconds, br.DownSeconds, br.Error)
 	}
@@ -68,10 +88,29 @@ func deliveryTable(b *strings.Builder, r *perf.Report) {
 		}
 		fmt.Fprintf(w, "%s (ms)\t%.3f\t%s\t%s\t%s\t%s\t%.3f\t\n", name, 1e3*l.AvgSeconds, ms(50), ms(90), ms(95), ms(99), 1e3*l.MaxSeconds)
 	}
+	if len(r.Loads) > 0 && r.Params.HasExecutor() {
+		main := r.Loads[len(r.Loads)-1].Result
+		name := "publish request"
+		if dr.Mode == perf.SubscribeConfiguration {
+			name = "update request"
+		}
+		if a := r.Params.Await; a != nil && a.Timed {
+			name += " and wait"
+		}
+		row(name, main.Latency)
+	}
 	row("delivery latency", dr.Latency)
 	row("subscriber handler", dr.Handler)
 	_ = w.Flush()
 	fmt.Fprintf(b, "subscriber: %d delivery calls for %d messages\n", dr.HandlerCalls, dr.Received+dr.Duplicated)
+}
+
+// pace is how p's load went: "at <rate><unit> x <duration>", or its executor's VUs.
+func pace(p perf.Params, unit string) string {
+	if p.HasExecutor() {
+		return fmt.Sprintf("by %s, up to %d VUs over %v", p.Executor.Kind, p.Executor.PeakVUs(), p.Executor.ScheduleDuration())
+	}
+	return fmt.Sprintf("at %d%s x %v", p.QPS, unit, p.Duration)
 }
 
 func orHTTP(p perf.Protocol) perf.Protocol {

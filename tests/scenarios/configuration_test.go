@@ -75,16 +75,22 @@ func TestConfigurationScenarios(t *testing.T) {
 				if tr == perf.GRPC {
 					want = 0.350
 				}
-				assert.Equal(t, want, gate(t, sc, "delivery.mean").Limit, path)
+				mean := gate(t, sc, "latency.mean")
+				assert.Equal(t, want, mean.Limit, path)
+				assert.Equal(t, perf.Below, mean.Op, "%s: Dapr's avg<%v is strict", path, want)
 				assert.Equal(t, 0.0, gate(t, sc, "delivery.lost").Limit, path)
 				assert.Equal(t, 0.0, gate(t, sc, "delivery.duplicated").Limit, path)
-				assert.Equal(t, [3]any{100, 4, time.Minute}, [3]any{main.QPS, main.Connections, main.Duration}, path)
+				assert.Equal(t, driver.RampingVUs, main.Executor.Kind, path)
+				assert.Equal(t, []driver.Stage{{Duration: 2 * time.Second, Target: 100}, {Duration: 3 * time.Second, Target: 300}, {Duration: 4 * time.Second, Target: 500}},
+					main.Executor.Stages, "%s: Dapr's test.js stages", path)
 				assert.Equal(t, ConfigUpdateBytes, main.PayloadBytes, path)
 				assert.Equal(t, perf.OpConfigurationSet, sc.Main.Operation.Kind, path)
 				assert.Contains(t, sc.Main.Operation.Key, perf.UUIDToken, "%s: one new key per update", path)
 				dp, ok := sc.Plan.(*plan.DeliveryPlan)
 				require.True(t, ok, path)
 				assert.Equal(t, perf.SubscribeConfiguration, dp.Mode, path)
+				assert.Equal(t, perf.DaprAwaitTimeout, dp.Await, "%s: each iteration waits for its notification, as k6's request", path)
+				assert.True(t, dp.AwaitTimed, "%s: Dapr times the update and its wait", path)
 				assert.Equal(t, []string{"-configuration-store", ConfigStoreName}, sc.Apps[1].Args, path)
 				assert.Nil(t, sc.Apps[0].Sidecar, "%s: the tester writes straight to Redis", path)
 			}

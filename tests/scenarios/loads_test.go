@@ -49,11 +49,9 @@ var daprsLoads = []struct {
 	{"TestPubsubBulkPublishHttpPerformance", func() perf.Scenario { return PubSubBulkPublishHTTP(PublishBrokers[0], true, 10) },
 		load{Main: "constant-vus 50 VUs x 30s, 1024 B", Hosts: 1, Testers: 1}, ""},
 	{"TestPubsubBulkPublishSubscribeHttpPerformance", func() perf.Scenario { return PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeNormal) },
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Hosts: 1, Testers: 1},
-		"fixed-rate single publishes, not k6's ramp of bulk publishes of 100"},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "100 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestPubsubBulkPublishBulkSubscribeHttpPerformance", func() perf.Scenario { return PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeBulk) },
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Hosts: 1, Testers: 1},
-		"fixed-rate single publishes, not k6's ramp of bulk publishes of 100"},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "100 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestActorActivate", ActorActivation,
 		load{Main: "fortio 500 QPS x 8 conns x 1m0s, 2 B", Hosts: 1, Testers: 1}, ""},
 	{"TestActorTimerWithStatePerformance", ActorTimer,
@@ -74,11 +72,9 @@ var daprsLoads = []struct {
 	{"TestConfigurationGetGRPCPerformance", func() perf.Scenario { return ConfigurationGetRamp(perf.GRPC) },
 		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1}, ""},
 	{"TestConfigurationSubscribeHTTPPerformance", func() perf.Scenario { return ConfigurationSubscribe(perf.HTTP) },
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1},
-		"100 updates/s at a fixed rate instead of k6's ramp of update-and-wait"},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "1 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestConfigurationSubscribeGRPCPerformance", func() perf.Scenario { return ConfigurationSubscribe(perf.GRPC) },
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1},
-		"100 updates/s at a fixed rate instead of k6's ramp of update-and-wait"},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "1 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestJobSchedulingPerformance", JobsScheduling,
 		load{Main: "fortio 1000 QPS x 16 conns x 1m0s, 0 B", Hosts: 1, Testers: 1}, ""},
 	{"TestJobTriggerPerformance", JobsTriggering,
@@ -192,6 +188,10 @@ func planLoad(sc perf.Scenario) string {
 		return fmt.Sprintf("%d jobs, %d in flight", p.Jobs, p.Connections)
 	case *plan.FaultPlan:
 		return "base " + executorLoad(p.Base) + "; faults " + executorLoad(p.Faults)
+	case *plan.DeliveryPlan:
+		if p.Await > 0 {
+			return fmt.Sprintf("%d messages per request, each iteration waiting up to %v for them", max(sc.Main.Operation.EventsPerRequest(), 1), p.Await)
+		}
 	}
 	for _, a := range sc.Apps { // periodic actor timers, and how long they fire after the load
 		if i := slices.Index(a.Args, "-timer-period"); i >= 0 && i+1 < len(a.Args) {

@@ -13,8 +13,18 @@ import (
 // "pubsub_subscribe_grpc_<broker>", "pubsub_bulk_subscribe_grpc_<broker>"; the result's
 // transport is the publish's (http), its delivery.delivery "grpc".
 func PubSubSubscribeGRPC(b SubscribeBroker, mode perf.SubscribeMode) perf.Scenario {
-	sc := PubSubSubscribe(b, mode)
-	sc.Test = strings.Replace(sc.Test, "subscribe_", "subscribe_grpc_", 1)
+	return DeliverOverGRPC(PubSubSubscribe(b, mode))
+}
+
+// DeliverOverGRPC is sc (PubSubSubscribe's or PubSubDelivery's) with delivery over gRPC (see
+// PubSubSubscribeGRPC), its test name with "_grpc" after "subscribe" or "delivery".
+func DeliverOverGRPC(sc perf.Scenario) perf.Scenario {
+	for _, w := range []string{"subscribe_", "delivery_"} {
+		if strings.Contains(sc.Test, w) {
+			sc.Test = strings.Replace(sc.Test, w, w+"grpc_", 1)
+			break
+		}
+	}
 	for i := range sc.Apps {
 		if sc.Apps[i].Name == SubscriberApp {
 			sc.Apps[i].Args = append(sc.Apps[i].Args, "-grpc")
