@@ -130,8 +130,8 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 		if op.Kind != perf.OpConfigurationSet || sc.Main.ThroughSidecar {
 			add(fmt.Errorf("delivery plan: mode %s: Main must write configuration straight to the store (Operation.Kind %q, ThroughSidecar false); got %q, %v", d.Mode, perf.OpConfigurationSet, op.Kind, sc.Main.ThroughSidecar))
 		}
-	} else if op.Kind != perf.OpPublish || !sc.Main.ThroughSidecar {
-		add(fmt.Errorf("delivery plan: Main must publish through the tester's sidecar (Operation.Kind %q, ThroughSidecar true); got %q, %v", perf.OpPublish, op.Kind, sc.Main.ThroughSidecar))
+	} else if (op.Kind != perf.OpPublish && op.Kind != perf.OpPublishBulk) || !sc.Main.ThroughSidecar {
+		add(fmt.Errorf("delivery plan: Main must publish through the tester's sidecar (Operation.Kind %q or %q, ThroughSidecar true); got %q, %v", perf.OpPublish, perf.OpPublishBulk, op.Kind, sc.Main.ThroughSidecar))
 	}
 	switch d.Mode {
 	case perf.SubscribeNormal, perf.SubscribeBulk, perf.SubscribeConfiguration:
