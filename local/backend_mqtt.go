@@ -10,13 +10,16 @@ import (
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // mqttVersionTopic is where Mosquitto publishes its version, retained, at start-up.
 const mqttVersionTopic = "$SYS/broker/version"
 
 // mqttKind runs Debian's Mosquitto 2.0, an MQTT 3.1.1 broker, with one listener on
-// 127.0.0.1, anonymous clients allowed (nothing else can reach it) and no persistence.
+// 127.0.0.1, anonymous clients allowed (nothing else can reach it), no persistence and a
+// per-client queue of perf.MQTTMaxQueuedMessages.
 var mqttKind = &backendKind{
 	proc:  "mosquitto",
 	pkg:   "mosquitto",
@@ -27,6 +30,7 @@ var mqttKind = &backendKind{
 			"listener " + strconv.Itoa(b.ports[0]) + " 127.0.0.1",
 			"allow_anonymous true",
 			"persistence false",
+			"max_queued_messages " + strconv.Itoa(perf.MQTTMaxQueuedMessages),
 			"log_dest stdout", // the process log
 		}
 		if os.Geteuid() == 0 {

@@ -52,6 +52,15 @@ const (
 	BackendPulsar     Backend = "pulsar"     // Apache Pulsar (kubernetes only)
 )
 
+// MQTTMaxQueuedMessages is the per-client queue the platforms give Mosquitto
+// (max_queued_messages): the QoS 1 messages it holds for a subscriber beyond those in flight.
+// Mosquitto's default, 1000 (EMQX's max_mqueue_len, the broker of Dapr's weekly run, has the
+// same default), drops messages once a subscriber falls that far behind, and Dapr's subscribe
+// load keeps up to 500 VUs x 100 messages unanswered at once: on the default the broker, not
+// daprd, loses them ("Outgoing messages are being dropped" in its log). The queue is sized
+// for that backlog twice over, so that a lost message is the sidecar's.
+const MQTTMaxQueuedMessages = 100_000
+
 // componentType is what the framework knows of one ComponentType.
 type componentType struct {
 	backend  Backend

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+
+	"github.com/daprperf/daprperf/perf"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -48,12 +51,14 @@ var mqttBackend = &backend{
 }
 
 // mqttConfig is mosquitto.conf: one listener at l, anonymous clients, no persistence (no
-// writable folder), the log on stderr. Started unprivileged, mosquitto switches to no user.
+// writable folder), a per-client queue of perf.MQTTMaxQueuedMessages, the log on stderr.
+// Started unprivileged, mosquitto switches to no user.
 func mqttConfig(l listenOn) map[string]string {
 	return map[string]string{"mosquitto.conf": strings.Join([]string{
 		fmt.Sprintf("listener %d %s", l.port(MQTTPort), l.addr),
 		"allow_anonymous true",
 		"persistence false",
+		"max_queued_messages " + strconv.Itoa(perf.MQTTMaxQueuedMessages),
 		"log_dest stderr",
 	}, "\n") + "\n"}
 }

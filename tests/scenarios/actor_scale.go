@@ -35,10 +35,9 @@ const (
 )
 
 // actorScaleRamp is Dapr's ramping-vus schedule of both scale tests, each stage's target
-// scaled by actorScaleFactor (at least 1 VU).
+// scaled by closedLoopFactor (scaledVUs).
 func actorScaleRamp() driver.Executor {
-	f := actorScaleFactor()
-	target := func(vus int) int { return max(1, int(float64(vus)*f+0.5)) }
+	target := scaledVUs
 	return driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{
 		{Duration: 2 * time.Second, Target: target(100)},
 		{Duration: 2 * time.Second, Target: target(300)},
@@ -46,28 +45,12 @@ func actorScaleRamp() driver.Executor {
 	}, GracefulStop: 5 * time.Second} // k6's gracefulRampDown 0 s: the stages never ramp down
 }
 
-// actorScaleFullQPS is the rate DAPR_PERF_QPS is compared with to scale the scale tests'
-// VUs: the framework's full load (Dapr's 1000 QPS default).
-const actorScaleFullQPS = 1000
-
-// actorScaleFactor is 1, or DAPR_PERF_QPS / actorScaleFullQPS (at most 1) when that variable
-// is set: a closed loop has no rate of its own for the override to lower, so its VUs scale
-// instead (CI's smoke, DAPR_PERF_QPS=100: 10, 30, 50 VUs). The result's executor records the
-// VUs actually run.
-func actorScaleFactor() float64 {
-	env, err := perf.LoadEnv()
-	if err != nil || env.QPS == nil {
-		return 1 // a bad value fails the run's configuration with its own error
-	}
-	return min(1, float64(*env.QPS)/actorScaleFullQPS)
-}
-
 // actorScale is the shared shape of the two scale tests: the tester's closed loop through its
 // daprd to the hosts, PUT-like actor calls with a new id per call; baseline the same ramp sent
 // straight to the first host (its method handler, no daprd), warmup 50 VUs for 3 s.
 func actorScale(test string, op perf.Operation, apps []perf.App, p95 float64, source string) perf.Scenario {
 	p95Gate := perf.Threshold{Figure: "latency.p95", Op: perf.AtMost, Limit: p95, Source: source}
-	if f := actorScaleFactor(); f < 1 {
+	if f := closedLoopFactor(); f < 1 {
 		p95Gate.Source += fmt.Sprintf("; VUs scaled by %g under %s", f, perf.EnvQPS)
 	}
 	return perf.Scenario{
