@@ -37,11 +37,10 @@ const (
 // actorScaleRamp is Dapr's ramping-vus schedule of both scale tests, each stage's target
 // scaled by closedLoopFactor (scaledVUs).
 func actorScaleRamp() driver.Executor {
-	target := scaledVUs
 	return driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{
-		{Duration: 2 * time.Second, Target: target(100)},
-		{Duration: 2 * time.Second, Target: target(300)},
-		{Duration: 4 * time.Second, Target: target(500)},
+		{Duration: 2 * time.Second, Target: scaledVUs(100)},
+		{Duration: 2 * time.Second, Target: scaledVUs(300)},
+		{Duration: 4 * time.Second, Target: scaledVUs(500)},
 	}, GracefulStop: 5 * time.Second} // k6's gracefulRampDown 0 s: the stages never ramp down
 }
 
