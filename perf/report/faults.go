@@ -18,11 +18,13 @@ func deriveFaultFigures(r *perf.Report, f *perf.Figures) {
 	perf.FaultFigures(f.Gates, r.Loads, r.Actors)
 }
 
-// faultTable writes one line per phase (peak VUs, requests, QPS, errors, 500s, p50/p95/p99
-// service time in ms) and the fault window's counts.
+// faultTable writes one line per phase (peak VUs, requests, QPS, errors, 500s, the iterations
+// interrupted at the graceful stop, p50/p95/p99 and max service time in ms) and the fault
+// window's counts. An interrupted iteration is in no other column (k6 drops them the same way),
+// so the table shows it.
 func faultTable(b *strings.Builder, r *perf.Report, figures *perf.Figures) {
 	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "phase\tpeak VUs\trequests\tQPS\terrors\t500s\tp50 (ms)\tp95 (ms)\tp99 (ms)\tmax (ms)\t")
+	fmt.Fprintln(w, "phase\tpeak VUs\trequests\tQPS\terrors\t500s\tinterrupted\tp50 (ms)\tp95 (ms)\tp99 (ms)\tmax (ms)\t")
 	for i := range r.Loads {
 		l := &r.Loads[i]
 		q := func(p float64) string {
@@ -31,11 +33,12 @@ func faultTable(b *strings.Builder, r *perf.Report, figures *perf.Figures) {
 			}
 			return "-"
 		}
-		vus := 0
+		var vus int
+		var interrupted int64
 		if l.Executor != nil {
-			vus = l.Executor.MaxActiveVUs
+			vus, interrupted = l.Executor.MaxActiveVUs, l.Executor.Interrupted
 		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t%s\t%s\t\n", l.Name, vus, l.Requests, l.ActualQPS, l.Errors(), l.RetCodes["500"], q(50), q(95), q(99), fmt.Sprintf("%.1f", float64(l.Max())/1e6))
+		fmt.Fprintf(w, "%s\t%d\t%d\t%.1f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", l.Name, vus, l.Requests, l.ActualQPS, l.Errors(), l.RetCodes["500"], interrupted, q(50), q(95), q(99), fmt.Sprintf("%.1f", float64(l.Max())/1e6))
 	}
 	_ = w.Flush()
 	if fr := r.Faults; fr != nil {
