@@ -8,11 +8,9 @@ import (
 	"github.com/daprperf/daprperf/perf/report"
 )
 
-// checkLacks are the committed files Check finds incomplete, and what it must name: hand-made
-// fixtures without a command, and a reference written before the growth plan stored verdicts.
+// checkLacks are the committed files Check finds incomplete, and what it must name: a hand-made
+// fixture without a command, written before the growth plan stored verdicts.
 var checkLacks = map[string][]string{
-	"reports/v1.16.5/memory_growth/http/result.json":                 {"no verdict"},
-	"reports/v1.17.5/memory_growth/http/result.json":                 {"no verdict"},
 	"charts/testdata/reports/v1.17.5/memory_growth/http/result.json": {"no command recorded", "no verdict"},
 }
 
