@@ -24,6 +24,7 @@ type Deployment struct {
 	cpu      cpuIntegrator
 	closed   bool
 	backends []perf.BackendInfo // from the environment, for the report (no credential)
+	logsDir  string             // where a failed test's logs go (perf.LogsDir); "": none kept
 }
 
 var _ perf.Deployment = (*Deployment)(nil)

@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,42 +9,38 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
 
-// logTailLines is how many of a restarted container's last lines before its restart go into
-// the test's output: enough for a daprd's fatal line and the few before it.
-const logTailLines int64 = 20
+	"github.com/daprperf/daprperf/perf"
+)
 
 // logsTimeout bounds keeping one run's logs: listing the pods and reading every container's.
 const logsTimeout = 30 * time.Second
 
-// KeptLogs is what KeepLogs wrote: the folder, and for each container that restarted, the last
-// logTailLines lines of its log before the restart ("<pod>/<container>" to text).
+// KeptLogs is what KeepLogs wrote: the folder, and the last perf.LogTailLines lines of each log
+// ("<pod>/<container>" to text): Current of every container that ran, Previous of each one that
+// restarted, from its instance before the restart.
 type KeptLogs struct {
-	Dir      string
-	Previous map[string]string
+	Dir               string
+	Current, Previous map[string]string
 }
 
-// KeepLogs writes the log of every container of the run's pods into a new folder under the
-// system's temporary folder, daprperf-kube-logs-<namespace>-*: <pod>_<container>.log, and for a
-// container that restarted also <pod>_<container>.previous.log, the log of the instance before
-// its restart (the kubelet keeps that one until the pod goes, so it must be read before the
-// namespace is deleted). A container that never started has no log and no file. It returns the
-// folder and the previous logs' last lines; a log that cannot be read is an error naming the
-// container, after the others are written.
-func (d *Deployment) KeepLogs(ctx context.Context) (KeptLogs, error) {
-	out := KeptLogs{Previous: map[string]string{}}
+// KeepLogs writes the log of every container of the run's pods into dir (created if missing):
+// <pod>_<container>.log, and for a container that restarted also
+// <pod>_<container>.previous.log, the log of the instance before its restart (the kubelet keeps
+// that one until the pod goes, so it must be read before the namespace is deleted). A container
+// that never started has no log and no file. It returns the logs' last lines; a log that cannot
+// be read is an error naming the container, after the others are written.
+func (d *Deployment) KeepLogs(ctx context.Context, dir string) (KeptLogs, error) {
+	out := KeptLogs{Dir: dir, Current: map[string]string{}, Previous: map[string]string{}}
 	pods, err := d.p.cs.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return out, fmt.Errorf("logs: list pods in %s: %w", d.ns, err)
 	}
-	out.Dir, err = os.MkdirTemp("", "daprperf-kube-logs-"+d.ns+"-")
-	if err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return out, fmt.Errorf("logs: %w", err)
 	}
 	var errs []error
@@ -53,8 +48,11 @@ func (d *Deployment) KeepLogs(ctx context.Context) (KeptLogs, error) {
 		for _, cs := range p.Status.ContainerStatuses {
 			name := p.Name + "_" + cs.Name
 			if cs.State.Waiting == nil || cs.RestartCount > 0 || cs.LastTerminationState.Terminated != nil {
-				if _, err := d.writeLog(ctx, p.Name, cs.Name, false, filepath.Join(out.Dir, name+".log")); err != nil {
+				b, err := d.writeLog(ctx, p.Name, cs.Name, false, filepath.Join(out.Dir, name+".log"))
+				if err != nil {
 					errs = append(errs, err)
+				} else {
+					out.Current[p.Name+"/"+cs.Name] = perf.LastLines(b, perf.LogTailLines)
 				}
 			}
 			if cs.RestartCount == 0 {
@@ -65,7 +63,7 @@ func (d *Deployment) KeepLogs(ctx context.Context) (KeptLogs, error) {
 				errs = append(errs, err)
 				continue
 			}
-			out.Previous[p.Name+"/"+cs.Name] = lastLines(b, logTailLines)
+			out.Previous[p.Name+"/"+cs.Name] = perf.LastLines(b, perf.LogTailLines)
 		}
 	}
 	return out, errors.Join(errs...)
@@ -93,23 +91,11 @@ func (d *Deployment) writeLog(ctx context.Context, pod, container string, previo
 	return b, nil
 }
 
-// lastLines is the last n lines of b, without the final newline.
-func lastLines(b []byte, n int64) string {
-	b = bytes.TrimRight(b, "\n")
-	i := len(b)
-	for k := int64(0); k < n; k++ {
-		j := bytes.LastIndexByte(b[:i], '\n')
-		if j < 0 {
-			return string(b)
-		}
-		i = j
-	}
-	return strings.TrimPrefix(string(b[i:]), "\n")
-}
-
 // keepLogsOnFailure is the deployment's teardown step before the namespace goes: when the test
-// failed, it keeps every container's log (KeepLogs) and logs the folder, and for each restarted
-// container the end of its log before the restart. A test that passed keeps nothing.
+// failed, it keeps every container's log (KeepLogs) in the folder the runner gave Start
+// (perf.LogsDir), logs that folder and, for each restarted container, the end of its log before
+// the restart. Given no folder, it writes the end of every log into the test's output instead
+// and keeps no file. A test that passed keeps nothing.
 func (d *Deployment) keepLogsOnFailure(t interface {
 	Failed() bool
 	Logf(string, ...any)
@@ -119,9 +105,23 @@ func (d *Deployment) keepLogsOnFailure(t interface {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), logsTimeout)
 	defer cancel()
-	kept, err := d.KeepLogs(ctx)
-	if kept.Dir != "" {
+	dir := d.logsDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "daprperf-kube-logs-"+d.ns+"-")
+		if err != nil {
+			t.Logf("kube: logs: %v", err)
+			return
+		}
+		defer func() { _ = os.RemoveAll(tmp) }()
+		dir = tmp
+	}
+	kept, err := d.KeepLogs(ctx, dir)
+	if d.logsDir != "" {
 		t.Logf("kube: the logs of namespace %s's containers kept in %s", d.ns, kept.Dir)
+	} else {
+		for _, c := range slices.Sorted(maps.Keys(kept.Current)) {
+			t.Logf("kube: %s, last lines of its log:\n%s", c, kept.Current[c])
+		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(kept.Previous)) {
 		t.Logf("kube: %s before its restart, last lines:\n%s", c, kept.Previous[c])

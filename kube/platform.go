@@ -167,7 +167,7 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 // every Deployment is rolled out: its pods Ready, which means the app's readiness probe and
 // the injected daprd's pass. ctx bounds that wait; on timeout the error is a *RolloutError
 // naming the app and its pods' conditions. Teardown, registered with t.Cleanup as soon as the
-// namespace exists, keeps the containers' logs when the test failed (KeepLogs), deletes the
+// namespace exists, keeps the containers' logs when the test failed (KeepLogs, in perf.LogsDir(ctx)), deletes the
 // token Secrets, then the namespace, and waits until it is gone.
 func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
 	t.Helper()
@@ -205,6 +205,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 	}
 	d := newDeployment(p, ns, descs)
 	d.backends = comps.backends()
+	d.logsDir = perf.LogsDir(ctx)
 	t.Cleanup(func() {
 		d.keepLogsOnFailure(t)
 		if err := d.close(); err != nil {

@@ -17,7 +17,7 @@ import (
 // Deployment is a set of apps and sidecars started by Platform.StartE. It implements
 // perf.Deployment, and adds Kill and PID for tests of the platform itself.
 type Deployment struct {
-	dir    string // run directory: logs, configurations, the empty resources folder
+	dir    string // run directory: logs, configurations, the components (resources/)
 	a      build  // the daprd build of every sidecar
 	b      *build // the second build of an A/B run, beside every sidecar; nil without
 	apps   []*deployedApp
@@ -30,6 +30,8 @@ type Deployment struct {
 	// (sentry.go); trustAnchors is sentry's root certificate, PEM, once sentry is ready.
 	mtls         bool
 	trustAnchors string
+	// logsDir is where close keeps the logs when the test failed (perf.LogsDir); "": none.
+	logsDir string
 
 	mu    sync.Mutex
 	procs []*process // in start order
@@ -341,8 +343,10 @@ func stopAt(procs []*process) error {
 	return errors.Join(errs...)
 }
 
-// close is the deployment's t.Cleanup: it stops every process, then removes the run
-// directory, or keeps it and logs its path and the logs' when t failed.
+// close is the deployment's t.Cleanup: it stops every process, and when t failed keeps the
+// processes' logs in the folder the runner gave Start (perf.LogsDir; keepLogs) or, given none,
+// writes the end of each log into t's output; then it removes the run directory, also when t
+// failed.
 func (d *Deployment) close(t testing.TB) {
 	if err := d.stopAll(); err != nil {
 		t.Errorf("local: teardown: %v", err)
@@ -356,15 +360,18 @@ func (d *Deployment) close(t testing.TB) {
 		forgetDataDir(dir)
 	}
 	if t.Failed() {
-		t.Logf("local: run dir kept: %s", d.dir)
-		for _, p := range d.processes() {
-			t.Logf("local: log of %s: %s", p.name, p.log)
+		if d.logsDir == "" {
+			d.logTails(t)
+		} else if err := keepLogs(d.dir, d.logsDir); err != nil {
+			t.Errorf("local: %v", err)
+		} else {
+			t.Logf("local: the processes' logs kept in %s", d.logsDir)
 		}
-		return
 	}
 	if err := os.RemoveAll(d.dir); err != nil {
 		t.Errorf("local: remove run dir: %v", err)
 	}
+	forgetRunDir(d.dir)
 }
 
 // RunDir is the deployment's run directory: <process>.log, <app>-config.yaml, resources/.

@@ -33,29 +33,22 @@ func newPlatform(t testing.TB, opts ...local.Option) *local.Platform {
 }
 
 // isolated runs body in a subtest, with a platform whose run directories go in a folder of
-// their own, then checks what the deployment's cleanup must leave: no child process of the
-// test binary, and (when the subtest passed) no run directory.
+// their own, then checks what the deployment's cleanup must leave, whether the subtest passed
+// or failed: no child process of the test binary and no run directory (a failed test's logs
+// are in its output: the platform is given no logs folder here).
 func isolated(t *testing.T, body func(t *testing.T, p *local.Platform), opts ...local.Option) {
 	t.Helper()
 	parent, err := os.MkdirTemp("", "daprperf-local-test-*")
 	require.NoError(t, err)
-	t.Cleanup(func() { // also after a skip; kept, with the failed run's logs, after a failure
-		if t.Failed() {
-			t.Logf("run dirs of the failed test kept in %s", parent)
-			return
-		}
-		assert.NoError(t, os.RemoveAll(parent))
-	})
+	t.Cleanup(func() { assert.NoError(t, os.RemoveAll(parent)) }) // also after a skip
 	p := newPlatform(t, append(opts, local.WithRunDirParent(parent))...)
 
-	passed := t.Run("deployment", func(t *testing.T) { body(t, p) })
+	t.Run("deployment", func(t *testing.T) { body(t, p) })
 
 	assert.Zero(t, children(t), "child processes left after the deployment's cleanup")
-	if passed {
-		entries, err := os.ReadDir(parent)
-		require.NoError(t, err)
-		assert.Empty(t, entries, "run dir left in %s", parent)
-	}
+	entries, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "run dir left in %s", parent)
 }
 
 // children counts the processes whose parent is the test binary, from /proc/<pid>/stat.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,7 +26,9 @@ import (
 const envSignalHelper = "DAPRPERF_LOCAL_SIGNAL_HELPER"
 
 // TestSignalStopsChildren: SIGINT to a test binary with a running deployment stops the
-// deployment's processes (which run in their own process groups) before the binary dies.
+// deployment's processes (which run in their own process groups) before the binary dies, keeps
+// their logs in the folder the deployment was given (perf.WithLogsDir) and removes its run
+// directory.
 func TestSignalStopsChildren(t *testing.T) {
 	newPlatform(t) // skips without daprd, like the helper would
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSignalHelper$", "-test.v")
@@ -78,7 +81,18 @@ func TestSignalStopsChildren(t *testing.T) {
 	for _, pid := range children {
 		assert.False(t, alive(pid), "pid %d after SIGINT", pid)
 	}
+	entries, err := os.ReadDir(runParent)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{signalHelperLogs}, names, "the run directory is removed, the logs folder stays")
+	assert.FileExists(t, filepath.Join(runParent, signalHelperLogs, "callee-daprd.log"))
 }
+
+// signalHelperLogs is the helper's logs folder, in its run directories' folder.
+const signalHelperLogs = "logs"
 
 // alive reports whether pid is a running process (not a zombie nobody reaped yet).
 func alive(pid int) bool {
@@ -98,7 +112,7 @@ func TestSignalHelper(t *testing.T) {
 		return // only TestSignalStopsChildren's child runs it; not a skip, so make test's summary lists real skips only
 	}
 	p := newPlatform(t, local.WithRunDirParent(runParent))
-	d := p.Start(startCtx(t), t, withSidecar("callee", perf.HTTPApp, perf.HTTP))
+	d := p.Start(perf.WithLogsDir(startCtx(t), filepath.Join(runParent, signalHelperLogs)), t, withSidecar("callee", perf.HTTPApp, perf.HTTP))
 	dep := d.(*local.Deployment)
 	fmt.Printf("PIDS %d %d\n", dep.PID("callee"), dep.PID(perf.SidecarName("callee")))
 	time.Sleep(30 * time.Second) // the parent sends SIGINT long before

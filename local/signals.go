@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -46,6 +45,28 @@ func forgetDataDir(dir string) {
 	dataDirs.Unlock()
 }
 
+// runDirs maps each run directory not yet removed to the folder its logs go to if the run is
+// interrupted ("" for none), for the signal handler.
+var runDirs = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// trackRunDir hands a deployment's run directory, and where to keep its logs, to the signal
+// handler; forgetRunDir takes it back once the deployment has removed it.
+func trackRunDir(dir, logsDir string) {
+	installSignals.Do(handleSignals)
+	runDirs.Lock()
+	runDirs.m[dir] = logsDir
+	runDirs.Unlock()
+}
+
+func forgetRunDir(dir string) {
+	runDirs.Lock()
+	delete(runDirs.m, dir)
+	runDirs.Unlock()
+}
+
 // installSignals installs handleSignals once per test binary.
 var installSignals sync.Once
 
@@ -65,9 +86,10 @@ func untrack(p *process) {
 }
 
 // handleSignals makes SIGINT and SIGTERM to the test binary mark every unfinished result file
-// as interrupted (perf.Interrupted), then stop every live child by PID
-// (SIGTERM, then SIGKILL after signalGrace) and remove the backends' data folders outside the
-// run directories, before the binary dies of the same signal. The
+// as interrupted (perf.Interrupted), then stop every live child by PID (SIGTERM, then SIGKILL
+// after signalGrace), keep each run's logs where its deployment was told to (keepLogs), and
+// remove the run directories and the backends' data folders outside them, before the binary
+// dies of the same signal. The
 // children run in their own process groups, so a terminal's Ctrl-C does not reach them.
 // A signal the binary ignored from the start stays ignored.
 func handleSignals() {
@@ -85,10 +107,19 @@ func handleSignals() {
 	go func() {
 		sig := <-ch
 		perf.Interrupted(sig) // first: the runs' result files keep what they measured
-		dirs := stopLive(signalGrace)
-		for _, dir := range dirs { // no cleanup runs now: keep the logs, as for a failed test
-			fmt.Fprintf(os.Stderr, "local: interrupted by %v; run dir kept: %s\n", sig, dir)
+		stopLive(signalGrace)
+		runDirs.Lock() // no cleanup runs now: keep the logs, as for a failed test
+		for dir, logs := range runDirs.m {
+			if logs != "" {
+				if err := keepLogs(dir, logs); err != nil {
+					fmt.Fprintf(os.Stderr, "local: interrupted by %v: %v\n", sig, err)
+				} else {
+					fmt.Fprintf(os.Stderr, "local: interrupted by %v; the processes' logs kept in %s\n", sig, logs)
+				}
+			}
+			_ = os.RemoveAll(dir)
 		}
+		runDirs.Unlock()
 		dataDirs.Lock()
 		for _, dir := range dataDirs.dirs { // the stores' data, no log: nothing to keep
 			_ = os.RemoveAll(dir)
@@ -104,16 +135,12 @@ func handleSignals() {
 }
 
 // stopLive sends SIGTERM to every live child, waits at most grace for all of them, then
-// sends SIGKILL to the rest and waits at most killWait for them to be reaped. It returns
-// the run directories of the processes it stopped.
-func stopLive(grace time.Duration) (dirs []string) {
+// sends SIGKILL to the rest and waits at most killWait for them to be reaped.
+func stopLive(grace time.Duration) {
 	live.Lock()
 	procs := make([]*process, 0, len(live.procs))
 	for p := range live.procs {
 		procs = append(procs, p)
-		if dir := filepath.Dir(p.log); !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
 	}
 	live.Unlock()
 	for _, p := range procs {
@@ -126,7 +153,6 @@ func stopLive(grace time.Duration) (dirs []string) {
 		}
 	}
 	waitAll(procs, killWait)
-	return dirs
 }
 
 // waitAll waits until every process in procs has been reaped, or d has passed.

@@ -251,7 +251,8 @@ func perfRun(t *testing.T, c *node.Cluster, id string, onLine func(string), env 
 		perf.EnvPreflight+"="+envOr(perf.EnvPreflight, "off"),
 		runner.EnvCommand+"=make test-kube",
 		perf.EnvOverheadGate+"="+envOr(perf.EnvOverheadGate, "warn"),
-		// What a failed run keeps (the kube platform's logs of its containers) goes with t.
+		// Anything the run writes to the temporary folder goes with t (a failed scenario keeps its
+		// containers' logs beside its result file, in the report dir).
 		"TMPDIR="+t.TempDir(),
 	)
 	cmd.Env = append(cmd.Env, env...)

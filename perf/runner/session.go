@@ -81,6 +81,7 @@ type deployed struct {
 func (s *session) Deploy(t *testing.T, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	ctx = perf.WithLogsDir(ctx, logsDir(s.rf.Path(), t.Name(), label))
 	dep := s.cfg.Platform.Start(ctx, t, withTesterLimits(apps, loads...)...)
 	cancel()
 	d := &deployed{dep: dep, label: label}
