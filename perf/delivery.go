@@ -87,6 +87,10 @@ type SubscriberStats struct {
 	// several): BulkCalls of them were bulk deliveries.
 	HandlerCalls int64 `json:"handlerCalls"`
 	BulkCalls    int64 `json:"bulkCalls"`
+	// Answered counts the delivery calls the subscriber has answered: HandlerCalls - Answered
+	// are still being answered (a slow consumer holds each answer for its delay), and daprd has
+	// not yet acknowledged their messages to the broker.
+	Answered int64 `json:"answered"`
 	// FirstReceipt and LastReceipt are when the first and last message of the run arrived.
 	FirstReceipt time.Time `json:"firstReceipt"`
 	LastReceipt  time.Time `json:"lastReceipt"`

@@ -301,6 +301,7 @@ type counter struct {
 	deliveries, dups      int64
 	stale, malformed      int64
 	calls, bulkCalls      int64
+	answered              int64 // delivery calls answered (handled); calls - answered are in flight
 	first, last           time.Time
 	latency, handlerTimes *hdr.Histogram
 	waitOn                map[int64]*waiter // sequence number not yet seen -> the await that needs it
@@ -324,7 +325,7 @@ func (c *counter) reset(run string) {
 		}
 	}
 	c.run, c.seen, c.waitOn = run, map[int64]int32{}, map[int64]*waiter{}
-	c.deliveries, c.dups, c.stale, c.malformed, c.calls, c.bulkCalls = 0, 0, 0, 0, 0, 0
+	c.deliveries, c.dups, c.stale, c.malformed, c.calls, c.bulkCalls, c.answered = 0, 0, 0, 0, 0, 0, 0
 	c.first, c.last = time.Time{}, time.Time{}
 	c.latency, c.handlerTimes = hdr.New(), hdr.New()
 }
@@ -371,10 +372,11 @@ func (c *counter) take(now time.Time, ds []delivered, bulk bool) {
 	}
 }
 
-// handled records the handler's own time of one delivery call.
+// handled records the handler's own time of one delivery call, once it is answered.
 func (c *counter) handled(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.answered++
 	c.handlerTimes.Record(d)
 }
 
@@ -384,7 +386,7 @@ func (c *counter) stats(expected int64) (perf.SubscriberStats, error) {
 	defer c.mu.Unlock()
 	st := perf.SubscriberStats{
 		Run: c.run, Expected: expected, Deliveries: c.deliveries, Duplicates: c.dups,
-		Stale: c.stale, Malformed: c.malformed, HandlerCalls: c.calls, BulkCalls: c.bulkCalls,
+		Stale: c.stale, Malformed: c.malformed, HandlerCalls: c.calls, BulkCalls: c.bulkCalls, Answered: c.answered,
 		FirstReceipt: c.first, LastReceipt: c.last,
 	}
 	for seq := range c.seen {

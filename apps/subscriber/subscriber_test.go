@@ -71,6 +71,7 @@ func TestCountsLostDuplicatedAgainstAKnownSequence(t *testing.T) {
 	assert.Equal(t, int64(1), st.Stale)
 	assert.Equal(t, int64(1), st.Malformed)
 	assert.Equal(t, int64(14), st.HandlerCalls)
+	assert.Equal(t, int64(14), st.Answered, "every call answered")
 	// 9 first deliveries timed (12 included), each about 20 ms after its send time
 	p50 := pct(t, st.Latency, 50)
 	assert.GreaterOrEqual(t, p50, 0.020)
@@ -216,4 +217,30 @@ func TestAwaitReleasesExactlyItsBlock(t *testing.T) {
 
 	h.Reset("next")
 	assert.Equal(t, http.StatusConflict, <-codes, "20..21: the counts were reset under it")
+}
+
+// A slow consumer counts a call's messages on arrival and answers after its delay: until then
+// the call is in flight (Answered < HandlerCalls), which the delivery plan's drain waits out.
+func TestACallIsAnsweredOnlyAfterTheDelay(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	h, err := NewHandler(Options{PubSub: "pubsub", Topic: "t", Delay: delay})
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, RouteReset+"?run=main", nil))
+	require.Equal(t, http.StatusNoContent, w.Code)
+
+	body, err := json.Marshal(event("main", 0, time.Now()))
+	require.NoError(t, err)
+	answered := make(chan int, 1)
+	go func() { // no t here: a goroutine must not fail the test
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, RouteDeliver, bytes.NewReader(body)))
+		answered <- w.Code
+	}()
+	require.Eventually(t, func() bool { return stats(t, h, 1).Received == 1 }, delay, 5*time.Millisecond, "the message counts on arrival")
+	st := stats(t, h, 1)
+	assert.Equal(t, int64(1), st.HandlerCalls)
+	assert.Equal(t, int64(0), st.Answered, "the call waits for its delay")
+	assert.Equal(t, http.StatusOK, <-answered)
+	assert.Equal(t, int64(1), stats(t, h, 1).Answered)
 }

@@ -28,7 +28,8 @@ import (
 //     (Scenario.MainOptions; its PayloadBytes is the message size), with resources sampled
 //     from its start to the end of the drain;
 //  3. the drain: the subscriber's counts are read every 200 ms until every accepted message
-//     has arrived or Drain has passed; then the report's Delivery: sent, received, lost,
+//     has arrived and every delivery call has been answered, or Drain has passed; then the
+//     report's Delivery: sent, received, lost,
 //     duplicated and delivery-latency percentiles (receipt - send time, HDR, exact).
 //
 // Gates (by Threshold.Figure): "delivery.lost" (count), "delivery.p50" .. "delivery.p99.9"
@@ -451,8 +452,12 @@ func (c subscriberClient) stats(ctx context.Context, expected int64) (perf.Subsc
 const drainPoll = 200 * time.Millisecond
 
 // drain reads the counts of sequence numbers 0 .. expected-1 every drainPoll until want of
-// them (the accepted publishes) have arrived or window has passed, and returns the last counts
-// and the time waited. Messages that arrive after it are not counted.
+// them (the accepted publishes) have arrived and the subscriber has answered every delivery
+// call, or window has passed, and returns the last counts and the time waited. Messages that
+// arrive after it are not counted. Waiting for the answers keeps the teardown from stopping
+// daprd in the middle of a delivery: a slow consumer counts a call's messages on arrival and
+// answers after its delay, and daprd, stopped while it waits for that answer, can exceed its
+// graceful shutdown timeout and exit 1.
 func (c subscriberClient) drain(ctx context.Context, expected, want int64, window time.Duration) (perf.SubscriberStats, time.Duration, error) {
 	start := time.Now()
 	for {
@@ -460,7 +465,7 @@ func (c subscriberClient) drain(ctx context.Context, expected, want int64, windo
 		if err != nil {
 			return st, time.Since(start), err
 		}
-		if st.Received >= want || time.Since(start) >= window {
+		if (st.Received >= want && st.Answered >= st.HandlerCalls) || time.Since(start) >= window {
 			return st, time.Since(start), nil
 		}
 		select {
