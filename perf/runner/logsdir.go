@@ -14,9 +14,9 @@ import (
 // as '_' (a retried attempt and a growth variant are each a name of their own), and "-2", "-3",
 // ... after it when a failed deployment of the same name already kept its logs there.
 func logsDir(resultPath, testName, label string) string {
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(testName)
+	name := fileSafe.Replace(testName)
 	if label != "" {
-		name += "_" + strings.NewReplacer("/", "_", " ", "_").Replace(label)
+		name += "_" + fileSafe.Replace(label)
 	}
 	base := filepath.Join(filepath.Dir(resultPath), "logs", name)
 	dir := base
@@ -28,3 +28,6 @@ func logsDir(resultPath, testName, label string) string {
 	}
 	return dir
 }
+
+// fileSafe makes a test name or label one folder name: '/' and spaces become '_'.
+var fileSafe = strings.NewReplacer("/", "_", " ", "_")
