@@ -28,8 +28,8 @@ type KeptLogs struct {
 	Current, Previous map[string]string
 }
 
-// KeepLogs writes the log of every container of the run's pods into dir (created if missing):
-// <pod>_<container>.log, and for a container that restarted also
+// KeepLogs writes the log of every container of the run's pods into dir (created if missing;
+// "": no file is written, only the last lines returned): <pod>_<container>.log, and for a container that restarted also
 // <pod>_<container>.previous.log, the log of the instance before its restart (the kubelet keeps
 // that one until the pod goes, so it must be read before the namespace is deleted). A container
 // that never started has no log and no file. It returns the logs' last lines; a log that cannot
@@ -40,15 +40,17 @@ func (d *Deployment) KeepLogs(ctx context.Context, dir string) (KeptLogs, error)
 	if err != nil {
 		return out, fmt.Errorf("logs: list pods in %s: %w", d.ns, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return out, fmt.Errorf("logs: %w", err)
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return out, fmt.Errorf("logs: %w", err)
+		}
 	}
 	var errs []error
 	for _, p := range pods.Items {
 		for _, cs := range p.Status.ContainerStatuses {
 			name := p.Name + "_" + cs.Name
 			if cs.State.Waiting == nil || cs.RestartCount > 0 || cs.LastTerminationState.Terminated != nil {
-				b, err := d.writeLog(ctx, p.Name, cs.Name, false, filepath.Join(out.Dir, name+".log"))
+				b, err := d.writeLog(ctx, p.Name, cs.Name, false, logPath(dir, name+".log"))
 				if err != nil {
 					errs = append(errs, err)
 				} else {
@@ -58,7 +60,7 @@ func (d *Deployment) KeepLogs(ctx context.Context, dir string) (KeptLogs, error)
 			if cs.RestartCount == 0 {
 				continue
 			}
-			b, err := d.writeLog(ctx, p.Name, cs.Name, true, filepath.Join(out.Dir, name+".previous.log"))
+			b, err := d.writeLog(ctx, p.Name, cs.Name, true, logPath(dir, name+".previous.log"))
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -69,8 +71,16 @@ func (d *Deployment) KeepLogs(ctx context.Context, dir string) (KeptLogs, error)
 	return out, errors.Join(errs...)
 }
 
+// logPath is file in dir, or "" (nothing written) when dir is "".
+func logPath(dir, file string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, file)
+}
+
 // writeLog reads container's log in pod (previous: the instance before the last restart) and
-// writes it to path; it returns what it read.
+// writes it to path, unless path is ""; it returns what it read.
 func (d *Deployment) writeLog(ctx context.Context, pod, container string, previous bool, path string) ([]byte, error) {
 	which := "log"
 	if previous {
@@ -85,8 +95,10 @@ func (d *Deployment) writeLog(ctx context.Context, pod, container string, previo
 	if err != nil {
 		return nil, fmt.Errorf("logs: %s of %s/%s: %w", which, pod, container, err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return nil, fmt.Errorf("logs: %w", err)
+	if path != "" {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return nil, fmt.Errorf("logs: %w", err)
+		}
 	}
 	return b, nil
 }
@@ -105,17 +117,7 @@ func (d *Deployment) keepLogsOnFailure(t interface {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), logsTimeout)
 	defer cancel()
-	dir := d.logsDir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "daprperf-kube-logs-"+d.ns+"-")
-		if err != nil {
-			t.Logf("kube: logs: %v", err)
-			return
-		}
-		defer func() { _ = os.RemoveAll(tmp) }()
-		dir = tmp
-	}
-	kept, err := d.KeepLogs(ctx, dir)
+	kept, err := d.KeepLogs(ctx, d.logsDir)
 	if d.logsDir != "" {
 		t.Logf("kube: the logs of namespace %s's containers kept in %s", d.ns, kept.Dir)
 	} else {

@@ -55,3 +55,29 @@ func TestKeepLogsWritesEveryContainerAndTheRestartedOnesPrevious(t *testing.T) {
 		t.Errorf("Previous has %d containers, want only the restarted one: %v", len(kept.Previous), kept.Previous)
 	}
 }
+
+// TestKeepLogsWithoutAFolderOnlyReturnsTheLastLines: given no folder (a deployment started
+// outside a scenario run), KeepLogs writes no file and returns every log's last lines.
+func TestKeepLogsWithoutAFolderOnlyReturnsTheLastLines(t *testing.T) {
+	d, _ := fakeDeployment(t, siApps,
+		pod("tester-1", "tester", []string{"tester", "daprd"},
+			corev1.ContainerStatus{Name: "tester"},
+			corev1.ContainerStatus{Name: "daprd", RestartCount: 1, LastTerminationState: corev1.ContainerState{
+				Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 1}}}),
+	)
+	kept, err := d.KeepLogs(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.Dir != "" {
+		t.Errorf("folder %q, want none", kept.Dir)
+	}
+	for _, c := range []string{"tester-1/tester", "tester-1/daprd"} {
+		if _, ok := kept.Current[c]; !ok {
+			t.Errorf("Current has no %s: %v", c, kept.Current)
+		}
+	}
+	if _, ok := kept.Previous["tester-1/daprd"]; !ok {
+		t.Errorf("Previous has no tester-1/daprd: %v", kept.Previous)
+	}
+}
