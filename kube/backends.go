@@ -103,16 +103,12 @@ var helmHints = map[perf.Backend]string{
 	perf.BackendPulsar:     "apache/pulsar: pulsar-broker.pulsar.svc.cluster.local:6650",
 }
 
-// BackendsFromEnv reads, through perf.LoadEnv, the connection of each backend in needed. The
+// BackendsFromEnv reads, from env, the connection of each backend in needed. The
 // error names every variable that is missing or malformed, with what it accepts: an address
 // that is not host:port (a scheme, no port, a port outside 1..65535), a user without a password
 // or the reverse, and for RabbitMQ a missing user (its guest user is let in from loopback only).
 // who says, per backend, which component needs it, for the error.
-func BackendsFromEnv(needed []perf.Backend, who map[perf.Backend]string) ([]BackendConn, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return nil, err
-	}
+func BackendsFromEnv(env perf.Env, needed []perf.Backend, who map[perf.Backend]string) ([]BackendConn, error) {
 	var conns []BackendConn
 	var errs []error
 	for _, b := range needed {
@@ -399,7 +395,7 @@ func BackendSecretObject(ns string, labels map[string]string, data map[string][]
 
 // planComponents checks the components of apps and reads the backends they need from the
 // environment, before anything is created: an error names the component or the variable.
-func planComponents(ns string, apps []perf.App) (*componentPlan, error) {
+func planComponents(env perf.Env, ns string, apps []perf.App) (*componentPlan, error) {
 	_, _, who, err := componentDefs(apps)
 	if err != nil {
 		return nil, err
@@ -421,7 +417,7 @@ func planComponents(ns string, apps []perf.App) (*componentPlan, error) {
 			}
 		}
 	}
-	conns, err := BackendsFromEnv(needed, who)
+	conns, err := BackendsFromEnv(env, needed, who)
 	if err != nil {
 		return nil, err
 	}

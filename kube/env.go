@@ -89,11 +89,7 @@ func envWithAlias(primary, alias string, pv, av *string) (value, from string, er
 
 // imagesFromEnv reads EnvImageRegistry and EnvImageTag, or their aliases EnvDaprTestRegistry
 // and EnvDaprTestTag, and validates them; an error names the variable.
-func imagesFromEnv() (Images, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return Images{}, err
-	}
+func imagesFromEnv(env perf.Env) (Images, error) {
 	reg, regVar, regErr := envWithAlias(EnvImageRegistry, EnvDaprTestRegistry, env.ImageRegistry, env.DaprTestRegistry)
 	tag, tagVar, tagErr := envWithAlias(EnvImageTag, EnvDaprTestTag, env.ImageTag, env.DaprTestTag)
 	if err := errors.Join(regErr, tagErr); err != nil {
@@ -106,11 +102,7 @@ func imagesFromEnv() (Images, error) {
 // sidecarResourcesFromEnv reads Dapr's DAPR_SIDECAR_CPU_LIMIT, _CPU_REQUEST, _MEMORY_LIMIT and
 // _MEMORY_REQUEST: the resources of every sidecar whose scenario sets none. A value that is
 // not a Kubernetes quantity is an error naming the variable.
-func sidecarResourcesFromEnv() (perf.Resources, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return perf.Resources{}, err
-	}
+func sidecarResourcesFromEnv(env perf.Env) (perf.Resources, error) {
 	var r perf.Resources
 	vars := []struct {
 		name  string
@@ -159,11 +151,7 @@ func withSidecarDefaults(apps []perf.App, def perf.Resources) []perf.App {
 }
 
 // serviceTypeFromEnv reads EnvServiceType; unset is ClusterIP.
-func serviceTypeFromEnv() (corev1.ServiceType, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return "", err
-	}
+func serviceTypeFromEnv(env perf.Env) (corev1.ServiceType, error) {
 	switch v := perf.Val(env.ServiceType); v {
 	case "", string(corev1.ServiceTypeClusterIP):
 		return corev1.ServiceTypeClusterIP, nil
@@ -179,11 +167,7 @@ func serviceTypeFromEnv() (corev1.ServiceType, error) {
 const EnvPlacement = "DAPR_PERF_KUBE_PLACEMENT"
 
 // placementsFromEnv is EnvPlacement's placements; nil for auto.
-func placementsFromEnv() (Placements, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return nil, err
-	}
+func placementsFromEnv(env perf.Env) (Placements, error) {
 	switch v := perf.Val(env.KubePlacement); v {
 	case "", "auto":
 		return nil, nil
@@ -202,11 +186,7 @@ func placementsFromEnv() (Placements, error) {
 // EnvKubeContext picks a context of the kubeconfig other than its current one.
 const EnvKubeContext = "DAPR_PERF_KUBE_CONTEXT"
 
-func restConfigFromEnv() (*rest.Config, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return nil, err
-	}
+func restConfigFromEnv(env perf.Env) (*rest.Config, error) {
 	path := perf.Val(env.Kubeconfig)
 	if path == "" {
 		cfg, err := rest.InClusterConfig()

@@ -97,13 +97,13 @@ func TestPlacementsFromEnv(t *testing.T) {
 		{"none", "none", false},
 	} {
 		t.Setenv(EnvPlacement, tc.val)
-		got, err := placementsFromEnv()
+		got, err := fromEnv(placementsFromEnv)
 		if err != nil || got.String() != tc.want || (got == nil) != tc.auto {
 			t.Errorf("%s=%q: %q (nil %v), %v; want %q (nil %v)", EnvPlacement, tc.val, got, got == nil, err, tc.want, tc.auto)
 		}
 	}
 	t.Setenv(EnvPlacement, "apart")
-	if _, err := placementsFromEnv(); err == nil || !strings.Contains(err.Error(), `DAPR_PERF_KUBE_PLACEMENT="apart"`) {
+	if _, err := fromEnv(placementsFromEnv); err == nil || !strings.Contains(err.Error(), `DAPR_PERF_KUBE_PLACEMENT="apart"`) {
 		t.Errorf("a bad value: %v, want an error naming %s", err, EnvPlacement)
 	}
 }

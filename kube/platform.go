@@ -34,6 +34,8 @@ type Platform struct {
 	placements    Placements // nil: ChoosePlacements at each Start
 	// sidecarDefaults fill the sidecar resources a scenario leaves empty (DAPR_SIDECAR_*).
 	sidecarDefaults perf.Resources
+	// env is the run's environment (WithEnv): the backends' addresses are read from it.
+	env perf.Env
 }
 
 var _ perf.Platform = (*Platform)(nil)
@@ -48,7 +50,13 @@ type options struct {
 	deleteTimeout time.Duration
 	nodeSelector  map[string]string
 	placements    Placements
+	env           perf.Env
 }
+
+// WithEnv is the run's environment (perf.RunConfig.Env), which New and the deployments read the
+// cluster, the images, the sidecars' resources and the backends from; without it they read no
+// variable and take the defaults.
+func WithEnv(env perf.Env) Option { return func(o *options) { o.env = env } }
 
 // WithRESTConfig talks to the cluster cfg describes instead of reading EnvKubeconfig.
 func WithRESTConfig(cfg *rest.Config) Option { return func(o *options) { o.cfg = cfg } }
@@ -96,10 +104,10 @@ func New(opts ...Option) (*Platform, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector, placements: o.placements}
+	p := &Platform{cfg: o.cfg, serviceType: o.serviceType, deleteTimeout: o.deleteTimeout, nodeSelector: o.nodeSelector, placements: o.placements, env: o.env}
 	var errs []error
 	if p.cfg == nil {
-		cfg, err := restConfigFromEnv()
+		cfg, err := restConfigFromEnv(o.env)
 		errs = append(errs, err)
 		p.cfg = cfg
 	}
@@ -107,24 +115,24 @@ func New(opts ...Option) (*Platform, error) {
 		p.images = *o.images
 		errs = append(errs, p.images.Validate())
 	} else {
-		im, err := imagesFromEnv()
+		im, err := imagesFromEnv(o.env)
 		errs = append(errs, err)
 		p.images = im
 	}
 	if p.serviceType == "" {
-		typ, err := serviceTypeFromEnv()
+		typ, err := serviceTypeFromEnv(o.env)
 		errs = append(errs, err)
 		p.serviceType = typ
 	}
 	if p.placements == nil {
-		pl, err := placementsFromEnv()
+		pl, err := placementsFromEnv(o.env)
 		errs = append(errs, err)
 		p.placements = pl
 	}
 	if p.deleteTimeout <= 0 {
 		p.deleteTimeout = DefaultDeleteTimeout
 	}
-	sidecars, err := sidecarResourcesFromEnv()
+	sidecars, err := sidecarResourcesFromEnv(o.env)
 	errs = append(errs, err)
 	p.sidecarDefaults = sidecars
 	if err := errors.Join(errs...); err != nil {
@@ -186,7 +194,7 @@ func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (
 		descs[i].NodeSelector = p.nodeSelector
 		descs[i].Placement = placements[RoleOf(descs[i].Kind)]
 	}
-	comps, err := planComponents(ns, apps) // the backends' addresses from the environment (backends.go)
+	comps, err := planComponents(p.env, ns, apps) // the backends' addresses from the environment (backends.go)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}

@@ -46,11 +46,7 @@ func BackendService(addr string) (name, ns string, err error) {
 // (perf.RestartChecker): its address variable must name a Service of the cluster. The error
 // names the variable and what it accepts.
 func (p *Platform) CanRestartBackend(b perf.Backend) error {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return err
-	}
-	addr, _, _, addrVar, _, _ := envOf(env, b)
+	addr, _, _, addrVar, _, _ := envOf(p.env, b)
 	if addrVar == "" {
 		return fmt.Errorf("restart backend %s: the kubernetes platform takes no %s from the environment", b, b)
 	}

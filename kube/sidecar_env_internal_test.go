@@ -13,7 +13,7 @@ import (
 func TestSidecarResourcesFromEnv(t *testing.T) {
 	t.Setenv("DAPR_SIDECAR_CPU_LIMIT", "4.0")
 	t.Setenv("DAPR_SIDECAR_MEMORY_REQUEST", "250Mi")
-	def, err := sidecarResourcesFromEnv()
+	def, err := fromEnv(sidecarResourcesFromEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestSidecarResourcesFromEnv(t *testing.T) {
 	}
 
 	t.Setenv("DAPR_SIDECAR_MEMORY_LIMIT", "lots")
-	if _, err := sidecarResourcesFromEnv(); err == nil || !strings.Contains(err.Error(), "DAPR_SIDECAR_MEMORY_LIMIT") {
+	if _, err := fromEnv(sidecarResourcesFromEnv); err == nil || !strings.Contains(err.Error(), "DAPR_SIDECAR_MEMORY_LIMIT") {
 		t.Errorf("a bad quantity: %v, want an error naming DAPR_SIDECAR_MEMORY_LIMIT", err)
 	}
 }

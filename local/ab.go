@@ -21,13 +21,9 @@ var versionPattern = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 
 // buildB resolves the second build: named (WithDaprdB) or from DAPR_PERF_DAPRD_B; nil when
 // neither is set. The binary must exist, be executable and tell its version.
-func buildB(named, root string) (*build, error) {
+func buildB(env perf.Env, named, root string) (*build, error) {
 	raw, from := named, "WithDaprdB"
 	if raw == "" {
-		env, err := perf.LoadEnv()
-		if err != nil {
-			return nil, err
-		}
 		raw, from = perf.Val(env.DaprdB), EnvDaprdB
 	}
 	if raw == "" {

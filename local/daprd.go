@@ -32,7 +32,7 @@ var ErrDaprdNotFound = errors.New("daprd not found")
 // versionTimeout bounds `daprd --version`.
 const versionTimeout = 10 * time.Second
 
-// Daprd returns the path of the daprd binary the platform runs, the first of:
+// Daprd returns the path of the daprd binary the platform runs under env, the first of:
 //
 //  1. $DAPR_PERF_DAPRD: it must name an executable file, or Daprd fails naming the variable;
 //  2. <repo root>/.daprd/<version>/daprd, where version is $DAPR_VERSION or else the value of
@@ -41,20 +41,16 @@ const versionTimeout = 10 * time.Second
 //
 // The repo root is the nearest directory, from the working directory up, whose go.mod
 // declares module perf.ModulePath. When none of them exists the error says to run `make daprd`.
-func Daprd() (string, error) {
+func Daprd(env perf.Env) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("find daprd: %w", err)
 	}
 	home, _ := os.UserHomeDir() // "" only skips ~/.dapr/bin
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return "", fmt.Errorf("find daprd: %w", err)
-	}
 	return findDaprd(envLookup(map[string]*string{EnvDaprd: env.Daprd, EnvDaprVersion: env.DaprVersion}), wd, home)
 }
 
-// envLookup answers findDaprd's lookups from variables perf.LoadEnv read: set and not empty.
+// envLookup answers findDaprd's lookups from the run's variables: set and not empty.
 func envLookup(vars map[string]*string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		v := perf.Val(vars[name])

@@ -19,7 +19,7 @@ import (
 func TestDaprdEnvMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no-such-daprd")
 	t.Setenv(local.EnvDaprd, path)
-	_, err := local.New()
+	_, err := local.New(local.WithEnv(envNow(t)))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, local.EnvDaprd)
 	assert.ErrorContains(t, err, path)
@@ -30,7 +30,7 @@ func TestDaprdEnvNotExecutable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "daprd")
 	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho 1.0.0\n"), 0o644))
 	t.Setenv(local.EnvDaprd, path)
-	_, err := local.New()
+	_, err := local.New(local.WithEnv(envNow(t)))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, local.EnvDaprd)
 	assert.ErrorContains(t, err, path)
@@ -39,7 +39,7 @@ func TestDaprdEnvNotExecutable(t *testing.T) {
 
 func TestWithDaprdMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no-such-daprd")
-	_, err := local.New(local.WithDaprd(path))
+	_, err := local.New(local.WithEnv(envNow(t)), local.WithDaprd(path))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "WithDaprd")
 	assert.ErrorContains(t, err, path)

@@ -24,7 +24,7 @@ const startTimeout = 2 * time.Minute
 // unset; under CI a missing daprd fails t.
 func newPlatform(t testing.TB, opts ...local.Option) *local.Platform {
 	t.Helper()
-	p, err := local.New(opts...)
+	p, err := local.New(append([]local.Option{local.WithEnv(envNow(t))}, opts...)...)
 	if errors.Is(err, local.ErrDaprdNotFound) && os.Getenv("CI") == "" {
 		t.Skipf("skipping: %v", err)
 	}

@@ -34,7 +34,13 @@ type options struct {
 	alloc     PortAllocator
 	runParent string
 	mtls      *bool // nil: DAPR_PERF_MTLS decides
+	env       perf.Env
 }
+
+// WithEnv is the run's environment (perf.RunConfig.Env), which New reads DAPR_PERF_DAPRD,
+// DAPR_VERSION, DAPR_PERF_DAPRD_B and DAPR_PERF_MTLS from; without it New reads no variable and
+// takes the defaults (the built daprd of the Makefile's version, no build B, mTLS on).
+func WithEnv(env perf.Env) Option { return func(o *options) { o.env = env } }
 
 // WithDaprd runs the daprd binary at path instead of the one Daprd finds.
 func WithDaprd(path string) Option { return func(o *options) { o.daprd = path } }
@@ -82,7 +88,7 @@ func New(opts ...Option) (*Platform, error) {
 		}
 	} else {
 		var err error
-		if daprd, err = Daprd(); err != nil {
+		if daprd, err = Daprd(o.env); err != nil {
 			return nil, fmt.Errorf("local: %w", err)
 		}
 	}
@@ -104,11 +110,11 @@ func New(opts ...Option) (*Platform, error) {
 	p := &Platform{daprd: daprd, version: version, root: root, alloc: o.alloc, runParent: o.runParent}
 	if o.mtls != nil {
 		p.mtls = *o.mtls
-	} else if p.mtls, err = perf.MTLSFromEnv(); err != nil {
-		return nil, fmt.Errorf("local: %w", err)
+	} else {
+		p.mtls = perf.MTLSFromEnv(o.env)
 	}
 	if !o.noB {
-		if p.b, err = buildB(o.daprdB, root); err != nil {
+		if p.b, err = buildB(o.env, o.daprdB, root); err != nil {
 			return nil, fmt.Errorf("local: %w", err)
 		}
 	}

@@ -1,15 +1,10 @@
 package perf
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/kelseyhightower/envconfig"
 )
 
 // Env is every environment variable daprperf's Go code reads (perf, local, kube and the
@@ -140,128 +135,6 @@ func EnvVars() []EnvVar {
 		out = append(out, EnvVar{Name: f.Tag.Get("envconfig"), Accepts: f.Tag.Get("accepts"), Default: f.Tag.Get("unset"), Desc: f.Tag.Get("desc")})
 	}
 	return out
-}
-
-// LoadEnv reads every variable of Env through envconfig and checks each set one against its
-// range. The error names each bad variable, its value and what it accepts (the accepts tag),
-// all of them at once; the Env returned with an error has the good fields set.
-func LoadEnv() (Env, error) {
-	var env Env
-	if err := envconfig.Process("", &env); err != nil {
-		// envconfig stops at the first bad value: parse and check every variable to name them all.
-		errs := env.check(true)
-		if len(errs) == 0 {
-			errs = []error{envError(err)}
-		}
-		return env, fmt.Errorf("perf: env: %w", errors.Join(errs...))
-	}
-	if errs := env.check(false); len(errs) > 0 {
-		return env, fmt.Errorf("perf: env: %w", errors.Join(errs...))
-	}
-	return env, nil
-}
-
-// check returns one error per set field whose value is out of its range. With parse (envconfig
-// stopped at a bad value and set none of the fields after it) it first parses each set
-// variable itself, so that every bad one is named, leaving the fields it could parse set.
-func (e *Env) check(parse bool) []error {
-	var errs []error
-	v := reflect.ValueOf(e).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		name := f.Tag.Get("envconfig")
-		raw, set := os.LookupEnv(name)
-		if !set {
-			fv.SetZero()
-			continue
-		}
-		bad := func() { errs = append(errs, fmt.Errorf("%s=%q: must be %s", name, raw, f.Tag.Get("accepts"))) }
-		if parse {
-			p := reflect.New(f.Type.Elem())
-			if !parseInto(p.Elem(), raw) {
-				bad()
-				fv.SetZero() // envconfig may have allocated it before its parse failed
-				continue
-			}
-			fv.Set(p)
-		}
-		if fv.IsNil() || raw == "" && f.Type.Elem().Kind() == reflect.String {
-			continue // a set but empty text variable counts as unset (Val)
-		}
-		if !inRange(fv.Elem(), f.Tag) {
-			bad()
-		}
-	}
-	return errs
-}
-
-// parseInto parses raw into dst (an int, float64, time.Duration or string).
-func parseInto(dst reflect.Value, raw string) bool {
-	switch dst.Interface().(type) {
-	case time.Duration:
-		d, err := time.ParseDuration(raw)
-		dst.SetInt(int64(d))
-		return err == nil
-	case int:
-		n, err := strconv.Atoi(raw)
-		dst.SetInt(int64(n))
-		return err == nil
-	case float64:
-		x, err := strconv.ParseFloat(raw, 64)
-		dst.SetFloat(x)
-		return err == nil
-	case string:
-		dst.SetString(raw)
-		return true
-	}
-	return false
-}
-
-// inRange checks x against the tags min, max, gt (numbers and durations), maxlen and oneof
-// (strings).
-func inRange(x reflect.Value, tag reflect.StructTag) bool {
-	num := func(s string) float64 {
-		if d, err := time.ParseDuration(s); err == nil && strings.ContainsAny(s, "hms") {
-			return float64(d)
-		}
-		f, _ := strconv.ParseFloat(s, 64)
-		return f
-	}
-	var val float64
-	switch x.Kind() {
-	case reflect.Int, reflect.Int64:
-		val = float64(x.Int())
-	case reflect.Float64:
-		val = x.Float()
-		if val != val { // NaN
-			return false
-		}
-	case reflect.String:
-		s := x.String()
-		if m := tag.Get("maxlen"); m != "" && float64(len(s)) > num(m) {
-			return false
-		}
-		if o := tag.Get("oneof"); o != "" {
-			for _, w := range strings.Fields(o) {
-				if s == w {
-					return true
-				}
-			}
-			return false
-		}
-		return true
-	}
-	if m, ok := tag.Lookup("min"); ok && val < num(m) {
-		return false
-	}
-	if m, ok := tag.Lookup("max"); ok && val > num(m) {
-		return false
-	}
-	if m, ok := tag.Lookup("gt"); ok && val <= num(m) {
-		return false
-	}
-	return true
 }
 
 // EnvTableMarkdown renders EnvVars as the Markdown table docs/configuration.md shows under

@@ -36,39 +36,6 @@ func TestREADMEVariableTableIsEnv(t *testing.T) {
 	}
 }
 
-// Every bad variable is named at once, with its value and what it accepts; good ones are read.
-func TestLoadEnvNamesEveryBadVariable(t *testing.T) {
-	t.Setenv(EnvRepeats, "99")
-	t.Setenv(EnvQPS, "lots")
-	t.Setenv(EnvOverheadGate, "sometimes")
-	t.Setenv(EnvMinQPSRatio, "0")
-	t.Setenv(EnvConnections, "8")
-	env, err := LoadEnv()
-	require.Error(t, err)
-	for _, w := range []string{
-		`DAPR_PERF_REPEATS="99": must be an integer from 1 to 50`,
-		`DAPR_PERF_QPS="lots": must be an integer from 1 to 1000000`,
-		`DAPR_PERF_OVERHEAD_GATE="sometimes": must be enforce or warn`,
-		`DAPR_PERF_MIN_QPS_RATIO="0": must be a ratio in (0, 1]`,
-	} {
-		assert.Contains(t, err.Error(), w)
-	}
-	assert.NotContains(t, err.Error(), EnvConnections)
-	require.NotNil(t, env.Connections)
-	assert.Equal(t, 8, *env.Connections)
-
-	t.Setenv(EnvRepeats, "6")
-	t.Setenv(EnvQPS, "500")
-	t.Setenv(EnvOverheadGate, "")
-	t.Setenv(EnvMinQPSRatio, "1")
-	env, err = LoadEnv()
-	require.NoError(t, err)
-	assert.Equal(t, 6, *env.Repeats)
-	assert.Equal(t, 500, *env.QPS)
-	assert.Equal(t, "", Val(env.OverheadGate), "set but empty text counts as unset")
-	assert.Equal(t, 1.0, *env.MinQPSRatio)
-}
-
 // A DAPR_PERF_ variable daprperf does not read is named, with the nearest known name for a
 // typo; known variables and other prefixes are left alone.
 func TestUnknownEnv(t *testing.T) {

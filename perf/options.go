@@ -1,12 +1,8 @@
 package perf
 
 import (
-	"errors"
-	"fmt"
-	"strings"
+	"slices"
 	"time"
-
-	"github.com/kelseyhightower/envconfig"
 
 	"github.com/daprperf/daprperf/perf/driver"
 )
@@ -51,17 +47,18 @@ const (
 	EnvWarmupDuration = "DAPR_PERF_WARMUP_DURATION"
 )
 
-// NewParams returns DefaultParams, changed by opts, then by the main-phase environment
-// variables (DAPR_PERF_QPS, DAPR_PERF_CONNECTIONS, DAPR_TEST_DURATION, DAPR_PAYLOAD_SIZE in
-// bytes, DAPR_PAYLOAD; read by LoadEnv), which win over code. A variable that is set but
-// invalid is an error naming it, its value and what it accepts; so are invalid params (see
-// Params.Validate). On an executor's load they set what they mean there (overrideExecutor).
+// NewParams returns DefaultParams changed by opts, or the error of Params.Validate.
 func NewParams(opts ...Option) (Params, error) {
 	p := build(opts)
-	env, err := LoadEnv()
-	if err != nil {
-		return Params{}, err
-	}
+	return p, p.Validate()
+}
+
+// MainParams returns DefaultParams, changed by opts, then by the main-phase variables of env
+// (DAPR_PERF_QPS, DAPR_PERF_CONNECTIONS, DAPR_TEST_DURATION, DAPR_PAYLOAD_SIZE in bytes,
+// DAPR_PAYLOAD), which win over code; invalid params are Params.Validate's error. On an
+// executor's load they set what they mean there (overrideExecutor).
+func (env Env) MainParams(opts ...Option) (Params, error) {
+	p := build(opts)
 	SetIf(&p.QPS, env.QPS)
 	SetIf(&p.Connections, env.Connections)
 	SetIf(&p.Duration, env.Duration)
@@ -74,7 +71,8 @@ func NewParams(opts ...Option) (Params, error) {
 // overrideExecutor applies the load variables to the executors they have a meaning for, as
 // they apply to fortio's load: the rate (qps) to a constant-arrival-rate's Rate, the
 // connections to a constant-vus's VUs, the duration to the Duration of both. A ramp's stages
-// and shared iterations keep the scenario's: their shape is the test.
+// and shared iterations keep the scenario's (their shape is the test), but a ramp whose
+// VUsAtQPS is set scales its targets under a lower qps.
 func overrideExecutor(ex *driver.Executor, qps, conns *int, d *time.Duration) {
 	switch ex.Kind {
 	case driver.ConstantArrivalRate:
@@ -83,17 +81,22 @@ func overrideExecutor(ex *driver.Executor, qps, conns *int, d *time.Duration) {
 	case driver.ConstantVUs:
 		SetIf(&ex.VUs, conns)
 		SetIf(&ex.Duration, d)
+	case driver.RampingVUs:
+		if qps == nil || ex.VUsAtQPS <= 0 || *qps >= ex.VUsAtQPS {
+			return
+		}
+		f := float64(*qps) / float64(ex.VUsAtQPS)
+		ex.Stages = slices.Clone(ex.Stages)
+		for i := range ex.Stages {
+			ex.Stages[i].Target = max(1, int(float64(ex.Stages[i].Target)*f+0.5))
+		}
 	}
 }
 
-// NewWarmupParams is NewParams for the warmup phase: it takes DAPR_PERF_WARMUP_QPS and
+// WarmupParams is MainParams for the warmup phase: it takes DAPR_PERF_WARMUP_QPS and
 // DAPR_PERF_WARMUP_DURATION, and never the main-phase variables.
-func NewWarmupParams(opts ...Option) (Params, error) {
+func (env Env) WarmupParams(opts ...Option) (Params, error) {
 	p := build(opts)
-	env, err := LoadEnv()
-	if err != nil {
-		return Params{}, err
-	}
 	SetIf(&p.QPS, env.WarmupQPS)
 	SetIf(&p.Duration, env.WarmupDuration)
 	overrideExecutor(&p.Executor, env.WarmupQPS, nil, env.WarmupDuration)
@@ -113,19 +116,4 @@ func build(opts []Option) Params {
 		o(&p)
 	}
 	return p
-}
-
-// envError rewrites envconfig's parse error so that it names the variable, the value and the
-// expected type, without envconfig's Go field names.
-func envError(err error) error {
-	var pe *envconfig.ParseError
-	if errors.As(err, &pe) {
-		typ := strings.TrimPrefix(pe.TypeName, "*")
-		accepts := map[string]string{"int": "an integer", "time.Duration": "a Go duration such as 30s or 1m"}[typ]
-		if accepts == "" {
-			accepts = "a value of type " + typ
-		}
-		return fmt.Errorf("%s=%q: must be %s (%v)", pe.KeyName, pe.Value, accepts, pe.Err)
-	}
-	return err
 }

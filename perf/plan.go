@@ -12,18 +12,22 @@ import (
 // deployments and record phases in, then reads the exits, derives the figures and writes,
 // pushes and summarises the result the same way for every plan.
 //
-// A Plan value is the scenario's data and is not changed by a run: what a run configures goes
-// into its RunConfig (RunConfig.PlanState for a plan's own settings), so a scenario can run
-// twice (the step-down ladder) without sharing state.
+// A Plan value is the scenario's data and is never written by a run: Configure returns a
+// PlanRun that holds what one run resolved (as k6's executor config returns an executor), so
+// a scenario value can run twice (the step-down ladder, a retry) or in two runs at once.
 type Plan interface {
 	// Kind names the plan in the result file (Report.Plan, one of the Kind* constants).
 	Kind() string
-	// Configure applies the plan's env overrides and validates it against sc, before any
-	// process starts; it sets c's loads (Main, Warmup) and its plan-dependent fields. An
-	// error names every bad field and variable (errors.Join).
-	Configure(sc Scenario, c *RunConfig) error
-	// Steps lists the plan's phases and their expected durations, for the progress lines
-	// and the plan-only pass.
+	// Configure applies c.Env's overrides and validates the plan against sc, before any
+	// process starts; it sets c's loads (Main, Warmup) and its plan-dependent fields, and
+	// returns the run. An error names every bad field and variable (errors.Join).
+	Configure(sc Scenario, c *RunConfig) (PlanRun, error)
+}
+
+// PlanRun is one run of a Plan, as its Configure resolved it.
+type PlanRun interface {
+	// Steps lists the run's phases and their expected durations, for the progress lines and
+	// the plan-only pass.
 	Steps(sc Scenario, c RunConfig) []Step
 	// Run starts the deployments it needs through s and runs the phases, recording each into
 	// s.Report() and checkpointing it. It returns the first error that stopped it.
@@ -60,10 +64,14 @@ type SingleBuild interface {
 // RunConfig is one run's configuration as the runner resolved it and the plan completed it
 // (Plan.Configure).
 type RunConfig struct {
+	// Env is the run's environment, read once by the runner (runner.LoadEnv) or given by its
+	// caller (runner.WithEnv): every override below comes from it, and nothing reads the
+	// process environment after.
+	Env Env
 	// Platform starts the deployments.
 	Platform Platform
 	// Main and Warmup are the loads of the main and warmup phases, after the env overrides
-	// (NewParams, NewWarmupParams).
+	// (Env.MainParams, Env.WarmupParams).
 	Main, Warmup Params
 	// Thresholds are the bounds the run is judged by, after the env overrides.
 	Thresholds []Threshold
@@ -76,9 +84,6 @@ type RunConfig struct {
 	// Stepped is the preflight of an earlier attempt whose full-length run at the load it chose
 	// was invalid: this attempt runs at Main.QPS without measuring again.
 	Stepped *Preflight
-	// PlanState is what a plan's Configure resolved for its Run (the growth plan's settings
-	// with their env overrides); nil for plans that keep none.
-	PlanState any
 	// Notes are what the overrides did or did not apply, for the result's warnings.
 	Notes []string
 }

@@ -50,6 +50,9 @@ type PlanLine struct {
 	// expectation: closed-loop runs that end when their iterations are done, planned at
 	// their maxDuration (IterationsPlan). 0 for plans of fixed-length phases.
 	UpToSeconds float64 `json:"upToSeconds,omitempty"`
+	// Warnings are what the plan pass has to say before any load: each DAPR_PERF_* variable
+	// that is set but that daprperf does not read (UnknownEnv), with the nearest name.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // PlanLinePhase is one step of a PlanLine.

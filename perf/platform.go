@@ -189,12 +189,8 @@ type Secured interface {
 // EnvMTLS turns sentry and mTLS on or off on the local platform (Env.MTLS).
 const EnvMTLS = "DAPR_PERF_MTLS"
 
-// MTLSFromEnv is DAPR_PERF_MTLS: true unless it is "off" (Dapr's perf suite runs with mTLS
-// on). Errors name the variable.
-func MTLSFromEnv() (bool, error) {
-	env, err := LoadEnv()
-	if err != nil {
-		return false, err
-	}
-	return env.MTLS == nil || *env.MTLS == "on", nil
+// MTLSFromEnv is env's DAPR_PERF_MTLS: true unless it is "off" (Dapr's perf suite runs with
+// mTLS on).
+func MTLSFromEnv(env Env) bool {
+	return env.MTLS == nil || *env.MTLS == "on"
 }

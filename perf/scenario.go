@@ -7,7 +7,8 @@ import (
 )
 
 // Scenario is one perf test as data: its apps, the routes of its phases, its load and its
-// bounds. perf.Run runs any Scenario; a test file only picks one.
+// bounds. runner.Run runs any Scenario; a test file only picks one. A Scenario value is Dapr's
+// test as written; what the run's environment changes in it is ForEnv's.
 type Scenario struct {
 	// Test names the scenario in reports and pushes, e.g. "service_invocation".
 	Test string
@@ -23,8 +24,8 @@ type Scenario struct {
 	TesterReplicas int
 	// Baseline and Main are where the load goes in each phase; the warmup takes Main's route.
 	Baseline, Main Route
-	// MainOptions and WarmupOptions build the phases' Params (NewParams, NewWarmupParams: the
-	// main phase takes Dapr's env overrides, the warmup its own).
+	// MainOptions and WarmupOptions build the phases' Params (Env.MainParams, Env.WarmupParams:
+	// the main phase takes Dapr's env overrides, the warmup its own).
 	MainOptions, WarmupOptions []Option
 	// Thresholds are the default bounds; env variables may override them (ThresholdsFromEnv).
 	Thresholds []Threshold
@@ -46,8 +47,8 @@ type Scenario struct {
 	Setup []Setup
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
 	SampleInterval time.Duration
-	// Plan is what the run does with the deployment (Plan); nil is the overhead plan of
-	// Baseline and Main (OverheadPlan).
+	// Plan is what the run does with the deployment (Plan); required (the overhead plan of
+	// Baseline and Main is plan.OverheadPlan).
 	Plan Plan
 	// IdleWindow is how long resources are sampled after the last main phase, with no load,
 	// to catch memory that keeps growing (default 10 s; env DAPR_PERF_IDLE_WINDOW; 0 = none
@@ -57,6 +58,11 @@ type Scenario struct {
 	// due after the main phase that must fire before the hosts' counters are read (actor_timer:
 	// 15 s); a DAPR_PERF_IDLE_WINDOW below it is raised to it, and the result's warnings say so.
 	MinIdleWindow time.Duration
+	// ForEnv, when set, returns sc as the run's environment shapes it where a variable changes
+	// more than a load (the actor hosts of DAPR_PERF_HOST_REPLICAS, bounds that scale with
+	// DAPR_PERF_QPS, the workflows' store): the runner calls it once, with the Env it read and
+	// the scenario itself, before the plan's Configure. An error names the variable.
+	ForEnv func(env Env, sc Scenario) (Scenario, error)
 }
 
 // ResourceInterval is SampleInterval, or 1 s when it is not set: how often resources are sampled.
@@ -72,12 +78,9 @@ const EnvIdleWindow = "DAPR_PERF_IDLE_WINDOW"
 
 // IdleWindowFromEnv returns DAPR_PERF_IDLE_WINDOW when set, else the scenario's window (10 s
 // when zero), raised to MinIdleWindow when shorter; note says why when the variable was raised
-// (for the result's warnings), and err names the variable when its value is bad.
-func (sc Scenario) IdleWindowFromEnv() (d time.Duration, note string, err error) {
-	env, err := LoadEnv()
+// (for the result's warnings).
+func (sc Scenario) IdleWindowFromEnv(env Env) (d time.Duration, note string) {
 	switch {
-	case err != nil:
-		return 0, "", err
 	case env.IdleWindow != nil:
 		d = *env.IdleWindow
 	case sc.IdleWindow > 0:
@@ -91,7 +94,7 @@ func (sc Scenario) IdleWindowFromEnv() (d time.Duration, note string, err error)
 		}
 		d = sc.MinIdleWindow
 	}
-	return d, note, nil
+	return d, note
 }
 
 // Route is where one phase's load goes.
@@ -150,11 +153,10 @@ const EnvRepeats = "DAPR_PERF_REPEATS"
 // MaxRepeats bounds DAPR_PERF_REPEATS.
 const MaxRepeats = 50
 
-// RepeatsFromEnv returns DAPR_PERF_REPEATS (1 when unset), or an error naming it.
-func RepeatsFromEnv() (int, error) {
-	env, err := LoadEnv()
-	if err != nil || env.Repeats == nil {
-		return 1, err
+// RepeatsFromEnv returns env's DAPR_PERF_REPEATS, 1 when unset.
+func RepeatsFromEnv(env Env) int {
+	if env.Repeats == nil {
+		return 1
 	}
-	return *env.Repeats, nil
+	return *env.Repeats
 }

@@ -37,18 +37,15 @@ const StartLead = 250 * time.Millisecond
 const MaxStartLead = time.Minute
 
 // TesterReplicasFromEnv is the number of testers of sc: DAPR_PERF_TESTER_REPLICAS when set,
-// else sc.TesterReplicas, else 1. Errors name the variable.
-func (sc Scenario) TesterReplicasFromEnv() (int, error) {
-	env, err := LoadEnv()
+// else sc.TesterReplicas, else 1.
+func (sc Scenario) TesterReplicasFromEnv(env Env) int {
 	switch {
-	case err != nil:
-		return 0, err
 	case env.TesterReplicas != nil:
-		return *env.TesterReplicas, nil
+		return *env.TesterReplicas
 	case sc.TesterReplicas > 0:
-		return sc.TesterReplicas, nil
+		return sc.TesterReplicas
 	}
-	return 1, nil
+	return 1
 }
 
 // TesterNames are the app names of sc's testers: sc.Tester, then sc.Tester-2 up to

@@ -190,11 +190,7 @@ func TestWithTesters(t *testing.T) {
 	_, err = sc.WithTesters(2)
 	assert.ErrorContains(t, err, `tester replica "tester-2": an app of that name exists`)
 
-	t.Setenv(EnvTesterReplicas, "0")
-	_, err = sc.TesterReplicasFromEnv()
-	assert.ErrorContains(t, err, EnvTesterReplicas)
-	t.Setenv(EnvTesterReplicas, "5")
-	n, err := sc.TesterReplicasFromEnv()
-	require.NoError(t, err)
-	assert.Equal(t, 5, n)
+	five := 5
+	assert.Equal(t, 5, sc.TesterReplicasFromEnv(Env{TesterReplicas: &five}))
+	assert.Equal(t, 1, sc.TesterReplicasFromEnv(Env{}))
 }

@@ -49,7 +49,7 @@ spec:
 // the test; its output is logged when the test fails.
 func daprdWithComponents(t *testing.T) (httpBase, grpcAddr string) {
 	t.Helper()
-	bin, err := local.Daprd()
+	bin, err := local.Daprd(perf.Env{})
 	if errors.Is(err, local.ErrDaprdNotFound) {
 		t.Skipf("no daprd binary (run make daprd): %v", err)
 	}

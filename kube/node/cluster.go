@@ -20,8 +20,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
-
-	"github.com/daprperf/daprperf/perf"
 )
 
 // The cluster's addresses. All of them exist only inside the sandboxes' network namespaces.
@@ -65,6 +63,9 @@ type Config struct {
 	// Daprd is the sidecar's binary (default <Root>/.daprd/<DaprVersion>/daprd: make daprd).
 	Daprd                                          string
 	KubeVersion, MetricsServerVersion, DaprVersion string
+	// Keep leaves the cluster's work directory after teardown, for debugging
+	// (DAPR_PERF_KUBE_NODE_KEEP, which the tests read).
+	Keep bool
 	// Logf prints progress; nil prints nothing.
 	Logf func(format string, args ...any)
 	// Timeout bounds the whole bring-up (default 5 min).
@@ -474,7 +475,7 @@ func (c *Cluster) stop() error {
 	for i := len(c.createdDirs) - 1; i >= 0; i-- {
 		errs = append(errs, os.Remove(c.createdDirs[i]))
 	}
-	if env, _ := perf.LoadEnv(); c.dir != "" && perf.Val(env.KubeNodeKeep) == "" {
+	if c.dir != "" && !c.cfg.Keep {
 		errs = append(errs, os.RemoveAll(c.dir))
 	}
 	if c.cfg.Logf != nil {

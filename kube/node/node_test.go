@@ -47,7 +47,7 @@ func TestNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := node.Start(ctx, node.Config{Logf: t.Logf})
+	c, err := node.Start(ctx, node.Config{Logf: t.Logf, Keep: os.Getenv("DAPR_PERF_KUBE_NODE_KEEP") != ""})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/daprperf/daprperf/kube/node"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // packageRun is one scenario package run on the cluster: its folder under tests/, the -run
@@ -53,7 +54,7 @@ var kindsElsewhere = []string{perf.KindGrowth}
 // "all" every perf package under tests/ whole; else the named packages whole. An unknown name
 // is an error naming the variable. byKind says the selection is kindRuns.
 func packageRuns(root string) (runs []packageRun, byKind bool, err error) {
-	env, err := perf.LoadEnv()
+	env, err := runner.LoadEnv()
 	if err != nil {
 		return nil, false, err
 	}

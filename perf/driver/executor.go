@@ -119,6 +119,11 @@ type Executor struct {
 	// GracefulStop is how long iterations in flight at the schedule's end may finish (every
 	// kind; default 30 s as k6).
 	GracefulStop time.Duration `json:"gracefulStop,omitempty"`
+	// VUsAtQPS, when set, is the rate in requests/s that a RampingVUs run's targets stand for
+	// (the framework's full load, 1000): a main-phase DAPR_PERF_QPS below it scales each target
+	// by QPS/VUsAtQPS, rounded, at least 1 (perf.Env.MainParams), since a closed loop has no rate
+	// of its own for the override to lower. 0 never scales.
+	VUsAtQPS int `json:"vusAtQPS,omitempty"`
 }
 
 // IsZero reports whether e is the zero Executor (no Kind and nothing else set): the tester's

@@ -157,13 +157,13 @@ func finishCounted(r *perf.Report, done bool, notDone string) (complete bool) {
 	return false
 }
 
-// loadParams sets cfg's main and warmup Params from sc's options (NewParams, which applies
-// Dapr's env overrides, and NewWarmupParams), passing each error to add.
+// loadParams sets cfg's main and warmup Params from sc's options (Env.MainParams, which
+// applies Dapr's env overrides, and Env.WarmupParams), passing each error to add.
 func loadParams(sc perf.Scenario, cfg *perf.RunConfig, add func(error)) {
 	var err error
-	cfg.Main, err = perf.NewParams(sc.MainOptions...)
+	cfg.Main, err = cfg.Env.MainParams(sc.MainOptions...)
 	add(err)
-	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	cfg.Warmup, err = cfg.Env.WarmupParams(sc.WarmupOptions...)
 	add(err)
 }
 

@@ -30,17 +30,17 @@ func TestDeliveryPlanConfigurationMode(t *testing.T) {
 	for _, tr := range []perf.Protocol{perf.HTTP, perf.GRPC} {
 		sc := configSubscribeScenario(tr)
 		var cfg perf.RunConfig
-		require.NoError(t, planOf(sc).Configure(sc, &cfg), tr)
+		run := mustConfigure(t, planOf(sc), sc, &cfg)
 		assert.Equal(t, 100, cfg.Main.QPS)
 		assert.Equal(t, time.Minute, cfg.Main.Duration)
-		assert.Contains(t, planOf(sc).Steps(sc, cfg)[1].Name, "write configuration updates to the store, 100 msg/s x 1m0s, configuration subscribe")
+		assert.Contains(t, run.Steps(sc, cfg)[1].Name, "write configuration updates to the store, 100 msg/s x 1m0s, configuration subscribe")
 	}
 	sc := configSubscribeScenario(perf.GRPC)
 	sc.Main = perf.Route{To: "sub", ThroughSidecar: true, Operation: perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t"}}
-	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), `mode configuration: Main must write configuration straight to the store (Operation.Kind "configuration.set", ThroughSidecar false); got "publish", true`)
+	assert.ErrorContains(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), `mode configuration: Main must write configuration straight to the store (Operation.Kind "configuration.set", ThroughSidecar false); got "publish", true`)
 	sc = configSubscribeScenario(perf.GRPC)
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.BackendRedis}
-	err := planOf(sc).Configure(sc, &perf.RunConfig{})
+	err := configureErr(planOf(sc), sc, &perf.RunConfig{})
 	assert.ErrorContains(t, err, `Transport "grpc": only "http"`)
 	assert.ErrorContains(t, err, `Main must publish through the tester's sidecar`)
 }
@@ -114,15 +114,15 @@ func (p restartPlatform) CanRestartBackend(perf.Backend) error { return p.err }
 func TestDeliveryPlanOnKubernetes(t *testing.T) {
 	kube := func() *perf.RunConfig { return &perf.RunConfig{Platform: testPlatform("kubernetes")} }
 	sc := configSubscribeScenario(perf.HTTP)
-	require.NoError(t, planOf(sc).Configure(sc, kube()))
+	require.NoError(t, configureErr(planOf(sc), sc, kube()))
 	sc.Main = perf.Route{To: "sub", ThroughSidecar: true, Operation: perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t"}}
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.BackendRedis}
-	require.NoError(t, planOf(sc).Configure(sc, kube()))
+	require.NoError(t, configureErr(planOf(sc), sc, kube()))
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeBulk, Broker: perf.BackendRedis, RestartBroker: 10 * time.Second}
 	no := &perf.RunConfig{Platform: restartPlatform{"kubernetes", errors.New("DAPR_PERF_REDIS_ADDR: not a Service")}}
-	assert.ErrorContains(t, planOf(sc).Configure(sc, no), "RestartBroker: DAPR_PERF_REDIS_ADDR: not a Service")
-	require.NoError(t, planOf(sc).Configure(sc, &perf.RunConfig{Platform: restartPlatform{"kubernetes", nil}}))
-	require.NoError(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "the local platform restarts its broker")
+	assert.ErrorContains(t, configureErr(planOf(sc), sc, no), "RestartBroker: DAPR_PERF_REDIS_ADDR: not a Service")
+	require.NoError(t, configureErr(planOf(sc), sc, &perf.RunConfig{Platform: restartPlatform{"kubernetes", nil}}))
+	require.NoError(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), "the local platform restarts its broker")
 }
 
 // DAPR_PERF_RESTART_BROKER restarts a subscribe scenario's broker that the scenario itself does
@@ -134,14 +134,13 @@ func TestRestartBrokerFromTheEnvironment(t *testing.T) {
 	t.Setenv(perf.EnvDuration, "10s")
 	t.Setenv(perf.EnvRestartBroker, "3s")
 	cfg := &perf.RunConfig{}
-	require.NoError(t, planOf(sc).Configure(sc, cfg))
-	assert.Equal(t, 3*time.Second, restartAt(cfg))
+	assert.Equal(t, 3*time.Second, mustConfigure(t, planOf(sc), sc, cfg).(*deliveryRun).restartAt)
 
 	t.Setenv(perf.EnvRestartBroker, "10s")
-	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "RestartBroker (DAPR_PERF_RESTART_BROKER) 10s must fall inside the main load (10s)")
+	assert.ErrorContains(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), "RestartBroker (DAPR_PERF_RESTART_BROKER) 10s must fall inside the main load (10s)")
 	t.Setenv(perf.EnvRestartBroker, "3s")
 	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.NoBackend}
-	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "RestartBroker (DAPR_PERF_RESTART_BROKER) needs a Broker backend")
+	assert.ErrorContains(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), "RestartBroker (DAPR_PERF_RESTART_BROKER) needs a Broker backend")
 	t.Setenv(perf.EnvRestartBroker, "soon")
-	assert.ErrorContains(t, planOf(sc).Configure(sc, &perf.RunConfig{}), "DAPR_PERF_RESTART_BROKER")
+	assert.ErrorContains(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), "DAPR_PERF_RESTART_BROKER")
 }

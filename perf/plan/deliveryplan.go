@@ -72,6 +72,16 @@ type DeliveryPlan struct {
 	AwaitTimed bool
 }
 
+// deliveryRun is one run of a DeliveryPlan: when the broker restarts and how long an iteration
+// waits, after the overrides.
+type deliveryRun struct {
+	DeliveryPlan
+	// restartAt is when the broker restarts (0: never): the scenario's RestartBroker or
+	// DAPR_PERF_RESTART_BROKER; awaitFor how long an iteration waits for its messages (0: it
+	// does not): the scenario's Await or DAPR_PERF_AWAIT_TIMEOUT.
+	restartAt, awaitFor time.Duration
+}
+
 // Kind is KindDelivery.
 func (*DeliveryPlan) Kind() string { return perf.KindDelivery }
 
@@ -89,21 +99,21 @@ func (d *DeliveryPlan) drain() time.Duration {
 	return defaultDrain
 }
 
-func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
+	r := &deliveryRun{DeliveryPlan: *d}
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
 	restart := d.RestartBroker
-	env, err := perf.LoadEnv()
-	add(err)
-	if err == nil && env.RestartBroker != nil {
+	env := cfg.Env
+	if env.RestartBroker != nil {
 		restart = *env.RestartBroker
 	}
 	await := d.Await
-	if err == nil && env.AwaitTimeout != nil && await > 0 {
+	if env.AwaitTimeout != nil && await > 0 {
 		await = *env.AwaitTimeout
 	}
-	cfg.PlanState = &deliveryState{restart: restart, await: await}
+	r.restartAt, r.awaitFor = restart, await
 	if rc, ok := cfg.Platform.(perf.RestartChecker); ok && restart > 0 && d.Broker != perf.NoBackend {
 		if err := rc.CanRestartBackend(d.Broker); err != nil {
 			add(fmt.Errorf("delivery plan: RestartBroker: %w", err))
@@ -151,7 +161,7 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if d.Await > 0 && (!cfg.Main.HasExecutor() || !cfg.Warmup.HasExecutor()) {
 		add(errors.New("delivery plan: Await needs an executor (a closed loop) on the main and warmup loads: a fixed-rate load cannot wait for its messages"))
 	}
-	if n, err := sc.TesterReplicasFromEnv(); err == nil && n > 1 {
+	if n := sc.TesterReplicasFromEnv(env); n > 1 {
 		add(fmt.Errorf("delivery plan: %d testers (%s): one only, since each tester numbers its messages from 0 and the subscriber counts one sequence", n, perf.EnvTesterReplicas))
 	}
 	if d.AwaitTimed && d.Await == 0 {
@@ -160,31 +170,10 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if restart > 0 && d.Broker == perf.NoBackend {
 		add(fmt.Errorf("delivery plan: RestartBroker (%s) needs a Broker backend (an in-memory pub/sub has none to restart)", perf.EnvRestartBroker))
 	}
-	return errors.Join(errs...)
+	return r, errors.Join(errs...)
 }
 
-// deliveryState is what Configure resolved for Run: when the broker restarts (0: never), the
-// scenario's RestartBroker or DAPR_PERF_RESTART_BROKER; how long an iteration waits for its
-// messages (0: it does not), the scenario's Await or DAPR_PERF_AWAIT_TIMEOUT.
-type deliveryState struct{ restart, await time.Duration }
-
-// awaitFor is the await window Configure resolved into cfg.
-func awaitFor(cfg *perf.RunConfig) time.Duration {
-	if st, ok := cfg.PlanState.(*deliveryState); ok {
-		return st.await
-	}
-	return 0
-}
-
-// restartAt is the broker's restart time Configure resolved into cfg.
-func restartAt(cfg *perf.RunConfig) time.Duration {
-	if st, ok := cfg.PlanState.(*deliveryState); ok {
-		return st.restart
-	}
-	return 0
-}
-
-func (d *DeliveryPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+func (d *deliveryRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	return []perf.Step{
 		{Name: fmt.Sprintf("warmup, %s, then up to %v for its messages", d.pace(cfg.Warmup), warmupDrain), Duration: scheduled(cfg.Warmup) + 2*time.Second},
 		{Name: fmt.Sprintf("main: %s %s, %s subscribe", d.sends(), d.pace(cfg.Main), d.Mode), Duration: scheduled(cfg.Main)},
@@ -213,7 +202,7 @@ func scheduled(p perf.Params) time.Duration {
 	return p.Duration
 }
 
-func (d *DeliveryPlan) Run(s perf.Session) error {
+func (d *deliveryRun) Run(s perf.Session) error {
 	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
 	dep := s.Deploy(t, "", sc.Apps, cfg.Main, cfg.Warmup)
 	tester, err := startTester(s, dep)
@@ -243,7 +232,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	// 1. warmup under its own nonce
 	wn := rep.RunID + "-warmup"
 	warm.Payload = perf.DeliveryPayload(wn, max(warm.PayloadBytes, 1))
-	if warm.Await, err = d.await(dep, wn, awaitFor(cfg)); err != nil {
+	if warm.Await, err = d.await(dep, wn, d.awaitFor); err != nil {
 		return err
 	}
 	if err := sub.reset(ctx, wn); err != nil {
@@ -262,7 +251,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	mn := rep.RunID + "-main"
 	size := main.PayloadBytes
 	main.Payload = perf.DeliveryPayload(mn, max(size, 1))
-	if main.Await, err = d.await(dep, mn, awaitFor(cfg)); err != nil {
+	if main.Await, err = d.await(dep, mn, d.awaitFor); err != nil {
 		return err
 	}
 	if err := sub.reset(ctx, mn); err != nil {
@@ -276,7 +265,7 @@ func (d *DeliveryPlan) Run(s perf.Session) error {
 	rep.Delivery = dr
 	stopSampling := record(s, dep, sc.Roles(), "delivery")
 	restarted := make(chan struct{})
-	if at := restartAt(cfg); at > 0 {
+	if at := d.restartAt; at > 0 {
 		go func() {
 			defer close(restarted)
 			d.restart(ctx, t, dep, dr, at)
@@ -325,7 +314,7 @@ func sequenced(res perf.Result) (n, accepted int64) {
 
 // await is the perf.Await of a load under nonce run with window timeout, or nil when d does
 // not wait (timeout 0): the subscriber's own port as the tester reaches it.
-func (d *DeliveryPlan) await(dep perf.Deployment, run string, timeout time.Duration) (*perf.Await, error) {
+func (d *deliveryRun) await(dep perf.Deployment, run string, timeout time.Duration) (*perf.Await, error) {
 	if timeout == 0 {
 		return nil, nil
 	}
@@ -357,7 +346,7 @@ func (d *DeliveryPlan) sends() string {
 
 // subscribeConfiguration has the subscriber subscribe through its own daprd, over the
 // scenario's transport (mode SubscribeConfiguration).
-func (d *DeliveryPlan) subscribeConfiguration(ctx context.Context, dep perf.Deployment, sc perf.Scenario, sub subscriberClient) error {
+func (d *deliveryRun) subscribeConfiguration(ctx context.Context, dep perf.Deployment, sc perf.Scenario, sub subscriberClient) error {
 	e := perf.SidecarHTTP
 	if sc.Transport == perf.GRPC {
 		e = perf.SidecarGRPC
@@ -370,7 +359,7 @@ func (d *DeliveryPlan) subscribeConfiguration(ctx context.Context, dep perf.Depl
 }
 
 // restart restarts the broker at after now, recording it in dr.
-func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep perf.Deployment, dr *perf.DeliveryReport, at time.Duration) {
+func (d *deliveryRun) restart(ctx context.Context, t *testing.T, dep perf.Deployment, dr *perf.DeliveryReport, at time.Duration) {
 	start := time.Now()
 	select {
 	case <-ctx.Done():
@@ -390,7 +379,7 @@ func (d *DeliveryPlan) restart(ctx context.Context, t *testing.T, dep perf.Deplo
 	dr.BrokerRestart = br
 }
 
-func (d *DeliveryPlan) Finish(s perf.Session, runErr error) {
+func (d *deliveryRun) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	r.Validity = report.PhaseValidity(namedResults(r.Loads, ""))
 	addRunError(r, "delivery", runErr)

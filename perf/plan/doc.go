@@ -13,3 +13,17 @@
 // package report turns what it recorded into figures. plan imports perf, report and the
 // leaves; it never imports the runner.
 package plan
+
+import "github.com/daprperf/daprperf/perf"
+
+// Every plan of this package is a perf.Plan; each Configure returns its run.
+var (
+	_ perf.Plan = OverheadPlan{}
+	_ perf.Plan = (*GrowthPlan)(nil)
+	_ perf.Plan = (*StagePlan)(nil)
+	_ perf.Plan = (*IterationsPlan)(nil)
+	_ perf.Plan = (*DeliveryPlan)(nil)
+	_ perf.Plan = (*JobTriggerPlan)(nil)
+	_ perf.Plan = (*ReminderPlan)(nil)
+	_ perf.Plan = (*FaultPlan)(nil)
+)

@@ -50,6 +50,11 @@ type FaultPlan struct {
 	Delay        time.Duration
 	FailFraction float64
 	Window       time.Duration
+}
+
+// faultRun is one run of a FaultPlan: the two phases' loads and the fault window after the overrides, and the phases' results as they come.
+type faultRun struct {
+	FaultPlan
 
 	base, faults perf.Params // set by configure
 	window       time.Duration
@@ -65,14 +70,13 @@ const (
 // Kind is "faults".
 func (*FaultPlan) Kind() string { return perf.KindFaults }
 
-func (fp *FaultPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+func (fp *FaultPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
+	r := &faultRun{FaultPlan: *fp}
 	var errs problems
 	add := errs.add
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return err
-	}
-	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	env := cfg.Env
+	var err error
+	cfg.Warmup, err = cfg.Env.WarmupParams(sc.WarmupOptions...)
 	add(err)
 	if cfg.Warmup.HasExecutor() {
 		add(errors.New("fault plan: WarmupOptions: the warmup is a fixed-rate load (it activates the actor): no executor"))
@@ -102,24 +106,24 @@ func (fp *FaultPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 		if env.Duration != nil {
 			ex = capSchedule(ex, *env.Duration)
 		}
-		p, err := perf.NewParams(append(slices.Clone(sc.MainOptions), perf.WithExecutor(ex))...)
+		p, err := cfg.Env.MainParams(append(slices.Clone(sc.MainOptions), perf.WithExecutor(ex))...)
 		if err != nil {
 			add(fmt.Errorf("fault plan: %s: %w", name, err))
 		}
 		p.Duration = max(ex.ScheduleDuration(), perf.MinDuration)
 		return p
 	}
-	fp.base = phase(FaultPhaseBase, fp.Base)
-	fp.faults = phase(FaultPhaseFaults, fp.Faults)
-	fp.window = fp.Window
-	if fp.faults.HasExecutor() {
-		fp.window = min(fp.Window, fp.faults.Executor.ScheduleDuration())
+	r.base = phase(FaultPhaseBase, fp.Base)
+	r.faults = phase(FaultPhaseFaults, fp.Faults)
+	r.window = fp.Window
+	if r.faults.HasExecutor() {
+		r.window = min(fp.Window, r.faults.Executor.ScheduleDuration())
 	}
-	if fp.window <= 0 {
+	if r.window <= 0 {
 		add(fmt.Errorf("fault plan: Window = %v: must be > 0", fp.Window))
 	}
-	cfg.Main = fp.base
-	return errors.Join(errs...)
+	cfg.Main = r.base
+	return r, errors.Join(errs...)
 }
 
 // capSchedule scales ex's schedule down to at most d (stages in proportion, whole
@@ -144,7 +148,7 @@ func capSchedule(ex driver.Executor, d time.Duration) driver.Executor {
 }
 
 // steps: the warmup, the base phase, the faults phase.
-func (fp *FaultPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+func (fp *faultRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	return []perf.Step{
 		{Name: fmt.Sprintf("warmup, %d QPS x %v (activates the actor)", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration},
 		{Name: fmt.Sprintf("base: %s, up to %d VUs over %v", fp.base.Executor.Kind, fp.base.Executor.PeakVUs(), fp.base.Executor.ScheduleDuration()), Duration: fp.base.RunDuration()},
@@ -153,7 +157,7 @@ func (fp *FaultPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	}
 }
 
-func (fp *FaultPlan) Run(s perf.Session) error {
+func (fp *faultRun) Run(s perf.Session) error {
 	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
 	dep := s.Deploy(t, "", sc.Apps, cfg.Warmup, fp.base, fp.faults)
 	tester, err := startTester(s, dep)
@@ -260,10 +264,10 @@ func openFaults(ctx context.Context, dep perf.Deployment, app string, delay time
 
 // finish takes the validity of both phases, the resources over both, and how complete the run
 // is; it states that the main-phase load overrides do not apply.
-func (fp *FaultPlan) Finish(s perf.Session, runErr error) {
+func (fp *faultRun) Finish(s perf.Session, runErr error) {
 	fp.finish(s, 2, "phase", "", runErr)
 	r := s.Report()
-	if env, err := perf.LoadEnv(); err == nil && (env.QPS != nil || env.Connections != nil) {
+	if env := s.Config().Env; env.QPS != nil || env.Connections != nil {
 		r.Warnings = append(r.Warnings, "fault plan: DAPR_PERF_QPS and DAPR_PERF_CONNECTIONS are not applied: both phases are closed loops whose VUs are the schedule's")
 	}
 	for i := range r.Loads {

@@ -32,10 +32,10 @@ func TestFaultPlanPhases(t *testing.T) {
 			Delay: 50 * time.Millisecond, FailFraction: 0.1, Window: 15 * time.Second}
 	}
 	t.Run("Dapr's", func(t *testing.T) {
-		fp := plan()
-		sc := faultScenario(fp)
+		p := plan()
+		sc := faultScenario(p)
 		var cfg perf.RunConfig
-		require.NoError(t, fp.Configure(sc, &cfg))
+		fp := mustConfigure(t, p, sc, &cfg).(*faultRun)
 		assert.Equal(t, 15*time.Second, fp.base.Executor.ScheduleDuration())
 		assert.Equal(t, 500, fp.base.Executor.PeakVUs())
 		assert.Equal(t, 60, fp.faults.Executor.PeakVUs())
@@ -45,9 +45,9 @@ func TestFaultPlanPhases(t *testing.T) {
 	t.Run("smoke", func(t *testing.T) {
 		t.Setenv(perf.EnvDuration, "10s")
 		t.Setenv(perf.EnvQPS, "100")
-		fp := plan()
-		sc := faultScenario(fp)
-		require.NoError(t, fp.Configure(sc, &perf.RunConfig{}))
+		p := plan()
+		sc := faultScenario(p)
+		fp := mustConfigure(t, p, sc, &perf.RunConfig{}).(*faultRun)
 		for _, p := range []perf.Params{fp.base, fp.faults} {
 			assert.LessOrEqual(t, p.Executor.ScheduleDuration(), 10*time.Second)
 			assert.Greater(t, p.Executor.ScheduleDuration(), 9900*time.Millisecond)
@@ -55,21 +55,21 @@ func TestFaultPlanPhases(t *testing.T) {
 		}
 		assert.Equal(t, 500, fp.base.Executor.PeakVUs(), "the VUs are the schedule's")
 		assert.Equal(t, fp.faults.Executor.ScheduleDuration(), fp.window)
-		assert.Equal(t, 15*time.Second, fp.Window, "the plan as given is unchanged")
+		assert.Equal(t, *plan(), *p, "the plan as given is unchanged")
 	})
 }
 
 func TestFaultPlanErrorsNameTheField(t *testing.T) {
 	fp := &FaultPlan{Hosts: []string{"h0", "tester", "nope"}, Base: driver.Executor{Kind: driver.ConstantArrivalRate, Rate: 10, MaxVUs: 1, Duration: time.Second},
 		Faults: ramp(10, time.Second), Delay: -time.Millisecond, FailFraction: 1.5}
-	err := fp.Configure(faultScenario(fp), &perf.RunConfig{})
+	err := configureErr(fp, faultScenario(fp), &perf.RunConfig{})
 	require.Error(t, err)
 	for _, w := range []string{`Hosts: "tester" is not an app of kind`, `Hosts: "nope"`, "Delay = -1ms: must be >= 0", "FailFraction = 1.5: must be in [0, 1]",
 		`base: executor kind "constant-arrival-rate": must be a closed loop`, "Window = 0s: must be > 0"} {
 		assert.Contains(t, err.Error(), w)
 	}
 	none := &FaultPlan{Base: ramp(10, time.Second), Faults: ramp(10, time.Second), Window: time.Second}
-	assert.ErrorContains(t, none.Configure(faultScenario(none), &perf.RunConfig{}), "Hosts is empty")
+	assert.ErrorContains(t, configureErr(none, faultScenario(none), &perf.RunConfig{}), "Hosts is empty")
 }
 
 // TestFaultFiguresExcuseOnlyInjected500s: the injected 500s are excused, nothing else is: a

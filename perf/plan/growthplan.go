@@ -54,45 +54,46 @@ func (*GrowthPlan) Kind() string { return perf.KindGrowth }
 // SingleBuild implements perf.SingleBuild: growth rounds are not interleaved between builds.
 func (*GrowthPlan) SingleBuild() bool { return true }
 
-// growthConfig is a GrowthPlan with its defaults and env overrides applied, and its
-// expected-verdicts table read.
+// growthConfig is one run of a GrowthPlan: the plan with its defaults and env overrides
+// applied, and its expected-verdicts table read.
 type growthConfig struct {
 	GrowthPlan
 	table []growth.Expectation
+	env   perf.Env // the run's, for the threshold's override (DAPR_PERF_GROWTH_THRESHOLD_KIB)
 }
 
-func (g *GrowthPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
-	c, err := g.withEnv(sc.Test)
+// Configure applies the defaults and cfg.Env's overrides, reads the expected verdicts and
+// returns the run.
+func (g *GrowthPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
+	c, err := g.withEnv(cfg.Env, sc.Test)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	gc := &growthConfig{GrowthPlan: c}
+	gc := &growthConfig{GrowthPlan: c, env: cfg.Env}
 	if path := c.ExpectedVerdicts; path != "" {
 		if !filepath.IsAbs(path) {
 			root, err := perf.RepoRoot()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			path = filepath.Join(root, path)
 		}
 		if gc.table, err = growth.ReadExpectations(path); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if _, err := growthThreshold("", nil); err != nil { // the env override; derived again after the rounds
-		return err
+	if _, err := growthThreshold(cfg.Env, "", nil); err != nil { // the env override; derived again after the rounds
+		return nil, err
 	}
 	if sc.Transport != perf.HTTP {
-		return fmt.Errorf("growth plan: Transport %q: only %q (the load goes through daprd's HTTP invoke API)", sc.Transport, perf.HTTP)
+		return nil, fmt.Errorf("growth plan: Transport %q: only %q (the load goes through daprd's HTTP invoke API)", sc.Transport, perf.HTTP)
 	}
-	cfg.PlanState = gc
 	cfg.Main = gc.roundParams()
-	return nil
+	return gc, nil
 }
 
 // steps: per variant, the warmup round, K rounds and the idle window.
-func (g *GrowthPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
-	c := cfg.PlanState.(*growthConfig)
+func (c *growthConfig) Steps(perf.Scenario, perf.RunConfig) []perf.Step {
 	round := c.roundParams().Duration
 	var out []perf.Step
 	for _, v := range c.Variants {
@@ -110,8 +111,7 @@ const idleReadings = 6
 // time counts it; a variant's phase starts once its deployment is up.
 const growthStartCost = 4 * time.Second
 
-func (g *GrowthPlan) Run(s perf.Session) error {
-	c := s.Config().PlanState.(*growthConfig)
+func (c *growthConfig) Run(s perf.Session) error {
 	gr := &growth.Report{Rounds: c.Rounds, RequestsPerRound: c.RequestsPerRound, IdleSeconds: c.Idle.Seconds()}
 	s.Report().Growth = gr
 	for _, v := range c.Variants {
@@ -147,8 +147,8 @@ func (g *GrowthPlan) Run(s perf.Session) error {
 // finish classifies every sidecar against the threshold derived from the control variant,
 // runs the detector's checks, compares with the expected verdicts, and takes the validity of
 // every round's load.
-func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
-	c, gr := s.Config().PlanState.(*growthConfig), s.Report().Growth
+func (c *growthConfig) Finish(s perf.Session, runErr error) {
+	gr := s.Report().Growth
 	addRunError(s.Report(), "load", runErr)
 	var reference [][]growth.Point
 	for _, v := range gr.Variants {
@@ -162,7 +162,7 @@ func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
 	if len(s.Report().Loads) == 0 {
 		s.Report().Validity = perf.Validity{Reasons: []string{"no round of load completed"}}
 	}
-	d, err := growthThreshold(c.control(), reference)
+	d, err := growthThreshold(c.env, c.control(), reference)
 	if err != nil { // validated in configure; only a changed environment gets here
 		s.InfraError("growth threshold", err)
 		return
@@ -196,13 +196,9 @@ func (g *GrowthPlan) Finish(s perf.Session, runErr error) {
 	}
 }
 
-// growthThreshold is growth.DeriveThreshold with DAPR_PERF_GROWTH_THRESHOLD_KIB when it is
-// set; a bad value is an error naming it.
-func growthThreshold(control string, reference [][]growth.Point) (growth.ThresholdDerivation, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return growth.ThresholdDerivation{}, err
-	}
+// growthThreshold is growth.DeriveThreshold with env's DAPR_PERF_GROWTH_THRESHOLD_KIB when it
+// is set; a bad value is an error naming it.
+func growthThreshold(env perf.Env, control string, reference [][]growth.Point) (growth.ThresholdDerivation, error) {
 	set := 0.0
 	if v := env.GrowthThreshold; v != nil {
 		if math.IsInf(*v, 0) {
@@ -215,7 +211,7 @@ func growthThreshold(control string, reference [][]growth.Point) (growth.Thresho
 
 // withEnv returns the scenario with its defaults and env overrides applied, or an error naming
 // each bad variable.
-func (g GrowthPlan) withEnv(test string) (GrowthPlan, error) {
+func (g GrowthPlan) withEnv(env perf.Env, test string) (GrowthPlan, error) {
 	if g.Rounds == 0 {
 		g.Rounds = 3
 	}
@@ -224,10 +220,6 @@ func (g GrowthPlan) withEnv(test string) (GrowthPlan, error) {
 	}
 	if g.Idle == 0 {
 		g.Idle = 30 * time.Second
-	}
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return GrowthPlan{}, err
 	}
 	perf.SetIf(&g.Rounds, env.GrowthRounds)
 	perf.SetIf(&g.RequestsPerRound, env.GrowthRequests)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,14 +28,19 @@ func linearRSS(kib float64) []growth.Point {
 
 func TestGrowthThresholdEnv(t *testing.T) {
 	t.Setenv(perf.EnvGrowthThreshold, "abc")
-	_, err := growthThreshold("a-fixed", nil)
+	_, err := runner.LoadEnv()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), perf.EnvGrowthThreshold)
 	t.Setenv(perf.EnvGrowthThreshold, "-1")
-	_, err = growthThreshold("a-fixed", nil)
+	_, err = runner.LoadEnv()
+	require.Error(t, err)
+	inf := math.Inf(1)
+	_, err = growthThreshold(perf.Env{GrowthThreshold: &inf}, "a-fixed", nil)
 	require.Error(t, err)
 	t.Setenv(perf.EnvGrowthThreshold, "300")
-	d, err := growthThreshold("a-fixed", [][]growth.Point{linearRSS(900)})
+	env, err := runner.LoadEnv()
+	require.NoError(t, err)
+	d, err := growthThreshold(env, "a-fixed", [][]growth.Point{linearRSS(900)})
 	require.NoError(t, err)
 	assert.Equal(t, 300.0, d.KiBPer1000)
 	assert.Equal(t, "env", d.Rule)
@@ -57,7 +63,7 @@ func TestGrowthThresholdOnPublishedRuns(t *testing.T) {
 			}
 		}
 		require.Len(t, reference, 2, version)
-		d, err := growthThreshold("a-fixed", reference)
+		d, err := growthThreshold(perf.Env{}, "a-fixed", reference)
 		require.NoError(t, err)
 		for _, v := range rep.Growth.Variants {
 			for _, s := range v.Sidecars {
@@ -208,7 +214,7 @@ func TestGrowthFinishIsInvalidWhenTheControlIsNotFlat(t *testing.T) {
 		rep := &perf.Report{Loads: []perf.NamedLoad{round}, Growth: &growth.Report{Variants: []growth.Variant{
 			{Name: "a-fixed", Control: true, Sidecars: []growth.Sidecar{{Process: "tester-daprd", Role: perf.RoleCallerSidecar, Readings: readings(controlKiB)}}},
 		}}}
-		(&GrowthPlan{}).Finish(finishSession{cfg: &perf.RunConfig{PlanState: &growthConfig{GrowthPlan: GrowthPlan{Variants: []perf.GrowthVariant{{Name: "a-fixed", Control: true}}}}}, rep: rep}, nil)
+		(&growthConfig{GrowthPlan: GrowthPlan{Variants: []perf.GrowthVariant{{Name: "a-fixed", Control: true}}}}).Finish(finishSession{cfg: &perf.RunConfig{}, rep: rep}, nil)
 		return rep
 	}
 	flat := run(20)

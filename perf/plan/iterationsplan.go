@@ -36,6 +36,11 @@ import (
 type IterationsPlan struct {
 	// Runs run in order; at least one, names distinct.
 	Runs []perf.IterationRun
+}
+
+// iterationsRun is one run of a IterationsPlan: each run's load after the overrides, and the runs' results as they come.
+type iterationsRun struct {
+	IterationsPlan
 
 	loads []perf.Params // each run's load, set by configure
 	namedLoads
@@ -58,19 +63,18 @@ func ScaledIterations(iterations int64, maxDuration, d time.Duration) int64 {
 	return min(max(n, 1), iterations)
 }
 
-func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
+	r := &iterationsRun{IterationsPlan: *ip}
 	var errs problems
 	add := errs.add
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return err
-	}
+	env := cfg.Env
+	var err error
 	if env.PayloadSize != nil {
 		add(fmt.Errorf("iterations plan: %s is not applied: the request body is the scenario's (unset it)", perf.EnvPayloadSize))
 	}
-	cfg.Main, err = perf.NewParams(sc.MainOptions...)
+	cfg.Main, err = cfg.Env.MainParams(sc.MainOptions...)
 	add(err)
-	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	cfg.Warmup, err = cfg.Env.WarmupParams(sc.WarmupOptions...)
 	add(err)
 	if err == nil && !cfg.Warmup.HasExecutor() {
 		add(errors.New("iterations plan: WarmupOptions must set a driver executor (perf.WithExecutor), such as a few shared iterations"))
@@ -88,45 +92,44 @@ func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%d not applied: each run has its own VUs", perf.EnvConnections, *env.Connections))
 	}
 	validateNamed("iterations plan: Runs", "run", ip.Runs, func(r perf.IterationRun) string { return r.Name }, add)
-	ip.loads = ip.loads[:0]
-	for i, r := range ip.Runs {
+	for i, rn := range ip.Runs {
 		bad := func(field string, v any, accepts string) {
-			add(fmt.Errorf("iterations plan: Runs[%d] (%q).%s = %v: must be %s", i, r.Name, field, v, accepts))
+			add(fmt.Errorf("iterations plan: Runs[%d] (%q).%s = %v: must be %s", i, rn.Name, field, v, accepts))
 		}
-		if r.VUs < 1 || r.VUs > driver.MaxVUsLimit {
-			bad("VUs", r.VUs, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit))
+		if rn.VUs < 1 || rn.VUs > driver.MaxVUsLimit {
+			bad("VUs", rn.VUs, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit))
 			continue
 		}
-		if r.Iterations < 1 || r.Iterations > driver.MaxIterations {
-			bad("Iterations", r.Iterations, fmt.Sprintf("from 1 to %d", driver.MaxIterations))
+		if rn.Iterations < 1 || rn.Iterations > driver.MaxIterations {
+			bad("Iterations", rn.Iterations, fmt.Sprintf("from 1 to %d", driver.MaxIterations))
 			continue
 		}
-		if r.MaxDuration <= 0 || r.MaxDuration > maxIterationsRun {
-			bad("MaxDuration", r.MaxDuration, fmt.Sprintf("above 0 and at most %v", maxIterationsRun))
+		if rn.MaxDuration <= 0 || rn.MaxDuration > maxIterationsRun {
+			bad("MaxDuration", rn.MaxDuration, fmt.Sprintf("above 0 and at most %v", maxIterationsRun))
 			continue
 		}
-		n := r.Iterations
+		n := rn.Iterations
 		if env.Duration != nil {
-			n = ScaledIterations(n, r.MaxDuration, *env.Duration)
+			n = ScaledIterations(n, rn.MaxDuration, *env.Duration)
 		}
 		p := cfg.Main
-		p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: min(r.VUs, int(n)), Iterations: n, Duration: r.MaxDuration}
-		p.Duration = r.MaxDuration // the estimate the progress lines and the tester's limits use
+		p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: min(rn.VUs, int(n)), Iterations: n, Duration: rn.MaxDuration}
+		p.Duration = rn.MaxDuration // the estimate the progress lines and the tester's limits use
 		if err := p.Validate(); err != nil {
-			add(fmt.Errorf("iterations plan: Runs[%d] (%q): %w", i, r.Name, err))
+			add(fmt.Errorf("iterations plan: Runs[%d] (%q): %w", i, rn.Name, err))
 			continue
 		}
-		ip.loads = append(ip.loads, p)
+		r.loads = append(r.loads, p)
 	}
-	if env.Duration != nil && len(ip.loads) == len(ip.Runs) {
+	if env.Duration != nil && len(r.loads) == len(ip.Runs) {
 		var parts []string
-		for i, p := range ip.loads {
+		for i, p := range r.loads {
 			parts = append(parts, fmt.Sprintf("%s %d of %d", ip.Runs[i].Name, p.Executor.Iterations, ip.Runs[i].Iterations))
 		}
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=%v: iterations scaled by %v / maxDuration (%s): a smoke, not Dapr's load",
 			perf.EnvDuration, *env.Duration, *env.Duration, strings.Join(parts, ", ")))
 	}
-	return errors.Join(errs...)
+	return r, errors.Join(errs...)
 }
 
 // steps: per run, its warmup when it starts a deployment, then the run at its longest.
@@ -134,7 +137,7 @@ func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error
 // at most at its MaxDuration, which is what Steps lists.
 func (*IterationsPlan) StepsAreUpperBounds() bool { return true }
 
-func (ip *IterationsPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+func (ip *iterationsRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	var out []perf.Step
 	for i, p := range ip.loads {
 		if i == 0 || ip.Runs[i].Fresh {
@@ -146,7 +149,7 @@ func (ip *IterationsPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step
 }
 
 // groups splits the runs into deployments: a new one at the first run and at each Fresh run.
-func (ip *IterationsPlan) groups() [][]int {
+func (ip *iterationsRun) groups() [][]int {
 	var out [][]int
 	for i := range ip.loads {
 		if i == 0 || ip.Runs[i].Fresh {
@@ -157,7 +160,7 @@ func (ip *IterationsPlan) groups() [][]int {
 	return out
 }
 
-func (ip *IterationsPlan) Run(s perf.Session) error {
+func (ip *iterationsRun) Run(s perf.Session) error {
 	ip.namedLoads = namedLoads{prefix: "run "}
 	groups := ip.groups()
 	var runErr error
@@ -187,7 +190,7 @@ func (ip *IterationsPlan) Run(s perf.Session) error {
 }
 
 // runGroup runs the warmup and then the runs idx on dep.
-func (ip *IterationsPlan) runGroup(t *testing.T, s perf.Session, dep perf.Deployment, idx []int) error {
+func (ip *iterationsRun) runGroup(t *testing.T, s perf.Session, dep perf.Deployment, idx []int) error {
 	sc := s.Scenario()
 	tester, err := startTester(s, dep)
 	if err != nil {
@@ -231,7 +234,7 @@ func pct(res *perf.Result, p float64) time.Duration {
 
 // finish takes the validity of every run (a closed loop has no rate to keep; iterations dropped
 // at MaxDuration make it invalid), the resources over all runs, and how complete the run is.
-func (ip *IterationsPlan) Finish(s perf.Session, runErr error) {
+func (ip *iterationsRun) Finish(s perf.Session, runErr error) {
 	// The runs are closed loops of whole workflows, a few hundred each: too few requests for an
 	// RSS slope per 1,000 of them to classify.
 	ip.finish(s, len(ip.loads), "run", "memory growth is not classified by the iterations plan: its runs are a few hundred closed-loop iterations (peak RSS and mean CPU are over all runs)", runErr)

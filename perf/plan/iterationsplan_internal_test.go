@@ -47,14 +47,13 @@ func TestScaledIterations(t *testing.T) {
 // and did not apply, and DAPR_PAYLOAD_SIZE is refused.
 func TestIterationsLoads(t *testing.T) {
 	runs := []perf.IterationRun{{Name: "t_30_300", VUs: 30, Iterations: 300, MaxDuration: 200 * time.Second, Fresh: false}, {Name: "t_350_1400", VUs: 350, Iterations: 1400, MaxDuration: 1000 * time.Second, Fresh: true}}
-	configure := func(t *testing.T) (*IterationsPlan, []string) {
+	configure := func(t *testing.T) (*iterationsRun, []string) {
 		t.Helper()
 		sc := iterationsScenario(runs...)
 		var cfg perf.RunConfig
-		require.NoError(t, planOf(sc).Configure(sc, &cfg))
-		return sc.Plan.(*IterationsPlan), cfg.Notes
+		return mustConfigure(t, planOf(sc), sc, &cfg).(*iterationsRun), cfg.Notes
 	}
-	exec := func(ip *IterationsPlan) []driver.Executor {
+	exec := func(ip *iterationsRun) []driver.Executor {
 		var out []driver.Executor
 		for _, p := range ip.loads {
 			out = append(out, p.Executor)
@@ -85,7 +84,7 @@ func TestIterationsLoads(t *testing.T) {
 	t.Run("payload size refused", func(t *testing.T) {
 		t.Setenv(perf.EnvPayloadSize, "10")
 		sc := iterationsScenario(runs...)
-		err := planOf(sc).Configure(sc, &perf.RunConfig{})
+		err := configureErr(planOf(sc), sc, &perf.RunConfig{})
 		assert.ErrorContains(t, err, "DAPR_PAYLOAD_SIZE is not applied")
 	})
 }
@@ -95,7 +94,7 @@ func TestIterationsPlanErrorsNameTheField(t *testing.T) {
 		perf.IterationRun{Name: "Bad", VUs: 1, Iterations: 1, MaxDuration: time.Second, Fresh: false}, perf.IterationRun{Name: "v", VUs: 0, Iterations: 1, MaxDuration: time.Second, Fresh: false},
 		perf.IterationRun{Name: "i", VUs: 1, Iterations: 0, MaxDuration: time.Second, Fresh: false}, perf.IterationRun{Name: "d", VUs: 1, Iterations: 1, MaxDuration: 0, Fresh: false})
 	sc.WarmupOptions = nil
-	err := planOf(sc).Configure(sc, &perf.RunConfig{})
+	err := configureErr(planOf(sc), sc, &perf.RunConfig{})
 	require.Error(t, err)
 	for _, w := range []string{`Runs[1] ("ok").Name = "ok": must be distinct`, `Runs[2] ("Bad").Name`, `Runs[3] ("v").VUs = 0: must be from 1`,
 		`Runs[4] ("i").Iterations = 0`, `Runs[5] ("d").MaxDuration = 0s`, "WarmupOptions must set a driver executor"} {

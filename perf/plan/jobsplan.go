@@ -128,7 +128,9 @@ func jobCount(jobs int, f float64) int {
 	return max(min(jobs, perf.MinJobs), int(math.Round(float64(jobs)*f)))
 }
 
-func (j *JobTriggerPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+// Configure validates the plan and scales the trigger-rate bound with the load; the plan keeps
+// no state of its own, so it is its own run.
+func (j *JobTriggerPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
@@ -166,7 +168,7 @@ func (j *JobTriggerPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error 
 		add(fmt.Errorf("jobs plan: Fault %+v: Kind must be %q or %q and After > 0", *f, JobFaultRestart, JobFaultKill))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return nil, err
 	}
 	// The rate bound scales with the load; it is machine-bound, so warn-only under warn mode
 	// like every ".triggerRate" bound (ThresholdsFromEnv).
@@ -181,7 +183,7 @@ func (j *JobTriggerPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error 
 			th.Source += fmt.Sprintf("; scaled by the load factor %.4g (QPS x duration against Dapr's 1000 QPS x 1 min)", factor)
 		}
 	}
-	return nil
+	return j, nil
 }
 
 func (j *JobTriggerPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {

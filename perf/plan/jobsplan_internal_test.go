@@ -6,6 +6,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/runner"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,10 +27,10 @@ func TestJobsPlanScalesWithTheLoad(t *testing.T) {
 	configure := func(t *testing.T) perf.RunConfig {
 		t.Helper()
 		sc := jobsScenario(&JobTriggerPlan{App: "jobapp"})
-		ths, err := report.ThresholdsFromEnv(sc.Thresholds) // as newRunConfig, before the plan's configure
+		env, err := runner.LoadEnv()
 		require.NoError(t, err)
-		cfg := perf.RunConfig{Thresholds: ths}
-		require.NoError(t, planOf(sc).Configure(sc, &cfg))
+		cfg := perf.RunConfig{Thresholds: report.ThresholdsFromEnv(env, sc.Thresholds)} // as the runner, before the plan's configure
+		require.NoError(t, configureErr(planOf(sc), sc, &cfg))
 		return cfg
 	}
 	cfg := configure(t)
@@ -68,13 +69,13 @@ func TestJobsPlanRefusesBadFields(t *testing.T) {
 		{JobTriggerPlan{App: "jobapp", Fault: &perf.JobFault{Kind: "pause", After: time.Second}}, `Kind must be "restart" or "kill"`},
 	} {
 		sc := jobsScenario(&tc.plan)
-		err := planOf(sc).Configure(sc, &perf.RunConfig{})
+		err := configureErr(planOf(sc), sc, &perf.RunConfig{})
 		require.Error(t, err, "%+v", tc.plan)
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	sc := jobsScenario(&JobTriggerPlan{App: "jobapp"})
 	sc.Apps[0].Sidecar.Scheduler = false
-	err := planOf(sc).Configure(sc, &perf.RunConfig{})
+	err := configureErr(planOf(sc), sc, &perf.RunConfig{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "needs a sidecar with Scheduler true")
 }

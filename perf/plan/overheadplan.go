@@ -31,26 +31,24 @@ func (OverheadPlan) Ladder(sc perf.Scenario, cfg perf.RunConfig) []int {
 	return ladderFrom(cfg.Main.QPS, sc.Ladder)
 }
 
-func (OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+// Configure resolves the loads, the rounds, the idle window and the preflight from cfg.Env; the
+// plan keeps no state of its own, so it is its own run.
+func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
-	var err error
-	cfg.Rounds, err = perf.RepeatsFromEnv()
-	add(err)
+	cfg.Rounds = perf.RepeatsFromEnv(cfg.Env)
 	var note string
-	cfg.Idle, note, err = sc.IdleWindowFromEnv()
-	add(err)
+	cfg.Idle, note = sc.IdleWindowFromEnv(cfg.Env)
 	if note != "" {
 		cfg.Notes = append(cfg.Notes, note)
 	}
-	cfg.PreflightLadder, err = preflightFromEnv()
-	add(err)
+	cfg.PreflightLadder = preflightFromEnv(cfg.Env)
 	add(sc.ValidateSetup())
 	if sc.Tester == "" || sc.Main.To == "" || sc.Baseline.To == "" {
 		add(fmt.Errorf("overhead plan: Tester, Baseline.To and Main.To must name apps (got %q, %q, %q)", sc.Tester, sc.Baseline.To, sc.Main.To))
 	}
-	return errors.Join(errs...)
+	return op, errors.Join(errs...)
 }
 
 // steps: the preflight at its longest, then per round the baseline, the warmup (first round

@@ -26,11 +26,8 @@ const (
 	preflightMaxBehind = report.MaxValidBehindFraction / 2
 )
 
-// preflightFromEnv reads EnvPreflight.
-func preflightFromEnv() (bool, error) {
-	env, err := perf.LoadEnv()
-	return perf.Val(env.Preflight) == "ladder", err
-}
+// preflightFromEnv reports whether env's EnvPreflight is ladder.
+func preflightFromEnv(env perf.Env) bool { return perf.Val(env.Preflight) == "ladder" }
 
 // ladderFrom is the ladder from qps down: qps itself, then every rung of rungs below it
 // (QPSLadder when rungs is nil: Scenario.Ladder). A scenario's own ladder whose first rung is
@@ -60,8 +57,7 @@ func preflightStepLength(n int, main time.Duration) time.Duration {
 // main phase is fixed-rate (no max rate, no executor of the driver), and DAPR_PERF_QPS does not
 // name the load.
 func preflightWanted(cfg perf.RunConfig) bool {
-	env, _ := perf.LoadEnv() // a bad value failed the configuration already
-	set := env.QPS != nil
+	set := cfg.Env.QPS != nil
 	// A closed loop of the driver has no rate to step down (its ladder would be "1 QPS").
 	return cfg.PreflightLadder && !cfg.Main.MaxRate && !cfg.Main.HasExecutor() && !set
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 func TestLadderFrom(t *testing.T) {
@@ -40,12 +41,13 @@ func TestLadderFrom(t *testing.T) {
 func TestPreflightFromEnv(t *testing.T) {
 	for v, want := range map[string]bool{"": false, "off": false, "ladder": true} {
 		t.Setenv(perf.EnvPreflight, v)
-		if got, err := preflightFromEnv(); err != nil || got != want {
+		env, err := runner.LoadEnv()
+		if got := preflightFromEnv(env); err != nil || got != want {
 			t.Errorf("%s=%q: %v, %v; want %v", perf.EnvPreflight, v, got, err, want)
 		}
 	}
 	t.Setenv(perf.EnvPreflight, "yes")
-	if _, err := preflightFromEnv(); err == nil || !strings.Contains(err.Error(), `DAPR_PERF_PREFLIGHT="yes"`) {
+	if _, err := runner.LoadEnv(); err == nil || !strings.Contains(err.Error(), `DAPR_PERF_PREFLIGHT="yes"`) {
 		t.Errorf("bad value: %v, want an error naming the variable", err)
 	}
 }

@@ -70,6 +70,11 @@ type ReminderPlan struct {
 	// set from the warmup's achieved rate); "" runs both, the trigger's due time then set from
 	// the registration's rate.
 	Part string
+}
+
+// reminderRun is one run of a ReminderPlan: the trigger phase's reminders after the load-override cap.
+type reminderRun struct {
+	ReminderPlan
 
 	reminders int // Reminders after the load-override cap, set by configure
 }
@@ -93,7 +98,8 @@ const (
 	reminderPoll    = 100 * time.Millisecond
 )
 
-func (rp *ReminderPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+func (rp *ReminderPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
+	r := &reminderRun{ReminderPlan: *rp}
 	var errs problems
 	add := errs.add
 	loadParams(sc, cfg, add)
@@ -133,14 +139,14 @@ func (rp *ReminderPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 	if rp.TriggerWindow <= 0 || rp.TriggerWindow > time.Hour {
 		add(fmt.Errorf("reminder plan: TriggerWindow = %v: must be in (0, 1h]", rp.TriggerWindow))
 	}
-	rp.reminders = rp.Reminders
-	if n := cfg.Main.ExpectedRequests(); n > 0 && n < int64(rp.reminders) {
-		rp.reminders = int(n)
+	r.reminders = rp.Reminders
+	if n := cfg.Main.ExpectedRequests(); n > 0 && n < int64(r.reminders) {
+		r.reminders = int(n)
 	}
-	return errors.Join(errs...)
+	return r, errors.Join(errs...)
 }
 
-func (rp *ReminderPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+func (rp *reminderRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	steps := []perf.Step{{Name: fmt.Sprintf("warmup, register %d reminders/s x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration}}
 	if rp.registers() {
 		steps = append(steps, perf.Step{Name: fmt.Sprintf("registration: %d reminders/s x %v over %d connections", cfg.Main.QPS, cfg.Main.Duration, cfg.Main.Connections), Duration: cfg.Main.Duration})
@@ -151,7 +157,7 @@ func (rp *ReminderPlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	return steps
 }
 
-func (rp *ReminderPlan) Run(s perf.Session) error {
+func (rp *reminderRun) Run(s perf.Session) error {
 	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
 	ctx := t.Context()
 	trig := rp.triggerParams(cfg.Main, time.Now())
@@ -256,7 +262,7 @@ func reminderLead(n int, rate float64) time.Duration {
 // triggerParams is the trigger phase's registration load: rp.reminders shared iterations on
 // RegisterVUs VUs, each a reminder on a new actor id, at most reminderMaxLead (k6's
 // maxDuration).
-func (rp *ReminderPlan) triggerParams(main perf.Params, due time.Time) perf.Params {
+func (rp *reminderRun) triggerParams(main perf.Params, due time.Time) perf.Params {
 	p := main
 	p.Operation = perf.Operation{Kind: perf.OpActorReminder, ActorType: rp.ActorType, ActorID: perf.UUIDToken, Reminder: rp.Reminder}
 	p.Executor = driver.Executor{Kind: driver.SharedIterations, VUs: rp.RegisterVUs, Iterations: int64(rp.reminders),
@@ -274,7 +280,7 @@ func (rp *ReminderPlan) triggerBody(due time.Time) string {
 	return string(b)
 }
 
-func (rp *ReminderPlan) Finish(s perf.Session, runErr error) {
+func (rp *reminderRun) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	r.Validity = perf.Validity{Valid: true}
 	addRunError(r, "reminders", runErr)

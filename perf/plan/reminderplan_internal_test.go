@@ -45,7 +45,7 @@ func TestReminderPlanConfigureNamesBadFields(t *testing.T) {
 	rp := &ReminderPlan{Host: "nohost", ActorType: "a/b", Reminders: 0, FiresPerReminder: 5, Period: time.Millisecond, TTL: time.Millisecond, RegisterVUs: 0}
 	sc := perf.Scenario{Test: "r", Transport: perf.GRPC, Apps: []perf.App{{Name: "host", Kind: perf.ActorApp, Sidecar: &perf.Sidecar{}}},
 		Main: perf.Route{To: "host", Operation: perf.Operation{Kind: perf.OpActorInvoke}}}
-	err := rp.Configure(sc, &perf.RunConfig{})
+	err := configureErr(rp, sc, &perf.RunConfig{})
 	if err == nil {
 		t.Fatal("no error")
 	}

@@ -25,6 +25,11 @@ import (
 type StagePlan struct {
 	// Stages run in order; at least one, names distinct.
 	Stages []perf.Stage
+}
+
+// stageRun is one run of a StagePlan: each stage's load after the overrides, and the stages' results as they come.
+type stageRun struct {
+	StagePlan
 
 	loads []perf.Params // each stage's load, set by configure
 	namedLoads
@@ -33,25 +38,23 @@ type StagePlan struct {
 // Kind is "stages".
 func (*StagePlan) Kind() string { return perf.KindStages }
 
-func (sp *StagePlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
+func (sp *StagePlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.PlanRun, error) {
+	r := &stageRun{StagePlan: *sp}
 	var errs problems
 	add := errs.add
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return err
-	}
+	env := cfg.Env
+	var err error
 	if env.PayloadSize != nil || env.Payload != nil {
 		add(fmt.Errorf("stage plan: %s and %s are not applied: each stage has its own payload size (unset them)", perf.EnvPayloadSize, perf.EnvPayload))
 	}
-	cfg.Main, err = perf.NewParams(append([]perf.Option{perf.WithQPS(1)}, sc.MainOptions...)...)
+	cfg.Main, err = cfg.Env.MainParams(append([]perf.Option{perf.WithQPS(1)}, sc.MainOptions...)...)
 	add(err)
-	cfg.Warmup, err = perf.NewWarmupParams(sc.WarmupOptions...)
+	cfg.Warmup, err = cfg.Env.WarmupParams(sc.WarmupOptions...)
 	add(err)
 	if sc.Tester == "" || sc.Main.To == "" {
 		add(fmt.Errorf("stage plan: Tester and Main.To must name apps (got %q, %q)", sc.Tester, sc.Main.To))
 	}
 	validateNamed("stage plan: Stages", "stage", sp.Stages, func(st perf.Stage) string { return st.Name }, add)
-	sp.loads = sp.loads[:0]
 	for i, st := range sp.Stages {
 		bad := func(field string, v any, accepts string) {
 			add(fmt.Errorf("stage plan: Stages[%d] (%q).%s = %v: must be %s", i, st.Name, field, v, accepts))
@@ -79,9 +82,9 @@ func (sp *StagePlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) error {
 		}
 		p.Connections = min(cfg.Main.Connections, p.QPS)
 		p.PayloadBytes = st.PayloadBytes
-		sp.loads = append(sp.loads, p)
+		r.loads = append(r.loads, p)
 	}
-	return errors.Join(errs...)
+	return r, errors.Join(errs...)
 }
 
 // stageDuration is how long samples requests at qps take, rounded up to whole milliseconds and
@@ -92,7 +95,7 @@ func stageDuration(samples, qps int) time.Duration {
 }
 
 // steps: the warmup, then each stage.
-func (sp *StagePlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
+func (sp *stageRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	out := []perf.Step{{Name: fmt.Sprintf("warmup, %d QPS x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration}}
 	for i, p := range sp.loads {
 		out = append(out, perf.Step{Name: fmt.Sprintf("stage %s: %d QPS x %v, %d-byte payload, %d connections", sp.Stages[i].Name, p.QPS, p.Duration, p.PayloadBytes, p.Connections), Duration: p.Duration})
@@ -100,7 +103,7 @@ func (sp *StagePlan) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	return out
 }
 
-func (sp *StagePlan) Run(s perf.Session) error {
+func (sp *stageRun) Run(s perf.Session) error {
 	t, sc, cfg := s.T(), s.Scenario(), s.Config()
 	dep := s.Deploy(t, "", sc.Apps, append([]perf.Params{cfg.Warmup}, sp.loads...)...)
 	tester, err := startTester(s, dep)
@@ -131,7 +134,7 @@ func (sp *StagePlan) Run(s perf.Session) error {
 
 // finish warns of coordinated omission in any stage, then takes the validity of every stage,
 // the resources over all stages, and how complete the run is.
-func (sp *StagePlan) Finish(s perf.Session, runErr error) {
+func (sp *stageRun) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	for i := range r.Loads {
 		if ratio, flagged := r.Loads[i].CoordinatedOmission(); flagged {

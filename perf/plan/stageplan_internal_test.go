@@ -26,8 +26,7 @@ func TestStageLoads(t *testing.T) {
 		t.Helper()
 		sc := stageScenario(stages...)
 		var cfg perf.RunConfig
-		require.NoError(t, planOf(sc).Configure(sc, &cfg))
-		return sc.Plan.(*StagePlan).loads
+		return mustConfigure(t, planOf(sc), sc, &cfg).(*stageRun).loads
 	}
 	type want struct {
 		qps, conns, payload int
@@ -52,7 +51,7 @@ func TestStageLoads(t *testing.T) {
 
 func TestStagePlanErrorsNameTheField(t *testing.T) {
 	sc := stageScenario(perf.Stage{Name: "ok", QPS: 10, Samples: 10, PayloadBytes: 0}, perf.Stage{Name: "ok", QPS: 10, Samples: 10, PayloadBytes: 0}, perf.Stage{Name: "Bad Name", QPS: 10, Samples: 10, PayloadBytes: 0}, perf.Stage{Name: "q", QPS: 0, Samples: 10, PayloadBytes: 0}, perf.Stage{Name: "s", QPS: 10, Samples: 0, PayloadBytes: 0}, perf.Stage{Name: "p", QPS: 10, Samples: 10, PayloadBytes: -1})
-	err := planOf(sc).Configure(sc, &perf.RunConfig{})
+	err := configureErr(planOf(sc), sc, &perf.RunConfig{})
 	require.Error(t, err)
 	for _, w := range []string{`Stages[1] ("ok").Name = "ok": must be distinct`, `Stages[2] ("Bad Name").Name`, `Stages[3] ("q").QPS = 0: must be from 1`,
 		`Stages[4] ("s").Samples = 0: must be at least 1`, `Stages[5] ("p").PayloadBytes = -1`} {
@@ -60,11 +59,11 @@ func TestStagePlanErrorsNameTheField(t *testing.T) {
 	}
 	t.Setenv(perf.EnvPayloadSize, "10")
 	sc = stageScenario(perf.Stage{Name: "ok", QPS: 10, Samples: 10, PayloadBytes: 0})
-	err = planOf(sc).Configure(sc, &perf.RunConfig{})
+	err = configureErr(planOf(sc), sc, &perf.RunConfig{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DAPR_PAYLOAD_SIZE and DAPR_PAYLOAD are not applied")
 	empty := stageScenario()
-	assert.ErrorContains(t, planOf(empty).Configure(empty, &perf.RunConfig{}), "Stages is empty")
+	assert.ErrorContains(t, configureErr(planOf(empty), empty, &perf.RunConfig{}), "Stages is empty")
 }
 
 // TestStageFigures: each stage is a phase of the figures under its name, gated on its own mean.

@@ -86,15 +86,12 @@ func (c PushConfig) String() string {
 	return "pushgateway " + c.URL
 }
 
-// PushConfigFromEnv reads EnvPushgatewayURL, EnvPushgatewayUsername and EnvPushgatewayPassword.
+// PushConfigFromEnv reads env's EnvPushgatewayURL, EnvPushgatewayUsername and
+// EnvPushgatewayPassword.
 // An unset or empty URL gives a disabled config and no error. An invalid URL, or a username
 // without a password (or the reverse), is an error naming the variable; Dapr's suite ignores
 // both silently. The URL is returned normalised (scheme added, trailing slash removed).
-func PushConfigFromEnv() (PushConfig, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return PushConfig{}, fmt.Errorf("perf: pushgateway config: %w", err)
-	}
+func PushConfigFromEnv(env perf.Env) (PushConfig, error) {
 	cfg := PushConfig{Username: perf.Val(env.PushUsername), Password: perf.Val(env.PushPassword)}
 	var errs []error
 	if raw := perf.Val(env.PushURL); raw != "" {

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -325,18 +324,13 @@ func TestPushConfigFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for name, v := range map[string]string{EnvPushgatewayURL: tt.url, EnvPushgatewayUsername: tt.user, EnvPushgatewayPassword: tt.pass} {
+			var env perf.Env
+			for dst, v := range map[**string]string{&env.PushURL: tt.url, &env.PushUsername: tt.user, &env.PushPassword: tt.pass} {
 				if v != unset {
-					t.Setenv(name, v) // restored after the test
-				} else {
-					t.Setenv(name, "") // restored after the test
-
-					if err := os.Unsetenv(name); err != nil {
-						t.Fatal(err)
-					}
+					*dst = &v
 				}
 			}
-			got, err := PushConfigFromEnv()
+			got, err := PushConfigFromEnv(env)
 			if tt.errHas != nil {
 				if err == nil {
 					t.Fatalf("PushConfigFromEnv() = %+v, want an error", got)

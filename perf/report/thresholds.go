@@ -1,14 +1,13 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
 )
 
-// ThresholdsFromEnv applies the env overrides to base: a set variable replaces the bound of its
+// ThresholdsFromEnv applies env's overrides to base: a set variable replaces the bound of its
 // figure and becomes its Source; for a figure base does not bound it adds an IfMeasured bound,
 // applied only where the plan measures that figure (DAPR_PERF_MIN_QPS_RATIO set suite-wide
 // bounds no closed loop). With DAPR_PERF_OVERHEAD_GATE=warn the overhead,
@@ -16,8 +15,8 @@ import (
 // p99 < 35 ms, the k6 scenarios' p95) and trigger-rate (".triggerRate": actor_reminder's and
 // jobs_triggering's fires per second) bounds are reported but not fatal: they come from Dapr's
 // 8-vCPU cluster nodes and depend on the machine's cores, not on daprd alone.
-// Every invalid value is an error naming the variable, its value and what it accepts.
-func ThresholdsFromEnv(base []perf.Threshold) ([]perf.Threshold, error) {
+// env's values were checked when it was read (runner.LoadEnv); the result is a new slice.
+func ThresholdsFromEnv(env perf.Env, base []perf.Threshold) []perf.Threshold {
 	out := append([]perf.Threshold(nil), base...)
 	// set replaces the scenario's bound on the same figure from the same side (an upper bound
 	// replaces an upper bound: overhead.p90 has Dapr's lower bound, > 0, too), or adds th.
@@ -30,10 +29,6 @@ func ThresholdsFromEnv(base []perf.Threshold) ([]perf.Threshold, error) {
 		}
 		th.IfMeasured = true
 		out = append(out, th)
-	}
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return nil, fmt.Errorf("perf: threshold override: %w", err)
 	}
 	if env.MaxErrors != nil {
 		set(perf.Threshold{Figure: "errors", Op: perf.AtMost, Limit: float64(*env.MaxErrors), Source: perf.EnvMaxErrors})
@@ -66,5 +61,5 @@ func ThresholdsFromEnv(base []perf.Threshold) ([]perf.Threshold, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }

@@ -37,8 +37,9 @@ func TestIdleWindowOverrideKeepsTheScenariosMinimum(t *testing.T) {
 			if tc.env == "" {
 				require.NoError(t, os.Unsetenv(perf.EnvIdleWindow))
 			}
-			got, note, err := timers.IdleWindowFromEnv()
+			env, err := runner.LoadEnv()
 			require.NoError(t, err)
+			got, note := timers.IdleWindowFromEnv(env)
 			assert.Equal(t, tc.want, got)
 			if tc.raised {
 				assert.Equal(t, perf.EnvIdleWindow+"="+tc.env+" raised to 15s: the scenario's own checks need that idle window after the last main phase", note)
@@ -50,14 +51,15 @@ func TestIdleWindowOverrideKeepsTheScenariosMinimum(t *testing.T) {
 
 	// A scenario with no minimum takes the variable as it is, 0 s included.
 	t.Setenv(perf.EnvIdleWindow, "0s")
-	got, note, err := perf.Scenario{Plan: plan.OverheadPlan{}}.IdleWindowFromEnv()
+	env, err := runner.LoadEnv()
 	require.NoError(t, err)
+	got, note := perf.Scenario{Plan: plan.OverheadPlan{}}.IdleWindowFromEnv(env)
 	assert.Equal(t, time.Duration(0), got)
 	assert.Empty(t, note)
 
 	// A bad value is still an error naming the variable, minimum or not.
 	t.Setenv(perf.EnvIdleWindow, "soon")
-	_, _, err = timers.IdleWindowFromEnv()
+	_, err = runner.LoadEnv()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), perf.EnvIdleWindow)
 }
@@ -72,7 +74,7 @@ func TestRunIdlesForTheScenariosMinimum(t *testing.T) {
 	t.Setenv(perf.EnvIdleWindow, "0s")
 	sc := calibration()
 	sc.MinIdleWindow = 2 * time.Second
-	l, err := runner.PlanOf(sc, "")
+	l, err := runner.PlanOf(sc, envNow(t))
 	require.NoError(t, err)
 	assert.Equal(t, "idle window 2s", l.Phases[len(l.Phases)-1].Name, "the plan shows the raised window")
 

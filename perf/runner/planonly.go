@@ -11,15 +11,10 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// PlanOnlyFromEnv reports whether EnvPlanOnly asks for a plan-only run ("1" or "true"). A bad
-// value of any variable is LoadEnv's error, naming it and what it accepts.
-func PlanOnlyFromEnv() (bool, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return false, err
-	}
+// PlanOnlyFromEnv reports whether env's EnvPlanOnly asks for a plan-only run ("1" or "true").
+func PlanOnlyFromEnv(env perf.Env) bool {
 	v := perf.Val(env.PlanOnly)
-	return v == "1" || v == "true", nil
+	return v == "1" || v == "true"
 }
 
 // planOnlyPlatform stands in for the platform of a plan-only run, whose configuration needs
@@ -35,23 +30,24 @@ func (p planOnlyPlatform) Start(_ context.Context, t testing.TB, _ ...perf.App) 
 	return nil
 }
 
-// PlanOf configures sc exactly as Run would (the env overrides applied and validated: the
-// same error Run fails with) and returns its plan line, without starting anything. platform is
-// the name of the platform the run would use ("local" when empty); opts are Run's options
-// (a platform among them gives its name instead). Package and Test are left empty.
-func PlanOf(sc perf.Scenario, platform string, opts ...RunOption) (perf.PlanLine, error) {
+// PlanOf configures sc under env exactly as Run would (the overrides applied and validated:
+// the same error Run fails with) and returns its plan line, without starting anything. The
+// platform named is env's DAPR_PERF_PLATFORM ("local" when unset), or that of a platform among
+// opts (Run's options). Package and Test are left empty.
+func PlanOf(sc perf.Scenario, env perf.Env, opts ...RunOption) (perf.PlanLine, error) {
+	platform := perf.Val(env.Platform)
 	if platform == "" {
 		platform = "local"
 	}
-	probe := runConfig{}
-	for _, o := range opts {
-		o(&probe)
+	if p := options(opts).Platform; p != nil {
+		platform = p.Name()
 	}
-	if probe.Platform != nil {
-		platform = probe.Platform.Name()
+	sc, err := scenarioFor(env, sc)
+	if err != nil {
+		return perf.PlanLine{}, err
 	}
 	opts = append(append([]RunOption(nil), opts...), WithPlatform(planOnlyPlatform{name: platform}))
-	cfg, err := newRunConfig(sc, opts)
+	cfg, err := newRunConfig(sc, env, opts, false)
 	if err != nil {
 		return perf.PlanLine{}, err
 	}
@@ -73,7 +69,7 @@ func PlanOf(sc perf.Scenario, platform string, opts ...RunOption) (perf.PlanLine
 		l.WarmupQPS, l.WarmupSeconds = 0, 0
 	}
 	var expected, bounded time.Duration
-	for _, ph := range plan.Steps(sc, cfg.RunConfig) {
+	for _, ph := range cfg.planRun.Steps(sc, cfg.RunConfig) {
 		bound := upTo && ph.Duration > 0
 		l.Phases = append(l.Phases, perf.PlanLinePhase{Name: ph.Name, Seconds: ph.Duration.Seconds(), UpTo: bound})
 		expected += ph.Duration + phaseOverhead
@@ -87,20 +83,21 @@ func PlanOf(sc perf.Scenario, platform string, opts ...RunOption) (perf.PlanLine
 }
 
 // runPlanOnly is Run under EnvPlanOnly: it prints sc's plan line on stdout (go test -v passes
-// it through as one line) and logs the plan as a run would, or fails t with the configuration
-// error a run would fail with. It starts nothing and writes no file.
-func runPlanOnly(t *testing.T, sc perf.Scenario, opts []RunOption) {
+// it through as one line), with unknown (the DAPR_PERF_* variables that are set but that
+// daprperf does not read) in its warnings, and logs the plan as a run would, or fails t with
+// the configuration error a run would fail with. It starts nothing and writes no file.
+func runPlanOnly(t *testing.T, sc perf.Scenario, env perf.Env, unknown []string, opts []RunOption) {
 	t.Helper()
-	env, err := perf.LoadEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := PlanOf(sc, perf.Val(env.Platform), opts...)
+	l, err := PlanOf(sc, env, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.Test = t.Name()
 	l.Package = testPackage()
+	l.Warnings = unknown
+	for _, u := range unknown {
+		t.Logf("warning: %s", u)
+	}
 	fmt.Println(l.String())
 	t.Logf("plan only (%s): %s/%s on %s, %d phases, expected about %v", perf.EnvPlanOnly, l.Scenario, l.Transport, l.Platform,
 		len(l.Phases), (time.Duration(l.ExpectedSeconds * float64(time.Second))).Round(time.Second))

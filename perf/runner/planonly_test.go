@@ -36,7 +36,7 @@ func TestPlanOfOverheadScenarioSumsItsPhases(t *testing.T) {
 	t.Setenv(perf.EnvIdleWindow, "7s")
 	sc := calibration()
 	sc.MainOptions = []perf.Option{perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute)}
-	l, err := runner.PlanOf(sc, "")
+	l, err := runner.PlanOf(sc, envNow(t))
 	require.NoError(t, err)
 
 	// The preflight: 1000, 500, 250, 100 QPS, each min(6 s, 30 s / 4) = 6 s.
@@ -58,7 +58,10 @@ func TestPlanOfOverheadScenarioSumsItsPhases(t *testing.T) {
 	// DAPR_PERF_QPS names the load: no preflight, and the main phases at that rate and length.
 	t.Setenv(perf.EnvQPS, "100")
 	t.Setenv(perf.EnvDuration, "10s")
-	l, err = runner.PlanOf(sc, "kubernetes")
+	env := envNow(t)
+	kubernetes := "kubernetes"
+	env.Platform = &kubernetes
+	l, err = runner.PlanOf(sc, env)
 	require.NoError(t, err)
 	assert.Len(t, l.Phases, 6)
 	assert.InDelta(t, 2*(10.0+10.0)+1.0+7.0+0.5*6, l.ExpectedSeconds, 1e-9)
@@ -68,7 +71,7 @@ func TestPlanOfOverheadScenarioSumsItsPhases(t *testing.T) {
 
 // The line is the prefix and the JSON of the PlanLine, on one line.
 func TestPlanLineString(t *testing.T) {
-	l, err := runner.PlanOf(calibration(), "")
+	l, err := runner.PlanOf(calibration(), envNow(t))
 	require.NoError(t, err)
 	s := l.String()
 	require.True(t, strings.HasPrefix(s, perf.PlanLinePrefix), s)
@@ -80,21 +83,26 @@ func TestPlanLineString(t *testing.T) {
 
 func TestPlanOnlyBadValueNamesTheVariable(t *testing.T) {
 	t.Setenv(perf.EnvPlanOnly, "yes")
-	_, err := runner.PlanOnlyFromEnv()
+	_, err := runner.LoadEnv()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `DAPR_PERF_PLAN_ONLY="yes": must be 1 or true (print the plan, start nothing), 0 or false`)
 	for v, want := range map[string]bool{"1": true, "true": true, "0": false, "false": false, "": false} {
 		t.Setenv(perf.EnvPlanOnly, v)
-		got, err := runner.PlanOnlyFromEnv()
-		require.NoError(t, err, v)
-		assert.Equal(t, want, got, v)
+		assert.Equal(t, want, runner.PlanOnlyFromEnv(envNow(t)), v)
 	}
 }
 
-// A bad override fails the plan-only run as it would fail the run: before anything starts.
+// A bad override fails the plan-only run as it would fail the run, before anything starts:
+// reading the environment names a bad value, and PlanOf names what the plan refuses.
 func TestPlanOfReportsConfigurationErrors(t *testing.T) {
 	t.Setenv(perf.EnvRepeats, "0")
-	_, err := runner.PlanOf(calibration(), "")
+	_, err := runner.LoadEnv()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DAPR_PERF_REPEATS")
+
+	sc := calibration()
+	sc.Tester = ""
+	_, err = runner.PlanOf(sc, perf.Env{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "overhead plan: Tester, Baseline.To and Main.To must name apps")
 }

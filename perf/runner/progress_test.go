@@ -62,7 +62,8 @@ func TestProgressPlanAndPhases(t *testing.T) {
 		!strings.Contains(tb.lines[2], "about 3m37s left] round 1/2: main") {
 		t.Errorf("phase lines %q", tb.lines[1:])
 	}
-	t.Setenv(perf.EnvQPS, "500")
+	qps := 500
+	cfg.Env.QPS = &qps
 	if ph := (plan.OverheadPlan{}).Steps(perf.Scenario{Plan: plan.OverheadPlan{}}, cfg); strings.HasPrefix(ph[0].Name, "preflight") {
 		t.Errorf("DAPR_PERF_QPS set: the plan starts with %q, want no preflight", ph[0].Name)
 	}

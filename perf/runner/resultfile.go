@@ -56,14 +56,10 @@ func NewRunID(t time.Time) string {
 // processRunID is the run id of every run of this test binary when EnvRunID is unset.
 var processRunID = sync.OnceValue(func() string { return NewRunID(time.Now()) })
 
-// RunIDFromEnv returns DAPR_PERF_RUN_ID, or the id generated for this process when it is unset
-// or empty. A value that is not a file-name-safe word (letters, digits, '.', '_', '-', starting
-// with a letter or digit, at most 128 characters) is an error naming the variable.
-func RunIDFromEnv() (string, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return "", err
-	}
+// RunIDFromEnv returns env's DAPR_PERF_RUN_ID, or the id generated for this process when it is
+// unset or empty. A value that is not a file-name-safe word (letters, digits, '.', '_', '-',
+// starting with a letter or digit, at most 128 characters) is an error naming the variable.
+func RunIDFromEnv(env perf.Env) (string, error) {
 	raw := perf.Val(env.RunID)
 	if raw == "" {
 		return processRunID(), nil
@@ -74,9 +70,9 @@ func RunIDFromEnv() (string, error) {
 	return raw, nil
 }
 
-// commandFromEnv records the current process's command line and settings.
-func commandFromEnv() *perf.Command {
-	env, _ := perf.LoadEnv() // a bad value failed the configuration already
+// commandFromEnv records the current process's command line and settings: env's
+// DAPR_PERF_COMMAND, and every DAPR_* variable of the process as it was set, secrets redacted.
+func commandFromEnv(env perf.Env) *perf.Command {
 	c := &perf.Command{Invocation: perf.Val(env.Command), Args: slices.Clone(os.Args), Env: map[string]string{}}
 	c.Dir, _ = os.Getwd()
 	for _, kv := range os.Environ() {
@@ -310,8 +306,7 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 	if runID == "" {
 		runID = NewRunID(now)
 	}
-	env, _ := perf.LoadEnv() // a bad value failed the configuration already
-	load := perf.LoadOf(env)
+	load := perf.LoadOf(cfg.Env)
 	if sc.TesterReplicas > 1 {
 		load.Testers = sc.TesterReplicas
 	}

@@ -24,8 +24,20 @@ const startTimeout = 3 * time.Minute
 // RunOption configures Run.
 type RunOption func(*runConfig)
 
-// WithPlatform sets the platform the scenario runs on (required).
+// WithPlatform sets the platform the scenario runs on (this or WithPlatformFrom is required).
 func WithPlatform(p perf.Platform) RunOption { return func(c *runConfig) { c.Platform = p } }
+
+// WithPlatformFrom makes Run build the platform from the run's environment, once it has read
+// it and only when the run starts one (not under DAPR_PERF_PLAN_ONLY). single is true for a
+// plan that runs one daprd build (perf.SingleBuild). An error fails the test before anything
+// starts.
+func WithPlatformFrom(f func(env perf.Env, single bool) (perf.Platform, error)) RunOption {
+	return func(c *runConfig) { c.newPlatform = f }
+}
+
+// WithEnv sets the run's environment instead of reading it (LoadEnv): a caller that sets a
+// run's settings without the process environment.
+func WithEnv(env perf.Env) RunOption { return func(c *runConfig) { c.env = &env } }
 
 // WithReportDir sets the root of the report directories, overriding DAPR_PERF_REPORT_DIR.
 func WithReportDir(dir string) RunOption { return func(c *runConfig) { c.reportRoot = dir } }
@@ -33,10 +45,34 @@ func WithReportDir(dir string) RunOption { return func(c *runConfig) { c.reportR
 // runConfig is the run's configuration: the plan's (perf.RunConfig) and the runner's own.
 type runConfig struct {
 	perf.RunConfig
-	reportRoot string
-	push       push.PushConfig
-	runID      string
-	retries    int // DAPR_PERF_INVALID_RETRIES: runs again after an invalid run (retry.go)
+	reportRoot  string
+	push        push.PushConfig
+	runID       string
+	retries     int // DAPR_PERF_INVALID_RETRIES: runs again after an invalid run (retry.go)
+	env         *perf.Env
+	newPlatform func(perf.Env, bool) (perf.Platform, error)
+	// planRun is what the scenario's plan configured for this run (Plan.Configure): every
+	// attempt of the run (step-down, retry) runs it; the plan value itself is never written.
+	planRun perf.PlanRun
+}
+
+// options applies opts to an empty runConfig.
+func options(opts []RunOption) runConfig {
+	var c runConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// runEnv is the env WithEnv set, else the process environment read once (LoadEnv), with the
+// names of the DAPR_PERF_* variables that are set but unknown (a typo).
+func runEnv(c runConfig) (perf.Env, []string, error) {
+	if c.env != nil {
+		return *c.env, nil, nil
+	}
+	env, err := LoadEnv()
+	return env, perf.UnknownEnv(os.Environ()), err
 }
 
 // planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
@@ -69,20 +105,22 @@ func planChecksPass(r *perf.Report) bool {
 // times, each attempt a subtest (runRetried, retry.go).
 func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 	t.Helper()
-	if only, err := PlanOnlyFromEnv(); err != nil {
-		t.Fatal(err)
-	} else if only {
-		runPlanOnly(t, sc, opts)
+	env, unknown, err := runEnv(options(opts))
+	if err != nil {
+		t.Fatalf("%s/%s: configuration: %v", sc.Test, sc.Transport, err)
+	}
+	if PlanOnlyFromEnv(env) {
+		runPlanOnly(t, sc, env, unknown, opts)
 		return nil
 	}
-	cfg, err := newRunConfig(sc, opts)
+	if sc, err = scenarioFor(env, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := newRunConfig(sc, env, opts, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc, err = withTesterReplicas(sc); err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range perf.UnknownEnv(os.Environ()) { // a misspelled variable: said, and kept in the result
+	for _, u := range unknown { // a misspelled variable: said, and kept in the result
 		t.Logf("warning: %s", u)
 		cfg.Notes = append(cfg.Notes, u)
 	}
@@ -101,9 +139,9 @@ func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 // cfg as configured. It returns the report and its file.
 func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *runFile) {
 	t.Helper()
-	plan := scenarioPlan(sc)
+	plan := cfg.planRun
 	rep := newReport(sc, cfg)
-	rep.Command = commandFromEnv()
+	rep.Command = commandFromEnv(cfg.Env)
 	rf, err := createRunFile(cfg.reportRoot, rep)
 	if err != nil {
 		t.Fatal(err)
@@ -147,11 +185,10 @@ func conclude(t *testing.T, cfg runConfig, rep *perf.Report, rf *runFile) {
 	failOn(t, rep)
 }
 
-func newRunConfig(sc perf.Scenario, opts []RunOption) (runConfig, error) {
-	env, err := perf.LoadEnv() // names every bad variable at once; the readers below would repeat it
-	if err != nil {
-		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
-	}
+// newRunConfig resolves sc's run from env: the options, the thresholds, the plan's Configure,
+// the push and the run id, then (with start) the platform WithPlatformFrom builds. Every error
+// is joined into one, naming the scenario.
+func newRunConfig(sc perf.Scenario, env perf.Env, opts []RunOption, start bool) (runConfig, error) {
 	cfg := runConfig{reportRoot: perf.Val(env.ReportDir)}
 	if env.InvalidRetries != nil {
 		cfg.retries = *env.InvalidRetries
@@ -159,21 +196,30 @@ func newRunConfig(sc perf.Scenario, opts []RunOption) (runConfig, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	cfg.Env = env
 	var errs []error
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	cfg.Thresholds, err = report.ThresholdsFromEnv(sc.Thresholds)
+	var err error
+	if cfg.Platform == nil && cfg.newPlatform != nil && start {
+		single, _ := sc.Plan.(perf.SingleBuild)
+		cfg.Platform, err = cfg.newPlatform(env, single != nil && single.SingleBuild())
+		add(err)
+	}
+	cfg.Thresholds = report.ThresholdsFromEnv(env, sc.Thresholds)
+	if cfg.Platform != nil {
+		cfg.planRun, err = scenarioPlan(sc).Configure(sc, &cfg.RunConfig)
+		add(err)
+	}
+	cfg.push, err = push.PushConfigFromEnv(env)
 	add(err)
-	add(scenarioPlan(sc).Configure(sc, &cfg.RunConfig))
-	cfg.push, err = push.PushConfigFromEnv()
+	cfg.runID, err = RunIDFromEnv(env)
 	add(err)
-	cfg.runID, err = RunIDFromEnv()
-	add(err)
-	if cfg.Platform == nil {
-		add(errors.New("perf: no platform: pass perf.WithPlatform"))
+	if cfg.Platform == nil && cfg.newPlatform == nil {
+		add(errors.New("perf: no platform: pass runner.WithPlatform or runner.WithPlatformFrom"))
 	}
 	if cfg.reportRoot == "" {
 		cfg.reportRoot, err = defaultReportRoot()
@@ -185,13 +231,19 @@ func newRunConfig(sc perf.Scenario, opts []RunOption) (runConfig, error) {
 	return cfg, nil
 }
 
-// withTesterReplicas returns sc with its testers (Scenario.WithTesters): as many as
-// DAPR_PERF_TESTER_REPLICAS or the scenario asks. Errors name the scenario or the variable.
-func withTesterReplicas(sc perf.Scenario) (perf.Scenario, error) {
-	n, err := sc.TesterReplicasFromEnv()
-	if err != nil {
-		return sc, err
+// scenarioFor returns sc as env shapes it: Scenario.ForEnv's scenario when it has one, then
+// with its testers (Scenario.WithTesters): as many as DAPR_PERF_TESTER_REPLICAS or the
+// scenario asks. Errors name the scenario and the variable.
+func scenarioFor(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
+	if sc.ForEnv != nil {
+		out, err := sc.ForEnv(env, sc)
+		if err != nil {
+			return sc, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
+		}
+		out.ForEnv = nil // applied
+		sc = out
 	}
+	n := sc.TesterReplicasFromEnv(env)
 	if n == 1 && sc.TesterReplicas <= 1 {
 		return sc, nil
 	}

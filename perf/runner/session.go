@@ -26,12 +26,9 @@ func scenarioPlan(sc perf.Scenario) perf.Plan {
 type noPlan struct{}
 
 func (noPlan) Kind() string { return "" }
-func (noPlan) Configure(perf.Scenario, *perf.RunConfig) error {
-	return errors.New("Scenario.Plan is not set: name the plan (plan.OverheadPlan{} for baseline and main rounds)")
+func (noPlan) Configure(perf.Scenario, *perf.RunConfig) (perf.PlanRun, error) {
+	return nil, errors.New("Scenario.Plan is not set: name the plan (plan.OverheadPlan{} for baseline and main rounds)")
 }
-func (noPlan) Steps(perf.Scenario, perf.RunConfig) []perf.Step { return nil }
-func (noPlan) Run(perf.Session) error                          { return nil }
-func (noPlan) Finish(perf.Session, error)                      {}
 
 // session is one run as a plan sees it: the test, the configuration, the report being filled
 // and its result file, the progress log, and the deployments started so far.

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,13 +36,13 @@ const (
 )
 
 // actorScaleRamp is Dapr's ramping-vus schedule of both scale tests, each stage's target
-// scaled by closedLoopFactor (scaledVUs).
+// scaled under DAPR_PERF_QPS (scaledRamp).
 func actorScaleRamp() driver.Executor {
-	return driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{
-		{Duration: 2 * time.Second, Target: scaledVUs(100)},
-		{Duration: 2 * time.Second, Target: scaledVUs(300)},
-		{Duration: 4 * time.Second, Target: scaledVUs(500)},
-	}, GracefulStop: 5 * time.Second} // k6's gracefulRampDown 0 s: the stages never ramp down
+	return scaledRamp(driver.Executor{Kind: driver.RampingVUs, Stages: []driver.Stage{
+		{Duration: 2 * time.Second, Target: 100},
+		{Duration: 2 * time.Second, Target: 300},
+		{Duration: 4 * time.Second, Target: 500},
+	}, GracefulStop: 5 * time.Second}) // k6's gracefulRampDown 0 s: the stages never ramp down
 }
 
 // actorScale is the shared shape of the two scale tests: the tester's closed loop through its
@@ -49,10 +50,8 @@ func actorScaleRamp() driver.Executor {
 // straight to the first host (its method handler, no daprd), warmup 50 VUs for 3 s.
 func actorScale(test string, op perf.Operation, apps []perf.App, p95 float64, source string) perf.Scenario {
 	p95Gate := perf.Threshold{Figure: "latency.p95", Op: perf.AtMost, Limit: p95, Source: source}
-	if f := closedLoopFactor(); f < 1 {
-		p95Gate.Source += fmt.Sprintf("; VUs scaled by %g under %s", f, perf.EnvQPS)
-	}
 	return perf.Scenario{
+		ForEnv:    scaledP95ForEnv,
 		Plan:      plan.OverheadPlan{},
 		Test:      test,
 		Transport: perf.HTTP,
@@ -98,7 +97,30 @@ func ActorIDScale() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpActorInvoke, ActorType: ActorType, ActorID: perf.UUIDToken, Method: "default", Baseline: perf.BaselineApp}
 	sc := actorScale("actor_id_scale", op, apps, actorIDScaleP95, actorScaleSourceOf("id", 90))
 	sc.TesterReplicas = ActorIDScaleTesters
+	sc.ForEnv = func(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
+		sc, err := hostReplicasForEnv(env, sc)
+		if err != nil {
+			return sc, err
+		}
+		return scaledP95ForEnv(env, sc)
+	}
 	return sc
+}
+
+// scaledP95ForEnv is the scale tests' Scenario.ForEnv: under a DAPR_PERF_QPS that scales the
+// ramp's VUs (scaledRamp), the p95 bound's Source says by how much.
+func scaledP95ForEnv(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
+	if env.QPS == nil || *env.QPS >= closedLoopFullQPS {
+		return sc, nil
+	}
+	f := float64(*env.QPS) / closedLoopFullQPS
+	sc.Thresholds = slices.Clone(sc.Thresholds)
+	for i := range sc.Thresholds {
+		if sc.Thresholds[i].Figure == "latency.p95" {
+			sc.Thresholds[i].Source += fmt.Sprintf("; VUs scaled by %g under %s", f, perf.EnvQPS)
+		}
+	}
+	return sc, nil
 }
 
 func actorScaleSourceOf(kind string, ms int) string { return fmt.Sprintf(actorScaleSource, kind, ms) }

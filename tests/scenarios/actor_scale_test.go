@@ -29,7 +29,7 @@ func TestActorScaleScenarios(t *testing.T) {
 	types := ts.Apps[1].Args[1]
 	assert.Len(t, strings.Split(types, ","), ActorScaleTypes)
 	assert.True(t, strings.HasPrefix(types, "actor_0,actor_1,") && strings.HasSuffix(types, ",actor_99"), "Dapr's names")
-	main, err := perf.NewParams(ts.MainOptions...)
+	main, err := envNow(t).MainParams(ts.MainOptions...)
 	require.NoError(t, err)
 	assert.Equal(t, 500, main.Executor.PeakVUs())
 	assert.Equal(t, 0.095, threshold(t, ts, "latency.p95").Limit)
@@ -61,10 +61,10 @@ func TestActorScaleScenarios(t *testing.T) {
 
 func TestActorScaleVUsScaleWithTheQPSOverride(t *testing.T) {
 	t.Setenv(perf.EnvQPS, "100")
-	main, err := perf.NewParams(ActorIDScale().MainOptions...)
+	main, err := envNow(t).MainParams(ActorIDScale().MainOptions...)
 	require.NoError(t, err)
 	assert.Equal(t, 50, main.Executor.PeakVUs(), "500 x 100/1000")
-	assert.Contains(t, threshold(t, ActorIDScale(), "latency.p95").Source, "scaled by 0.1")
+	assert.Contains(t, threshold(t, shaped(t, ActorIDScale()), "latency.p95").Source, "scaled by 0.1")
 }
 
 func TestActorReminderScenario(t *testing.T) {
@@ -76,7 +76,7 @@ func TestActorReminderScenario(t *testing.T) {
 
 	t.Setenv(perf.EnvQPS, "100")
 	t.Setenv("DAPR_TEST_DURATION", "10s")
-	sc = ActorReminder()
+	sc = shaped(t, ActorReminder())
 	assert.InDelta(t, 16.0, threshold(t, sc, "qps").Limit, 1e-9, "480 x 100/3000")
 	assert.True(t, threshold(t, sc, "reminders.triggerRate").WarnOnly)
 	assert.False(t, threshold(t, sc, "reminders.missing").WarnOnly)

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -52,11 +54,7 @@ func actorApps(hostArgs ...string) []perf.App {
 
 // withHostReplicas returns apps (actorApps: the tester, then the host) with n hosts in all: the
 // host copied as actorapp-2 .. actorapp-n, each with its own sidecar, on the same placement.
-// DAPR_PERF_HOST_REPLICAS, when set, is n instead.
 func withHostReplicas(apps []perf.App, n int) []perf.App {
-	if env, err := perf.LoadEnv(); err == nil && env.HostReplicas != nil {
-		n = *env.HostReplicas // a bad value fails the run's configuration with its own error
-	}
 	host := apps[1]
 	for i := 2; i <= n; i++ {
 		h := host
@@ -66,6 +64,26 @@ func withHostReplicas(apps []perf.App, n int) []perf.App {
 		apps = append(apps, h)
 	}
 	return apps
+}
+
+// hostReplicasForEnv is the Scenario.ForEnv of the scenarios with several actor hosts (actorApps
+// then withHostReplicas): under DAPR_PERF_HOST_REPLICAS=n, sc with n hosts in all, the copies
+// made again from the first host; sc itself when the variable is unset.
+func hostReplicasForEnv(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
+	if env.HostReplicas == nil {
+		return sc, nil
+	}
+	var apps []perf.App
+	for _, a := range sc.Apps {
+		if !strings.HasPrefix(a.Name, ActorHostApp+"-") {
+			apps = append(apps, a)
+		}
+	}
+	if len(apps) != 2 || apps[1].Name != ActorHostApp {
+		return sc, fmt.Errorf("%s: %s applies to a tester and the hosts copied from %s", perf.EnvHostReplicas, sc.Test, ActorHostApp)
+	}
+	sc.Apps = withHostReplicas(apps, *env.HostReplicas)
+	return sc, nil
 }
 
 // actorDaprSource is where the actor scenarios' bounds come from.
@@ -139,6 +157,7 @@ func ActorTimer() perf.Scenario {
 		Test:      "actor_timer",
 		Transport: perf.HTTP,
 		Apps:      withHostReplicas(actorApps("-timer-due", "10s", "-timer-period", "10s"), ActorTimerReplicas),
+		ForEnv:    hostReplicasForEnv,
 		Tester:    TesterApp,
 		Baseline:  perf.Route{To: ActorHostApp, Operation: op},
 		Main:      perf.Route{To: ActorHostApp, ThroughSidecar: true, Operation: op},

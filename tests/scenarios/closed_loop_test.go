@@ -15,9 +15,9 @@ import (
 func TestServiceInvocationRampParams(t *testing.T) {
 	for _, tr := range []perf.Protocol{perf.HTTP, perf.GRPC} {
 		sc := ServiceInvocationRamp(tr)
-		main, err := perf.NewParams(sc.MainOptions...)
+		main, err := envNow(t).MainParams(sc.MainOptions...)
 		require.NoError(t, err)
-		warm, err := perf.NewWarmupParams(sc.WarmupOptions...)
+		warm, err := envNow(t).WarmupParams(sc.WarmupOptions...)
 		require.NoError(t, err)
 		assert.Equal(t, driver.RampingVUs, main.Executor.Kind)
 		assert.Equal(t, 50, main.Executor.PeakVUs())

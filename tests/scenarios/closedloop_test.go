@@ -19,7 +19,7 @@ func TestDaprRampScalesWithTheQPSOverride(t *testing.T) {
 		for _, sc := range []perf.Scenario{
 			PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeNormal), ConfigurationSubscribe(perf.GRPC),
 		} {
-			p, err := perf.NewParams(sc.MainOptions...)
+			p, err := envNow(t).MainParams(sc.MainOptions...)
 			require.NoError(t, err, sc.Test)
 			out[sc.Test] = p.Executor.Stages
 		}

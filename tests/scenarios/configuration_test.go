@@ -34,9 +34,9 @@ func TestConfigurationScenarios(t *testing.T) {
 			path := sc.Test + "/" + string(sc.Transport)
 			assert.False(t, paths[path], "result path %s used twice", path)
 			paths[path] = true
-			main, err := perf.NewParams(sc.MainOptions...)
+			main, err := envNow(t).MainParams(sc.MainOptions...)
 			require.NoError(t, err, path)
-			warm, err := perf.NewWarmupParams(sc.WarmupOptions...)
+			warm, err := envNow(t).WarmupParams(sc.WarmupOptions...)
 			require.NoError(t, err, path)
 			assert.Equal(t, 0.0, gate(t, sc, "errors").Limit, path)
 			assert.Equal(t, 0.0, gate(t, sc, "restarts").Limit, path)
@@ -53,7 +53,7 @@ func TestConfigurationScenarios(t *testing.T) {
 				seed := sc.Setup[0]
 				assert.Equal(t, perf.OpConfigurationSet, seed.Route.Operation.Kind, path)
 				assert.Equal(t, ConfigKey, seed.Route.Operation.Key, path)
-				sp, err := perf.NewParams(seed.Options...)
+				sp, err := envNow(t).MainParams(seed.Options...)
 				require.NoError(t, err)
 				assert.Equal(t, ConfigValue, sp.Payload)
 				lim := perf.TesterLimitsFor(main, warm)
@@ -114,7 +114,7 @@ func TestWorkflowBackendFromEnv(t *testing.T) {
 	} {
 		t.Setenv(EnvWorkflowBackend, tc.ours)
 		t.Setenv(EnvWorkflowBackendName, tc.dapr)
-		got, err := WorkflowBackendFromEnv()
+		got, err := workflowBackendNow()
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%q, %q: error %v, want one with %q", tc.ours, tc.dapr, err, tc.err)

@@ -10,6 +10,7 @@ import (
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
 	"github.com/daprperf/daprperf/perf/plan"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // load is what a test runs by default, as one comparable line per part: the main phase's load
@@ -125,7 +126,7 @@ func loadOf(t *testing.T, sc perf.Scenario) load {
 	switch sc.Plan.(type) {
 	case *plan.StagePlan, *plan.IterationsPlan, *plan.FaultPlan, *plan.JobTriggerPlan: // their own loads
 	default:
-		p, err := perf.NewParams(sc.MainOptions...)
+		p, err := envNow(t).MainParams(sc.MainOptions...)
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Test, err)
 		}
@@ -232,17 +233,17 @@ func TestHostReplicasOverride(t *testing.T) {
 		}
 		return n
 	}
-	if got := hosts(ActorIDScale()); got != ActorIDScaleReplicas {
+	if got := hosts(shaped(t, ActorIDScale())); got != ActorIDScaleReplicas {
 		t.Fatalf("actor_id_scale: %d hosts by default, want Dapr's %d", got, ActorIDScaleReplicas)
 	}
 	t.Setenv(perf.EnvHostReplicas, "3")
-	if got := hosts(ActorIDScale()); got != 3 {
+	if got := hosts(shaped(t, ActorIDScale())); got != 3 {
 		t.Errorf("actor_id_scale under %s=3: %d hosts", perf.EnvHostReplicas, got)
 	}
-	if got := hosts(ActorTimer()); got != 3 {
+	if got := hosts(shaped(t, ActorTimer())); got != 3 {
 		t.Errorf("actor_timer under %s=3: %d hosts", perf.EnvHostReplicas, got)
 	}
-	env, err := perf.LoadEnv()
+	env, err := runner.LoadEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestHostReplicasOverride(t *testing.T) {
 		t.Errorf("load record %v: want %s=3 among the overrides", rec.Overrides, perf.EnvHostReplicas)
 	}
 	t.Setenv(perf.EnvHostReplicas, "0")
-	if _, err := perf.LoadEnv(); err == nil || !strings.Contains(err.Error(), perf.EnvHostReplicas) {
+	if _, err := runner.LoadEnv(); err == nil || !strings.Contains(err.Error(), perf.EnvHostReplicas) {
 		t.Errorf("%s=0: error %v, want one naming the variable", perf.EnvHostReplicas, err)
 	}
 }

@@ -31,7 +31,7 @@ func TestStateScenarios(t *testing.T) {
 				for _, th := range sc.Thresholds {
 					assert.Contains(t, th.Source, "state_get_http/_grpc", path)
 				}
-				p, err := perf.NewParams(sc.MainOptions...)
+				p, err := envNow(t).MainParams(sc.MainOptions...)
 				require.NoError(t, err, path)
 				assert.Equal(t, 1000, p.QPS, path)
 				assert.Equal(t, 16, p.Connections, path)

@@ -70,20 +70,20 @@ func SubscribeBrokerNamed(name string) (SubscribeBroker, error) {
 
 // daprRamp is the ramping-vus executor of Dapr's subscribe and configuration k6 scripts: 0 ->
 // 100 VUs over 2 s, -> 300 over 3 s, -> 500 over 4 s, gracefulRampDown 0 s; each target
-// scaled under DAPR_PERF_QPS (scaledVUs). Its graceful stop
+// scaled under DAPR_PERF_QPS (scaledRamp). Its graceful stop
 // is long enough for an iteration that waits the whole of perf.DaprAwaitTimeout to end by
 // itself (k6's default is 30 s): an iteration cut short would leave its messages uncounted.
 func daprRamp() driver.Executor {
-	return driver.Executor{
+	return scaledRamp(driver.Executor{
 		Kind: driver.RampingVUs,
 		Stages: []driver.Stage{
-			{Duration: 2 * time.Second, Target: scaledVUs(100)},
-			{Duration: 3 * time.Second, Target: scaledVUs(300)},
-			{Duration: 4 * time.Second, Target: scaledVUs(500)},
+			{Duration: 2 * time.Second, Target: 100},
+			{Duration: 3 * time.Second, Target: 300},
+			{Duration: 4 * time.Second, Target: 500},
 		},
 		GracefulRampDown: time.Nanosecond, // k6's "0s"; 0 here is the 30 s default
 		GracefulStop:     perf.DaprAwaitTimeout + 2*awaitMargin,
-	}
+	})
 }
 
 // awaitMargin is added to the await window where a bound must outlast it: the tester's own

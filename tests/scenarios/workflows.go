@@ -49,14 +49,10 @@ const (
 // backends.
 var daprBackendNames = map[string]string{"in-memory": "in-memory", "inmemory": "in-memory", "redis": "redis", "postgres": "postgresql", "postgresql": "postgresql"}
 
-// WorkflowBackendFromEnv returns DAPR_PERF_WORKFLOW_BACKEND, else Dapr's
+// WorkflowBackendFromEnv returns env's DAPR_PERF_WORKFLOW_BACKEND, else Dapr's
 // DAPR_PERF_WORKFLOW_BACKEND_NAME as one of ours, else "postgresql"; an error names the
 // variable and what it accepts, or both variables when they name different stores.
-func WorkflowBackendFromEnv() (string, error) {
-	env, err := perf.LoadEnv()
-	if err != nil {
-		return "", err
-	}
+func WorkflowBackendFromEnv(env perf.Env) (string, error) {
 	b, dapr := perf.Val(env.WorkflowBackend), perf.Val(env.WorkflowBackendName)
 	if b != "" {
 		if _, ok := WorkflowBackends[b]; !ok {
@@ -122,8 +118,20 @@ func named(r perf.IterationRun, name string, fresh bool) perf.IterationRun {
 // workflow app's /<workflow>, which starts one instance through its daprd and answers when it
 // completed, so one iteration is one whole workflow. Each deployment gets a warmup of 5 VUs
 // sharing 10 iterations (5 for the delay workflow), discarded. Bounds: every request 2xx
-// (Dapr's only check), every planned iteration completed, no restart.
+// (Dapr's only check), every planned iteration completed, no restart. An empty backend is the
+// run's (WorkflowBackendFromEnv, through Scenario.ForEnv), postgresql until the run resolves it.
 func workflowScenario(test, backend, workflow, input string, runs ...perf.IterationRun) perf.Scenario {
+	if backend == "" {
+		sc := workflowScenario(test, "postgresql", workflow, input, runs...)
+		sc.ForEnv = func(env perf.Env, _ perf.Scenario) (perf.Scenario, error) {
+			b, err := WorkflowBackendFromEnv(env)
+			if err != nil {
+				return perf.Scenario{}, err
+			}
+			return workflowScenario(test, b, workflow, input, runs...), nil
+		}
+		return sc
+	}
 	warm := int64(10)
 	if workflow == wfDelay {
 		warm = 5

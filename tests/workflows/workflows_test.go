@@ -13,20 +13,8 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-func backend(t *testing.T) string {
-	t.Helper()
-	b, err := scenarios.WorkflowBackendFromEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// run runs sc as a subtest named after its backend, so -run can pick one.
-func run(t *testing.T, sc func(string) perf.Scenario) {
-	b := backend(t)
-	t.Run(b, func(t *testing.T) { scenarios.Run(t, sc(b)) })
-}
+// run runs sc on the run's backend.
+func run(t *testing.T, sc func(string) perf.Scenario) { scenarios.Run(t, sc("")) }
 
 // TestWorkflowWithConstantVUs: sum_series_wf, 30 VUs x 300 iterations, three times on one app.
 func TestWorkflowWithConstantVUs(t *testing.T) { run(t, scenarios.WorkflowWithConstantVUs) }
@@ -45,9 +33,8 @@ func TestParallelWorkflowWithMaxVUs(t *testing.T) { run(t, scenarios.ParallelWor
 // TestWorkflowWithDifferentPayloads: state_wf with 10, 50 and 100 KB, 30 VUs x 300, each its
 // own result.
 func TestWorkflowWithDifferentPayloads(t *testing.T) {
-	b := backend(t)
 	for _, n := range scenarios.WorkflowPayloadSizes {
-		t.Run(b+"/"+strconv.Itoa(n), func(t *testing.T) { scenarios.Run(t, scenarios.WorkflowWithPayload(b, n)) })
+		t.Run(strconv.Itoa(n), func(t *testing.T) { scenarios.Run(t, scenarios.WorkflowWithPayload("", n)) })
 	}
 }
 

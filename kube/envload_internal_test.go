@@ -1,0 +1,17 @@
+package kube
+
+import (
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
+)
+
+// fromEnv calls f with the process environment as a run reads it (runner.LoadEnv), or returns
+// LoadEnv's error: the tests set variables with t.Setenv.
+func fromEnv[T any](f func(perf.Env) (T, error)) (T, error) {
+	env, err := runner.LoadEnv()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(env)
+}
