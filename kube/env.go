@@ -198,10 +198,10 @@ func placementsFromEnv() (Placements, error) {
 	}
 }
 
-// restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
 // EnvKubeContext picks a context of the kubeconfig other than its current one.
 const EnvKubeContext = "DAPR_PERF_KUBE_CONTEXT"
 
+// restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
 func restConfigFromEnv() (*rest.Config, error) {
 	env, err := perf.LoadEnv()
 	if err != nil {

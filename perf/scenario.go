@@ -7,7 +7,7 @@ import (
 )
 
 // Scenario is one perf test as data: its apps, the routes of its phases, its load and its
-// bounds. perf.Run runs any Scenario; a test file only picks one.
+// bounds. runner.Run runs any Scenario; a test file only picks one.
 type Scenario struct {
 	// Test names the scenario in reports and pushes, e.g. "service_invocation".
 	Test string
@@ -26,14 +26,14 @@ type Scenario struct {
 	// MainOptions and WarmupOptions build the phases' Params (NewParams, NewWarmupParams: the
 	// main phase takes Dapr's env overrides, the warmup its own).
 	MainOptions, WarmupOptions []Option
-	// Thresholds are the default bounds; env variables may override them (ThresholdsFromEnv).
+	// Thresholds are the default bounds; env variables may override them (report.ThresholdsFromEnv).
 	Thresholds []Threshold
 	// Ladder are the loads the preflight may step down to, highest first, when DAPR_PERF_QPS
 	// is not set (preflight.go); nil is QPSLadder. A scenario whose load differs from Dapr's
 	// 1000 QPS by much states its own (the bulk-publish scenarios: 200 requests/s down to 10).
 	Ladder []int
 	// LadderNote says, in a clause the preflight's sentence quotes, why Ladder starts below the
-	// scenario's own QPS (a first rung at or below it is used as it is: ladderFrom); "" when it
+	// scenario's own QPS (a first rung at or below it is used as it is: plan.ladderFrom); "" when it
 	// does not.
 	LadderNote string
 	// PreflightBaseline makes each preflight step also load the Baseline route, and keep a
@@ -46,8 +46,8 @@ type Scenario struct {
 	Setup []Setup
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
 	SampleInterval time.Duration
-	// Plan is what the run does with the deployment (Plan); nil is the overhead plan of
-	// Baseline and Main (OverheadPlan).
+	// Plan is what the run does with the deployment (Plan), such as plan.OverheadPlan{} for
+	// rounds of Baseline and Main; the runner refuses a nil Plan.
 	Plan Plan
 	// IdleWindow is how long resources are sampled after the last main phase, with no load,
 	// to catch memory that keeps growing (default 10 s; env DAPR_PERF_IDLE_WINDOW; 0 = none
