@@ -1058,7 +1058,7 @@ func barLabels(xy plotter.XYLabels, yAlign draw.YAlignment, size, offset float64
 }
 
 // addValidityLines draws the run's validity bounds from x0 to x1 as dashed lines: 99 % (the
-// lowest achieved/target rate, %, perf's minValidQPSRatio) on the top panel, named topLabel,
+// lowest achieved/target rate, %, report.MinValidQPSRatio) on the top panel, named topLabel,
 // and 1 % (the largest share of requests behind schedule) on the panel below. Its error is
 // plotter.NewLine's.
 func (f *figure) addValidityLines(x0, x1 float64, topLabel string) error {

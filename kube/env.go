@@ -182,10 +182,10 @@ func placementsFromEnv(env perf.Env) (Placements, error) {
 	}
 }
 
-// restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
 // EnvKubeContext picks a context of the kubeconfig other than its current one.
 const EnvKubeContext = "DAPR_PERF_KUBE_CONTEXT"
 
+// restConfigFromEnv loads EnvKubeconfig, or the in-cluster configuration when it is unset.
 func restConfigFromEnv(env perf.Env) (*rest.Config, error) {
 	path := perf.Val(env.Kubeconfig)
 	if path == "" {

@@ -269,7 +269,7 @@ func creationOrder(descs []AppDescription) []AppDescription {
 // EXISTS before it takes its migration lock, and PostgreSQL can fail such statements run at
 // once with "type ... already exists" (SQLSTATE 42710), which it does not retry: daprd exits 1
 // and its container restarts (actor_id_scale's 15 sidecars did). The local platform does the
-// same (package local, Deployment.migratesFirst).
+// same (package local, migratesFirst).
 func migratesFirst(order []AppDescription) int {
 	first, n := -1, 0
 	for i, desc := range order {

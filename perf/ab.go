@@ -21,7 +21,7 @@ func SideB(dep Deployment) (Deployment, bool) {
 	return nil, false
 }
 
-// daprdPather is implemented by deployments that know the daprd binary they run.
+// DaprdPather is implemented by deployments that know the daprd binary they run.
 type DaprdPather interface{ DaprdPath() string }
 
 // Build names one daprd build of an A/B run.
@@ -67,7 +67,7 @@ type Difference struct {
 	// PerRound is B − A in each round, in round order (A/B runs only).
 	PerRound []float64 `json:"perRound,omitempty"`
 	// Median is the median of PerRound; Low and High bound it with an order-statistics interval
-	// of confidence Confidence (the actual one, at least DefaultConfidence when HasInterval;
+	// of confidence Confidence (the actual one, at least report.DefaultConfidence when HasInterval;
 	// otherwise the widest interval the rounds give, [min, max], with its lower confidence).
 	Median      float64 `json:"median"`
 	Low         float64 `json:"low"`

@@ -76,7 +76,7 @@ func PlacementProcess(g string) string {
 }
 
 // ActorStats are an actor host's counters (apps/actorapp serves them as JSON on GET /stats);
-// perf.Run reads them from every app of kind ActorApp after the plan's phases and records
+// runner.Run reads them from every app of kind ActorApp after the plan's phases and records
 // them in Report.Actors.
 type ActorStats struct {
 	// App is the app's name in the scenario (filled in by the runner); Host is the host's name

@@ -83,7 +83,7 @@ type RestartChecker interface {
 	CanRestartBackend(b Backend) error
 }
 
-// fill takes the subscriber's counts after a drain of waited.
+// Fill takes the subscriber's counts after a drain of waited.
 func (dr *DeliveryReport) Fill(st SubscriberStats, waited time.Duration) {
 	dr.Received, dr.Duplicated, dr.Missing = st.Received, st.Duplicates, st.Missing
 	dr.Lost = max(0, st.Missing-dr.PublishErrors)

@@ -89,7 +89,7 @@ type Env struct {
 	SidecarCPUReq    *string `envconfig:"DAPR_SIDECAR_CPU_REQUEST" accepts:"a Kubernetes quantity, such as 0.5" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's CPU request, where the scenario sets none (kubernetes; Dapr's name)"`
 	SidecarMemLimit  *string `envconfig:"DAPR_SIDECAR_MEMORY_LIMIT" accepts:"a Kubernetes quantity, such as 512Mi" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's memory limit, where the scenario sets none (kubernetes; Dapr's name)"`
 	SidecarMemReq    *string `envconfig:"DAPR_SIDECAR_MEMORY_REQUEST" accepts:"a Kubernetes quantity, such as 250Mi" unset:"the scenario's, else Dapr's injector default" desc:"every sidecar's memory request, where the scenario sets none (kubernetes; Dapr's name)"`
-	KubePackages     *string `envconfig:"DAPR_PERF_KUBE_PACKAGES" accepts:"kinds, all, or package names of tests/ separated by commas" unset:"kinds" desc:"the scenario packages make test-kube runs on its cluster: one per plan kind, all 28 (make test-kube-all), or those named"`
+	KubePackages     *string `envconfig:"DAPR_PERF_KUBE_PACKAGES" accepts:"kinds, all, or package names of tests/ separated by commas" unset:"kinds" desc:"the scenario packages make test-kube runs on its cluster: one per plan kind, all 26 (make test-kube-all), or those named"`
 	KubeNodeKeep     *string `envconfig:"DAPR_PERF_KUBE_NODE_KEEP" accepts:"any text; set means keep" unset:"unset: removed" desc:"keep the cluster's work directory after teardown, for debugging (make test-kube)"`
 
 	// The backends on kubernetes (kube/backends.go): where the components' stores and brokers

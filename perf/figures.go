@@ -1,6 +1,6 @@
 package perf
 
-// Figures are a run's derived figures, computed once from its measurements (DeriveFigures)
+// Figures are a run's derived figures, computed once from its measurements (report.DeriveFigures)
 // and stored in the result file: the summary, the push and the charts render them and derive
 // nothing of their own. Base units only: seconds, bytes, cores, requests per second. The
 // per-process figures (mean CPU cores, peak RSS bytes, RSS slope) are Report.Resources; the
@@ -16,7 +16,7 @@ type Figures struct {
 	// count over every measured phase), "restarts" (a count), "qps.ratio" (the lowest
 	// achieved/target of the main phases, or of every load of a plan without them),
 	// "overhead.p90" (seconds, Overhead.GateSeconds) and the other overhead figures; and the
-	// main phases' own figures, k6's kind of gate (mainGates): "latency.p95" and the other
+	// main phases' own figures, k6's kind of gate (report.mainGates): "latency.p95" and the other
 	// GatePercentiles, "latency.mean" (seconds), "requests", "dropped" (counts) and "qps".
 	Gates map[string]float64 `json:"gates"`
 	// Cost is what each sidecar and the app spend per request of the main phases, one entry
@@ -128,10 +128,10 @@ const (
 	PhaseMainB    = "main (build B)"
 )
 
-// GatePercentiles are the percentiles of the main phases' service time that DeriveFigures
+// GatePercentiles are the percentiles of the main phases' service time that report.DeriveFigures
 // offers as gates ("latency.p95"): OverheadPercentiles plus p95, the one k6's thresholds and
 // Dapr's k6 tests use (actor_type_scale p95 < 95 ms).
 var GatePercentiles = []float64{50, 75, 90, 95, 99, 99.9}
 
-// closedLoop reports whether r's load was a closed loop of the driver (no target rate).
+// ClosedLoop reports whether r's load was a closed loop of the driver (no target rate).
 func (r *Result) ClosedLoop() bool { return r.Params.Executor.ClosedLoop() }

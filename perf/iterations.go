@@ -40,7 +40,7 @@ var IterationsPercentiles = []float64{50, 90, 95, 99}
 // ("run.t_30_300-1.p95").
 func RunFigureRate(name string) string { return "run." + name + ".rate" }
 
-// RunFigurePercentile: see RunFigureRate.
+// RunFigurePercentile names a run's service-time percentile p in Figures.Gates: see RunFigureRate.
 func RunFigurePercentile(name string, p float64) string {
 	return fmt.Sprintf("run.%s.p%s", name, strings.ReplaceAll(fmt.Sprintf("%g", p), ".", "_"))
 }

@@ -98,7 +98,7 @@ type JobAppStats struct {
 	LastDueUnixNano  int64 `json:"lastDueUnixNano,omitempty"`
 }
 
-// fill takes the app's counts; scheduledAt is when the scheduling ended.
+// Fill takes the app's counts; scheduledAt is when the scheduling ended.
 func (jr *JobsReport) Fill(st JobAppStats, scheduledAt time.Time) {
 	jr.Scheduled = st.Scheduled // the app's own count of accepted jobs
 	jr.Fired, jr.NeverFired, jr.FiredTwice, jr.ExtraFires = st.Fired, st.NeverFired, st.FiredTwice, st.ExtraFires

@@ -1,7 +1,7 @@
 package perf
 
 // The plan kinds, as Report.Plan names them. A result file written before Report.Plan existed
-// has "" there; KindOf infers its kind from the sections it carries.
+// has "" there; report.KindOf infers its kind from the sections it carries.
 const (
 	KindOverhead   = "overhead"
 	KindGrowth     = "growth"

@@ -400,7 +400,7 @@ func knownBackend(b Backend) bool {
 	return false
 }
 
-// pathSegment checks that v can be one segment of a URL path as it is: a Dapr name or key.
+// PathSegment checks that v can be one segment of a URL path as it is: a Dapr name or key.
 func PathSegment(v string) error {
 	if strings.ContainsAny(v, "/?#% \t\n") {
 		return fmt.Errorf(`must be one URL path segment: no "/", "?", "#", "%%" or spaces`)

@@ -103,7 +103,7 @@ func (env Env) WarmupParams(opts ...Option) (Params, error) {
 	return p, p.Validate()
 }
 
-// setIf copies *v over *dst when the variable was set.
+// SetIf copies *v over *dst when the variable was set.
 func SetIf[T any](dst *T, v *T) {
 	if v != nil {
 		*dst = *v

@@ -35,11 +35,11 @@ type PlanLine struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	WarmupQPS       int     `json:"warmupQPS"`
 	WarmupSeconds   float64 `json:"warmupSeconds"`
-	// Phases are the plan's steps as the run's progress lines name them (Plan.steps), each
+	// Phases are the plan's steps as the run's progress lines name them (Plan.Steps), each
 	// with its planned length.
 	Phases []PlanLinePhase `json:"phases"`
 	// PhaseOverheadSeconds is what each phase is expected to cost beyond its length
-	// (phaseOverhead: the tester's start and answer, measured at about 0.5 s).
+	// (runner.phaseOverhead: the tester's start and answer, measured at about 0.5 s).
 	PhaseOverheadSeconds float64 `json:"phaseOverheadSeconds"`
 	// ExpectedSeconds = sum over Phases of (Seconds + PhaseOverheadSeconds): the same
 	// expected time the run's own plan line logs ("expected about ..."). The platform's

@@ -41,7 +41,7 @@ type App struct {
 	Resources Resources `json:"resources"`
 	// TesterLimits bound what a tester (Kind Tester) accepts on POST /test; the platform
 	// passes them at start-up. nil passes none: the tester then takes the absolute limits of
-	// Params. perf.Run sets TesterLimitsFor(the scenario's loads) when the scenario leaves it nil.
+	// Params. runner.Run sets TesterLimitsFor(the scenario's loads) when the scenario leaves it nil.
 	TesterLimits *TesterLimits `json:"testerLimits,omitempty"`
 	// Backends are stores the app itself talks to, without a component (actorapp's
 	// double-activation lock in Redis): the platform starts each (one per deployment, shared

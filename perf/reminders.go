@@ -43,7 +43,7 @@ type ReminderReport struct {
 	LagSeconds map[string]float64 `json:"lagSeconds,omitempty"`
 }
 
-// fill takes the host's counters at the end of the wait.
+// Fill takes the host's counters at the end of the wait.
 func (rr *ReminderReport) Fill(st ActorStats) {
 	rr.Fires, rr.RemindersFired, rr.MaxFiresPerReminder = st.ReminderFiresTimed, st.RemindersFired, st.MaxFiresPerReminder
 	rr.Missing = max(0, rr.ExpectedFires-rr.Fires)

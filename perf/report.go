@@ -45,7 +45,7 @@ type Report struct {
 	// ResponseOverhead is the same on response time (timed from each request's intended
 	// start); empty when a phase has no response time.
 	ResponseOverhead []Overhead `json:"responseOverhead,omitempty"`
-	// Figures are derived once from the measurements (DeriveFigures): the summary, the push
+	// Figures are derived once from the measurements (report.DeriveFigures): the summary, the push
 	// and the charts render them.
 	Figures *Figures `json:"figures,omitempty"`
 	// Resources summarises each process over the main phases.
@@ -165,7 +165,7 @@ type ResourceSummary struct {
 	// phase had fewer than 20 samples.
 	Growth growth.Classification `json:"growth"`
 	// GrowthNote says why Growth is empty when a plan did not classify it at all (its loads
-	// too short, too sparse or not counted in requests: resourcesWithoutGrowth); "" otherwise.
+	// too short, too sparse or not counted in requests: report.ResourcesWithoutGrowth); "" otherwise.
 	GrowthNote string `json:"growthNote,omitempty"`
 }
 
@@ -218,7 +218,7 @@ func (r *Report) Path(root string) string {
 
 // WriteReport writes r as indented JSON to r.Path(root), atomically (a temp file renamed into
 // place), and returns the path. It replaces a file already there: it is for publishing and
-// fixtures; a run writes its own file with writeRunFile, which never replaces another.
+// fixtures; a run writes its own file with runner.createRunFile, which never replaces another.
 func WriteReport(root string, r *Report) (string, error) {
 	path := r.Path(root)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

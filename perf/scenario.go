@@ -27,14 +27,14 @@ type Scenario struct {
 	// MainOptions and WarmupOptions build the phases' Params (Env.MainParams, Env.WarmupParams:
 	// the main phase takes Dapr's env overrides, the warmup its own).
 	MainOptions, WarmupOptions []Option
-	// Thresholds are the default bounds; env variables may override them (ThresholdsFromEnv).
+	// Thresholds are the default bounds; env variables may override them (report.ThresholdsFromEnv).
 	Thresholds []Threshold
 	// Ladder are the loads the preflight may step down to, highest first, when DAPR_PERF_QPS
 	// is not set (preflight.go); nil is QPSLadder. A scenario whose load differs from Dapr's
 	// 1000 QPS by much states its own (the bulk-publish scenarios: 200 requests/s down to 10).
 	Ladder []int
 	// LadderNote says, in a clause the preflight's sentence quotes, why Ladder starts below the
-	// scenario's own QPS (a first rung at or below it is used as it is: ladderFrom); "" when it
+	// scenario's own QPS (a first rung at or below it is used as it is: plan.ladderFrom); "" when it
 	// does not.
 	LadderNote string
 	// PreflightBaseline makes each preflight step also load the Baseline route, and keep a

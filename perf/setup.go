@@ -24,7 +24,7 @@ type Setup struct {
 	Options []Option
 }
 
-// setupParams are su's Params: defaults, then su.Options, validated.
+// SetupParams returns su's Params: defaults, then su.Options, validated.
 func (su Setup) SetupParams() (Params, error) {
 	p := build(su.Options)
 	if err := p.Validate(); err != nil {
@@ -33,7 +33,7 @@ func (su Setup) SetupParams() (Params, error) {
 	return p, nil
 }
 
-// validateSetup checks every Setup's name and Params before anything starts.
+// ValidateSetup checks every Setup's name and Params before anything starts.
 func (sc Scenario) ValidateSetup() error {
 	var errs []error
 	for i, su := range sc.Setup {

@@ -38,7 +38,7 @@ type Threshold struct {
 	WarnOnly bool `json:"warnOnly,omitempty"`
 	// IfMeasured marks a bound an env variable added to a scenario whose own bounds do not
 	// include its figure: it applies where the plan measures the figure, and is dropped, with a
-	// warning (NotApplied), where it does not (a closed loop or the jobs trigger plan has no
+	// warning (report.NotApplied), where it does not (a closed loop or the jobs trigger plan has no
 	// qps.ratio). A scenario's own bounds fail when their figure is missing.
 	IfMeasured bool `json:"ifMeasured,omitempty"`
 }
@@ -128,7 +128,7 @@ func MaxOverheadEnv(p float64) string {
 	return EnvMaxOverheadPrefix + strings.ToUpper(strings.ReplaceAll(PercentileName(p), ".", ""))
 }
 
-// notApplicable: an IfMeasured bound whose figure the plan did not measure.
+// NotApplicable reports whether th is an IfMeasured bound whose figure the plan did not measure.
 func (th Threshold) NotApplicable(figures map[string]float64) bool {
 	_, measured := figures[th.Figure]
 	return th.IfMeasured && !measured

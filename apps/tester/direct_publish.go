@@ -11,7 +11,7 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// directPublishCaller publishes straight to the broker with its own Go client, without daprd:
+// newDirectPublishCaller returns a caller that publishes straight to the broker with its own Go client, without daprd:
 // the baseline of a publish scenario on a real broker (perf.BaselineStore, Operation.Direct
 // set, Params.Target the broker's host:port). One caller per connection, each with its own
 // single network connection to the broker, as each load connection has its own to daprd.

@@ -862,7 +862,7 @@ func checkReadings(t *testing.T, tr, path string) {
 	t.Logf("%s: %d of %d processes had no metrics-API reading in the main phase", tr, none, len(rep.Resources))
 }
 
-// testBackends starts Debian's redis-server as a pod behind a Service (node.BackendsUp) and
+// testBackends starts Debian's redis-server as a pod behind a Service (Cluster.BackendsUp) and
 // runs two of Dapr's scenarios on it with DAPR_PERF_REDIS_ADDR naming it: pubsub_subscribe_redis
 // (the tester publishes through its injected sidecar, the subscriber's sidecar delivers over
 // HTTP, the test process reads the subscriber's counts through a port-forward), which must

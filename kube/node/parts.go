@@ -214,7 +214,7 @@ var (
 
 const nodeprobePkg = "./kube/node/nodeprobe"
 
-// image is one image to build: Go packages of this repository (built into the cache) or
+// imageSpec is one image to build: Go packages of this repository (built into the cache) or
 // binaries already built, and where each goes.
 type imageSpec struct {
 	image Image

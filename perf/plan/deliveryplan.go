@@ -33,7 +33,7 @@ import (
 //     duplicated and delivery-latency percentiles (receipt - send time, HDR, exact).
 //
 // Gates (by Threshold.Figure): "delivery.lost" (count), "delivery.p50" .. "delivery.p99.9"
-// (seconds, DeliveryPercentiles), "delivery.duplicated" (count), and "errors" (failed
+// (seconds, perf.DeliveryPercentiles), "delivery.duplicated" (count), and "errors" (failed
 // publishes), "qps.ratio" and "restarts" as for the other plans. With RestartBroker set, the
 // broker's backend is restarted once during the main load (the platform must implement
 // BackendRestarter) and the report says when and for how long it was down.

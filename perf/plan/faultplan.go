@@ -30,7 +30,7 @@ import (
 // picks the one with the actor active. A fault on a replica that hosts nothing would change
 // nothing (daprd calls only the host of an id).
 //
-// Figures (FaultFigures): "errors" (every non-2xx answer and socket error of both phases),
+// Figures (perf.FaultFigures): "errors" (every non-2xx answer and socket error of both phases),
 // "errors.injected" (the 500s the hosts injected), "errors.other" (errors that are not injected
 // 500s: every non-500 error, plus the 500s beyond the injected count), "faults.calls" (method
 // calls the window saw), and "base.p95", "faults.p95" (service time, seconds).
@@ -56,7 +56,7 @@ type FaultPlan struct {
 type faultRun struct {
 	FaultPlan
 
-	base, faults perf.Params // set by configure
+	base, faults perf.Params // set by Configure
 	window       time.Duration
 	namedLoads
 }
@@ -147,7 +147,7 @@ func capSchedule(ex driver.Executor, d time.Duration) driver.Executor {
 	return ex
 }
 
-// steps: the warmup, the base phase, the faults phase.
+// Steps are the warmup, the base phase, the faults phase.
 func (fp *faultRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	return []perf.Step{
 		{Name: fmt.Sprintf("warmup, %d QPS x %v (activates the actor)", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration},
@@ -262,7 +262,7 @@ func openFaults(ctx context.Context, dep perf.Deployment, app string, delay time
 	return nil
 }
 
-// finish takes the validity of both phases, the resources over both, and how complete the run
+// Finish takes the validity of both phases, the resources over both, and how complete the run
 // is; it states that the main-phase load overrides do not apply.
 func (fp *faultRun) Finish(s perf.Session, runErr error) {
 	fp.finish(s, 2, "phase", "", runErr)

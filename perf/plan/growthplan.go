@@ -92,7 +92,7 @@ func (g *GrowthPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Plan
 	return gc, nil
 }
 
-// steps: per variant, the warmup round, K rounds and the idle window.
+// Steps are, per variant, the warmup round, K rounds and the idle window.
 func (c *growthConfig) Steps(perf.Scenario, perf.RunConfig) []perf.Step {
 	round := c.roundParams().Duration
 	var out []perf.Step
@@ -144,7 +144,7 @@ func (c *growthConfig) Run(s perf.Session) error {
 	return nil
 }
 
-// finish classifies every sidecar against the threshold derived from the control variant,
+// Finish classifies every sidecar against the threshold derived from the control variant,
 // runs the detector's checks, compares with the expected verdicts, and takes the validity of
 // every round's load.
 func (c *growthConfig) Finish(s perf.Session, runErr error) {
@@ -163,7 +163,7 @@ func (c *growthConfig) Finish(s perf.Session, runErr error) {
 		s.Report().Validity = perf.Validity{Reasons: []string{"no round of load completed"}}
 	}
 	d, err := growthThreshold(c.env, c.control(), reference)
-	if err != nil { // validated in configure; only a changed environment gets here
+	if err != nil { // validated in Configure; only a changed environment gets here
 		s.InfraError("growth threshold", err)
 		return
 	}
@@ -454,12 +454,12 @@ func scrapeSidecar(ctx context.Context, dep perf.Deployment, app string) (heap u
 }
 
 // growthValidity is the validity of a growth run's loads: each round must have sent its
-// requests and reached minValidQPSRatio of its rate, judged as an overhead run's validity judges
-// it (missedRate, Result.KeptQPSRatio: against the schedule's plan, the last request's own time allowed for;
+// requests and reached report.MinValidQPSRatio of its rate, judged as an overhead run's validity judges
+// it (report.MissedRate, Result.KeptQPSRatio: against the schedule's plan, the last request's own time allowed for;
 // a 2 s round of 1,000 requests whose last call took 68 ms shows 0.967 by ActualQPS alone:
 // TestGrowthValidityAllowsTheLastRequest). Unlike an overhead run, requests sent late
 // do not make it invalid: its figures are RSS and series per request, which lateness does not
-// bias (coordinated omission is about latency), so lateness over maxValidBehindFraction is a
+// bias (coordinated omission is about latency), so lateness over report.MaxValidBehindFraction is a
 // warning naming the round.
 func growthValidity(phases []report.NamedResult) (perf.Validity, []string) {
 	v := perf.Validity{Valid: true}

@@ -8,7 +8,7 @@ import (
 	"github.com/daprperf/daprperf/perf/growth"
 )
 
-// RSS sources of a memory-growth run (growth.Report.RSSSource).
+// RSS sources of a memory-growth run (growth.Variant.RSSSource).
 const (
 	rssFromPlatform = "platform"      // perf.Deployment.Usage: /proc/<pid> on the local platform
 	rssFromDaprd    = "daprd metrics" // each sidecar's own growth.ProcessRSSMetric

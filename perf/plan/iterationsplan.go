@@ -21,7 +21,7 @@ import (
 // discarded. There is no baseline and so no overhead: it is the shape of Dapr's k6 workflow
 // tests, whose one bound is that every request succeeded.
 //
-// Figures (deriveIterationsFigures): per run its rate (completed iterations over the run's
+// Figures (report.deriveIterationsFigures): per run its rate (completed iterations over the run's
 // elapsed time: workflows/s when one iteration is one workflow) and its service time (one
 // iteration's whole duration) at p50/p90/p95/p99; the gates "errors" (every non-2xx over all
 // runs) and "iterations.unfinished" (planned but not completed: dropped at MaxDuration or
@@ -132,11 +132,11 @@ func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf
 	return r, errors.Join(errs...)
 }
 
-// steps: per run, its warmup when it starts a deployment, then the run at its longest.
 // StepsAreUpperBounds is true (perf.UpperBounded): each run ends when its iterations are done,
 // at most at its MaxDuration, which is what Steps lists.
 func (*IterationsPlan) StepsAreUpperBounds() bool { return true }
 
+// Steps are, per run, its warmup when it starts a deployment, then the run at its longest.
 func (ip *iterationsRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	var out []perf.Step
 	for i, p := range ip.loads {
@@ -232,7 +232,7 @@ func pct(res *perf.Result, p float64) time.Duration {
 	return v.Round(100 * time.Microsecond)
 }
 
-// finish takes the validity of every run (a closed loop has no rate to keep; iterations dropped
+// Finish takes the validity of every run (a closed loop has no rate to keep; iterations dropped
 // at MaxDuration make it invalid), the resources over all runs, and how complete the run is.
 func (ip *iterationsRun) Finish(s perf.Session, runErr error) {
 	// The runs are closed loops of whole workflows, a few hundred each: too few requests for an

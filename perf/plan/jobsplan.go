@@ -85,7 +85,7 @@ const (
 	jobsAppCallTimeout     = 10 * time.Second
 )
 
-// daprJobsLoad is the load Jobs is stated for: 1000 QPS x 1 min (Dapr's jobs perf test).
+// daprJobsQPS and daprJobsDuration are the load Jobs is stated for: 1000 QPS x 1 min (Dapr's jobs perf test).
 const (
 	daprJobsQPS      = 1000
 	daprJobsDuration = time.Minute

@@ -9,14 +9,14 @@ import (
 	"github.com/daprperf/daprperf/perf/report"
 )
 
-// OverheadPlan is the default plan (a Scenario with no Plan): rounds of a baseline phase
+// OverheadPlan is the sidecar-overhead plan: rounds of a baseline phase
 // (tester -> app, Scenario.Baseline) and a main phase (tester -> its daprd -> the app's daprd ->
 // app, Scenario.Main), interleaved B M B M ..., with one warmup through the sidecars before the
 // first main phase, its results discarded; then an idle window with resources sampled and no
 // load. When the platform runs a second daprd build beside the first (SideB), each round also
 // has a main phase through build B's sidecars, A and B alternating first (ab.go). The
 // preflight (EnvPreflight) may lower the main phase's QPS first. The sidecar overhead is main
-// minus baseline per round and percentile (ComputeOverheads).
+// minus baseline per round and percentile (report.ComputeOverheads).
 type OverheadPlan struct{}
 
 // Kind is KindOverhead.
@@ -51,7 +51,7 @@ func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 	return op, errors.Join(errs...)
 }
 
-// steps: the preflight at its longest, then per round the baseline, the warmup (first round
+// Steps are the preflight at its longest, then per round the baseline, the warmup (first round
 // only) and the main phase, then the idle window.
 func (OverheadPlan) Steps(sc perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	var out []perf.Step
@@ -196,7 +196,7 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 	return nil
 }
 
-// finish derives the overhead on service and response time, the validity of every measured
+// Finish derives the overhead on service and response time, the validity of every measured
 // phase, the warnings and the resource summaries, then build B's (ab.go), then how complete the
 // run is (markEnd).
 func (OverheadPlan) Finish(s perf.Session, runErr error) {

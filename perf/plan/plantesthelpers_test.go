@@ -8,7 +8,8 @@ import (
 	"github.com/daprperf/daprperf/perf/runner"
 )
 
-// planOf is sc's plan, or the overhead plan when it names none (as the scenarios do).
+// planOf is sc's plan, or the overhead plan when it names none (as these tests' scenarios do;
+// the runner refuses a nil Plan).
 func planOf(sc perf.Scenario) perf.Plan {
 	if sc.Plan == nil {
 		return OverheadPlan{}

@@ -16,9 +16,9 @@ import (
 
 // Preflight bounds. Each step is a short fixed-rate load through the sidecars (the main route);
 // all steps together take at most preflightBudget. A step keeps its load when it reaches the
-// validity bound on the rate (minValidQPSRatio: a short step's rate reads slightly low, as its
+// validity bound on the rate (report.MinValidQPSRatio: a short step's rate reads slightly low, as its
 // last answers count in its duration) and falls behind on at most half the share validity
-// allows (maxValidBehindFraction / 2: a 60 s main phase has more time to fall behind than a few
+// allows (report.MaxValidBehindFraction / 2: a 60 s main phase has more time to fall behind than a few
 // seconds), with no failed request.
 const (
 	preflightBudget    = 30 * time.Second
@@ -47,7 +47,7 @@ func ladderFrom(qps int, rungs []int) []int {
 	return out
 }
 
-// preflightStep is the length of each of n preflight loads: preflightMaxStep, less when n of
+// preflightStepLength is the length of each of n preflight loads: preflightMaxStep, less when n of
 // them would exceed preflightBudget, and never longer than the main phase itself.
 func preflightStepLength(n int, main time.Duration) time.Duration {
 	return min(preflightMaxStep, preflightBudget/time.Duration(max(n, 1)), main)
@@ -63,7 +63,7 @@ func preflightWanted(cfg perf.RunConfig) bool {
 }
 
 // stepKept reports whether a preflight load kept its schedule: at most preflightMaxBehind of
-// it late or skipped, no error, and its rate within minValidQPSRatio of the plan once the last
+// it late or skipped, no error, and its rate within report.MinValidQPSRatio of the plan once the last
 // request's own time is allowed for (Result.KeptQPSRatio). A step is a few seconds, and
 // fortio's achieved rate counts the last call's service time in its elapsed time: 5 % of a
 // 3 s step for a 150 ms request (100 single publishes), which says nothing about keeping the
@@ -120,7 +120,7 @@ func cpuCount(n int) string {
 
 // applyPreflight runs the preflight when EnvPreflight is ladder and DAPR_PERF_QPS is not set
 // (a load the user asked for is kept strictly), and lowers cfg.Main.QPS to the load it chose.
-// Each step is a short load from the tester through its sidecar to the app's (preflightStep
+// Each step is a short load from the tester through its sidecar to the app's (preflightStepLength
 // long, all together within preflightBudget); it stops at the first step that
 // kept its schedule. It returns nil when no preflight ran.
 func applyPreflight(ctx context.Context, t *testing.T, dep perf.Deployment, sc perf.Scenario, cfg *perf.RunConfig, sess perf.Session) (*perf.Preflight, error) {

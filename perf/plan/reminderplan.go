@@ -47,7 +47,7 @@ import (
 // load override makes it smaller: DAPR_PERF_QPS=100 and DAPR_TEST_DURATION=10s (CI's smoke)
 // trigger 1,000 reminders x 5 fires. Report.Reminders says how many ran.
 //
-// Gate figures (ReminderReport.gates): "qps" (registration, requests/s), "errors" (failed
+// Gate figures (report.reminderGates): "qps" (registration, requests/s), "errors" (failed
 // registrations of both phases), "reminders.triggerRate" (fires/s), "reminders.missing"
 // (expected fires that did not arrive within the window), "reminders.lag.p50" .. ".max"
 // (seconds), "reminders.registrationOverran" (1 when a reminder was registered after its due
@@ -91,7 +91,7 @@ func (*ReminderPlan) Kind() string { return perf.KindReminders }
 func (rp *ReminderPlan) registers() bool { return rp.Part != ReminderTrigger }
 func (rp *ReminderPlan) triggers() bool  { return rp.Part != ReminderRegistration }
 
-// Bounds of the trigger phase's due time (dueMargin) and its poll period.
+// Bounds of the trigger phase's due time (reminderLead) and its poll period.
 const (
 	reminderMinLead = 3 * time.Second
 	reminderMaxLead = 3 * time.Minute

@@ -94,7 +94,7 @@ func stageDuration(samples, qps int) time.Duration {
 	return max(d, perf.MinDuration)
 }
 
-// steps: the warmup, then each stage.
+// Steps are the warmup, then each stage.
 func (sp *stageRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	out := []perf.Step{{Name: fmt.Sprintf("warmup, %d QPS x %v", cfg.Warmup.QPS, cfg.Warmup.Duration), Duration: cfg.Warmup.Duration}}
 	for i, p := range sp.loads {
@@ -132,7 +132,7 @@ func (sp *stageRun) Run(s perf.Session) error {
 	return nil
 }
 
-// finish warns of coordinated omission in any stage, then takes the validity of every stage,
+// Finish warns of coordinated omission in any stage, then takes the validity of every stage,
 // the resources over all stages, and how complete the run is.
 func (sp *stageRun) Finish(s perf.Session, runErr error) {
 	r := s.Report()

@@ -13,7 +13,7 @@ import (
 
 // A/B runs: two daprd builds in one run. A platform that runs a second build (B) beside every
 // sidecar, on the same apps and tester (package local with DAPR_PERF_DAPRD_B), exposes it as
-// SideB. Run then interleaves the builds round by round on the same machine,
+// perf.SideB. The overhead plan then interleaves the builds round by round on the same machine,
 //
 //	round 1: baseline, main A, main B
 //	round 2: baseline, main B, main A
@@ -34,8 +34,8 @@ const (
 	DefaultMinChange  = 0.05
 )
 
-// finishAB derives build B's figures and the differences once the rounds are in; the report's
-// validity then covers both builds, and Report.planChecksPass B's verdicts. A nil ABReport
+// FinishAB derives build B's figures and the differences once the rounds are in; the report's
+// validity then covers both builds, and runner.planChecksPass B's verdicts. A nil ABReport
 // does nothing.
 func FinishAB(ab *perf.ABReport, rep *perf.Report, thresholds []perf.Threshold) {
 	if ab == nil {
@@ -59,7 +59,7 @@ func FinishAB(ab *perf.ABReport, rep *perf.Report, thresholds []perf.Threshold) 
 	ab.Differences = PairedDifferences(rep.Rounds, ab.Rounds, DefaultConfidence, DefaultMinChange)
 }
 
-// abVerdictsPass is true when every one of build B's verdicts that is not WarnOnly passed.
+// ABVerdictsPass is true when every one of build B's verdicts that is not WarnOnly passed.
 func ABVerdictsPass(ab *perf.ABReport) bool {
 	for _, v := range ab.Verdicts {
 		if !v.Pass && !v.WarnOnly {

@@ -23,7 +23,7 @@ const (
 	MaxValidBehindFraction = 0.01
 )
 
-// deriveOverhead derives what the overhead plan measures from the rounds and the idle window:
+// DeriveOverhead derives what the overhead plan measures from the rounds and the idle window:
 // the overhead on service and response time, the validity of every measured phase, the
 // warnings and the resource summaries. With no complete round the run is invalid.
 func DeriveOverhead(r *perf.Report) {
@@ -45,7 +45,7 @@ func DeriveOverhead(r *perf.Report) {
 	r.Resources = SummariseResources(r.Rounds, r.Idle)
 }
 
-// judge derives the figures once (DeriveFigures), applies the thresholds to them and sets the
+// Judge derives the figures once (DeriveFigures), applies the thresholds to them and sets the
 // overall pass: valid, complete, no infrastructure error, and every verdict that is not
 // WarnOnly passed. A plan's own checks (the growth detector's) are ANDed in by the runner.
 func Judge(r *perf.Report, thresholds []perf.Threshold) {
@@ -66,7 +66,7 @@ func Judge(r *perf.Report, thresholds []perf.Threshold) {
 	}
 }
 
-// namedResult is one measured phase, named for the validity reasons ("round 2 main").
+// NamedResult is one measured phase, named for the validity reasons ("round 2 main").
 type NamedResult struct {
 	Name string
 	Res  *perf.Result
@@ -82,7 +82,7 @@ func roundPhases(rounds []perf.Round) []NamedResult {
 	return out
 }
 
-// missedRate says whether a phase fell below minValidQPSRatio of its rate, judged by
+// MissedRate says whether a phase fell below MinValidQPSRatio of its rate, judged by
 // Result.KeptQPSRatio (against the schedule's plan, the last request's own time allowed for),
 // and the reason naming the phase, in QPS and ms.
 func MissedRate(name string, res *perf.Result) (string, bool) {
@@ -94,7 +94,7 @@ func MissedRate(name string, res *perf.Result) (string, bool) {
 		name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, MinValidQPSRatio, 1e3*res.Latency.MaxSeconds), true
 }
 
-// validity checks that every measured phase kept its schedule and reached its QPS; an invalid
+// PhaseValidity checks that every measured phase kept its schedule and reached its QPS; an invalid
 // run never passes. The hint names the per-connection period of the first phase.
 func PhaseValidity(phases []NamedResult) perf.Validity {
 	v := perf.Validity{Valid: true}
@@ -142,7 +142,7 @@ func warnings(rounds []perf.Round) []string {
 	return out
 }
 
-// summariseResources merges each process's series over all main phases, and classifies the
+// SummariseResources merges each process's series over all main phases, and classifies the
 // growth of its RSS over the last main phase and the idle window.
 func SummariseResources(rounds []perf.Round, idle []perf.Series) []perf.ResourceSummary {
 	var out []perf.ResourceSummary

@@ -53,7 +53,7 @@ func DeriveFigures(r *perf.Report) perf.Figures {
 	return f
 }
 
-// phaseFigures takes, for one phase kind picked from each round, the median over rounds of
+// derivePhaseFigures takes, for one phase kind picked from each round, the median over rounds of
 // each percentile, of the mean and of the achieved QPS, and the totals.
 func derivePhaseFigures(name string, rounds []perf.Round, pick func(*perf.Round) *perf.Result) perf.PhaseFigures {
 	f := perf.PhaseFigures{Phase: name, Rounds: len(rounds)}

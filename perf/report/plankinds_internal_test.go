@@ -24,7 +24,7 @@ func TestDeliveryGatesMean(t *testing.T) {
 	assert.NotContains(t, g, "delivery.mean", "nothing arrived: no mean to gate")
 }
 
-// fill: Dapr's trigger rate is fired over the time from the end of the scheduling to the last
+// Fill: Dapr's trigger rate is fired over the time from the end of the scheduling to the last
 // first trigger; with a job never fired, that time is the window and AllFired is false; the
 // gates carry every count.
 func TestJobsReportFillAndGates(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"github.com/daprperf/daprperf/perf/growth"
 )
 
-// resourcesWithoutGrowth sums rounds' resource series (summariseResources) and clears every
+// ResourcesWithoutGrowth sums rounds' resource series (SummariseResources) and clears every
 // memory-growth class: for plans whose loads are too short, too sparse or not counted in
 // requests for an RSS slope per 1,000 requests to mean anything; GrowthNote says so. Peak RSS
 // and mean CPU stay.

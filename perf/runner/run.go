@@ -85,11 +85,11 @@ func planChecksPass(r *perf.Report) bool {
 //  1. the configuration: env overrides, thresholds, run id, the push and the plan's own
 //     settings, all validated: any error fails t before a process starts;
 //  2. the result file, created under the run's id (RunPath) before anything starts;
-//  3. the scenario's plan (Scenario.Plan; OverheadPlan when unset), which starts its
+//  3. the scenario's plan (Scenario.Plan, which must be set), which starts its
 //     deployments on the platform (each stamps the environment) and runs its phases,
 //     checkpointing the result file after each, so a run cut short keeps what it measured;
 //  4. exits and restarts of every deployment;
-//  5. the figures, derived once (DeriveFigures), and the verdicts on them;
+//  5. the figures, derived once (report.DeriveFigures), and the verdicts on them;
 //  6. the result file's final write, then the push to the Pushgateway when one is configured
 //     (a failed push is an infrastructure error, written to the file too), then the summary;
 //  7. one test error per failed bound, per failed plan check, and for an invalid or
@@ -256,7 +256,7 @@ func scenarioFor(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
 
 // withTesterLimits returns a copy of apps in which each tester without TesterLimits has
 // TesterLimitsFor(loads...): the platform caps it at the scenario's own load times
-// TesterLoadMargin.
+// perf.TesterLoadMargin.
 func withTesterLimits(apps []perf.App, loads ...perf.Params) []perf.App {
 	out := make([]perf.App, len(apps))
 	for i, a := range apps {

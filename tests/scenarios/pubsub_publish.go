@@ -51,7 +51,7 @@ var PublishBrokers = []PubSubBroker{InMemoryBroker, RedisBroker}
 // RabbitMQ and Mosquitto (MQTT 3.1.1), each against its direct publisher.
 var AllPublishBrokers = []PubSubBroker{InMemoryBroker, RedisBroker, RabbitMQBroker, MQTTBroker}
 
-// daprPubSubSource is where the pub/sub bounds come from.
+// The dapr* sources say where the pub/sub bounds come from.
 const (
 	daprPublishGRPC = "Dapr v1.17 tests/perf/pubsub_publish_grpc"
 	daprBulkGRPC    = "Dapr v1.17 tests/perf/pubsub_bulk_publish_grpc"
