@@ -1,0 +1,150 @@
+package perf_test
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// importRule says which packages of the module one package may import. TestImportRules
+// enforces it and importRulesMarkdown renders it into docs/architecture.md.
+type importRule struct {
+	pkg  string   // import path relative to the module, as a pattern (see match)
+	what string   // its job, as the doc's table says it (Markdown)
+	may  []string // patterns of the module's packages its non-test files may import; none when empty
+	// tests makes the rule cover the package's test files too: set for packages that hold
+	// only tests. Other packages' tests may import any package of the module, since a test
+	// may assemble the real pieces (the tester app, a platform, a scenario).
+	tests bool
+}
+
+// coreRules are the rules of the five core packages and the leaves they share; the imports
+// point one way: perf <- report <- push, perf <- plan, perf <- runner, and the runner never
+// imports perf/plan (it knows a plan only as perf.Plan).
+var coreRules = []importRule{
+	{pkg: "perf", what: "the vocabulary and the seams: `Scenario`, `App`, `Params`, `Result`, `Report` and its sections, `Figures`, `Threshold`, `Verdict`; `Platform` and `Deployment`; `Plan`, `Session`, `RunConfig`; `TesterClient`; the environment table",
+		may: []string{"perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/report", what: "what is derived from a report and how it reads: figures, overhead and its interval, validity, verdicts and their env overrides, the summary, one `Kind` per plan kind, reading a result file",
+		may: []string{"perf", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/push", what: "the Pushgateway: the common figures of every report, then its kind's own",
+		may: []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/plan", what: "the eight plans (overhead, growth, stages, iterations, delivery, jobs, reminders, faults) and what only they need: routes to the apps and stores, the preflight, the app clients",
+		may: []string{"perf", "perf/report", "perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/runner", what: "`Run`: configuration, the result file, the session a plan works through, progress lines, the step-down ladder, the plan-only pass, the push and the summary",
+		may: []string{"perf", "perf/report", "perf/push", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/driver", what: "a leaf: the closed-loop executors", may: []string{"perf/hdr", "perf/stats"}},
+	{pkg: "perf/growth", what: "a leaf: the memory-growth detector", may: []string{"perf/stats"}},
+	{pkg: "perf/hdr", what: "a leaf: the HDR histogram"},
+	{pkg: "perf/stats", what: "a leaf: medians and intervals"},
+}
+
+// aroundRules are the rules of the packages around the core: the platforms and the apps
+// know only the vocabulary (and the leaves they measure with).
+var aroundRules = []importRule{
+	{pkg: "internal/...", what: "helpers the platforms share, such as `internal/pgdirs` (where Debian puts each PostgreSQL version)"},
+	{pkg: "local/...", what: "the local platform",
+		may: []string{"perf", "local/...", "internal/...", "perf/hdr", "perf/stats"}},
+	{pkg: "kube/...", what: "the Kubernetes platform, its node harness and probe",
+		may: []string{"perf", "kube/...", "internal/...", "perf/hdr", "perf/stats"}},
+	{pkg: "apps/...", what: "the tester and the test apps, and their binaries",
+		may: []string{"perf", "apps/...", "perf/driver", "perf/hdr", "perf/stats"}},
+	{pkg: "charts", what: "the charts and the run reports (a binary)",
+		may: []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "cmd/...", what: "small commands, such as `perfplan`",
+		may: []string{"perf", "perf/report"}},
+	{pkg: "tests/scenarios", what: "the scenarios as data (their executors are `perf/driver`'s), and `Run`, which picks the platform",
+		may: []string{"perf", "perf/plan", "perf/runner", "perf/driver", "local", "kube"}},
+	{pkg: "tests/...", what: "the perf tests, one package per scenario family", tests: true,
+		may: []string{"perf", "tests/scenarios"}},
+	{pkg: "scripts", what: "tests of `scripts/perf.sh`", tests: true,
+		may: []string{"perf", "perf/report"}},
+	{pkg: "docs", what: "tests of these pages' links", tests: true},
+}
+
+// importRules are coreRules then aroundRules; the first rule whose pattern matches a
+// package is its rule, so tests/scenarios comes before tests/....
+var importRules = append(append([]importRule(nil), coreRules...), aroundRules...)
+
+// envconfigPath is the env parser only the perf test process needs.
+const envconfigPath = "github.com/kelseyhightower/envconfig"
+
+// binaryRule names the packages one binary (a main package of the module) must not link,
+// directly or through any chain of imports. TestImportRulesOfBinaries enforces it.
+type binaryRule struct {
+	bin        string   // the main package, relative to the module, as a pattern (see match)
+	what       string   // what it is, and why it may link what is not forbidden (Markdown)
+	mayNotLink []string // full import paths
+}
+
+// binaryRules: a binary links only what it runs. testing in a binary means test code went
+// into it; envconfig, that it parses perf's DAPR_PERF_* table, which only the perf test
+// process reads; perf/growth, that it carries the memory-growth detector, which only the
+// judging of a report (perf/report, charts) uses.
+var binaryRules = []binaryRule{
+	{bin: "apps/*/cmd/*", what: "the tester and the test apps, each run as its own process or container",
+		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
+	{bin: "charts", what: "the charts and the run reports; it links `perf/growth`, whose findings its tables show",
+		mayNotLink: []string{"testing", envconfigPath}},
+	{bin: "cmd/perfplan", what: "the suite's plan, from a plan-only pass's output",
+		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
+	{bin: "kube/node/nodeprobe", what: "the probe the Kubernetes node image runs",
+		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
+}
+
+// match reports whether the module-relative import path p matches pattern pat: a pattern
+// ending in "/..." covers its base and every package below it; any other pattern is a
+// path.Match pattern ("apps/*/cmd/*"), which a plain path is too.
+func match(pat, p string) bool {
+	if base, ok := strings.CutSuffix(pat, "/..."); ok {
+		return p == base || strings.HasPrefix(p, base+"/")
+	}
+	ok, err := path.Match(pat, p)
+	return err == nil && ok
+}
+
+// rel is import path p relative to the module, or p itself when it is not the module's.
+func rel(p string) string {
+	if r, ok := strings.CutPrefix(p, perf.ModulePath+"/"); ok {
+		return r
+	}
+	return p
+}
+
+// codeList renders paths as a comma-separated list of code spans, or "none".
+func codeList(paths []string) string {
+	if len(paths) == 0 {
+		return "none"
+	}
+	cells := make([]string, len(paths))
+	for i, p := range paths {
+		cells[i] = "`" + rel(p) + "`"
+	}
+	return strings.Join(cells, ", ")
+}
+
+// importRulesMarkdown renders coreRules, aroundRules and binaryRules as the Markdown that
+// docs/architecture.md shows between its importRulesBegin and importRulesEnd markers.
+func importRulesMarkdown() string {
+	var b strings.Builder
+	table := func(rules []importRule) {
+		b.WriteString("| package | its job | may import (of this module) |\n|---|---|---|\n")
+		for _, r := range rules {
+			pkg := "`" + r.pkg + "`"
+			if r.tests {
+				pkg += " (test files only)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", pkg, r.what, codeList(r.may))
+		}
+	}
+	table(coreRules)
+	b.WriteString("\nAround the core:\n\n")
+	table(aroundRules)
+	b.WriteString("\nThe binaries, and what each must not link, directly or through any package it imports:\n\n")
+	b.WriteString("| binary | what it is | must not link |\n|---|---|---|\n")
+	for _, r := range binaryRules {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.bin, r.what, codeList(r.mayNotLink))
+	}
+	return b.String()
+}
