@@ -82,6 +82,14 @@ type binaryRule struct {
 // into it; envconfig, that it parses perf's DAPR_PERF_* table, which only the perf test
 // process reads; perf/growth, that it carries the memory-growth detector, which only the
 // judging of a report (perf/report, charts) uses.
+// knownLinks are the forbidden links that remain, each by the one package that brings it in
+// and why; a binary may link what is listed here through that package only. The test fails
+// when an entry no longer happens, so that it is removed as soon as the link is gone.
+var knownLinks = []struct{ pkg, via, why string }{
+	{"testing", "perf", "perf.Session and perf.Platform take *testing.T and testing.TB (plan.go, platform.go)"},
+	{perf.ModulePath + "/perf/growth", "perf", "perf.Report holds the growth section's types (report.go)"},
+}
+
 var binaryRules = []binaryRule{
 	{bin: "apps/*/cmd/*", what: "the tester and the test apps, each run as its own process or container",
 		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
