@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
+	"github.com/daprperf/daprperf/internal/startorder"
 	"github.com/daprperf/daprperf/perf"
 )
 
@@ -264,26 +265,12 @@ func creationOrder(descs []AppDescription) []AppDescription {
 }
 
 // migratesFirst is the index in order of the app whose pod starts, and is ready, before any
-// other's is created: the first whose sidecar has a PostgreSQL component, when more than one
-// has; -1 otherwise. state.postgresql creates its metadata table with CREATE TABLE IF NOT
-// EXISTS before it takes its migration lock, and PostgreSQL can fail such statements run at
-// once with "type ... already exists" (SQLSTATE 42710), which it does not retry: daprd exits 1
-// and its container restarts (actor_id_scale's 15 sidecars did). The local platform does the
-// same (package local, migratesFirst).
+// other's is created (startorder.MigratesFirst: the first whose sidecar is on PostgreSQL, when
+// several are; its daprd would otherwise exit 1 and its container restart); -1 for none.
 func migratesFirst(order []AppDescription) int {
-	first, n := -1, 0
-	for i, desc := range order {
-		if desc.DaprEnabled && slices.Contains(perf.Backends(desc.Sidecar.Components), perf.BackendPostgreSQL) {
-			if first < 0 {
-				first = i
-			}
-			n++
-		}
-	}
-	if n < 2 {
-		return -1
-	}
-	return first
+	return startorder.MigratesFirst(order, func(desc AppDescription) bool {
+		return desc.DaprEnabled && slices.Contains(perf.Backends(desc.Sidecar.Components), perf.BackendPostgreSQL)
+	})
 }
 
 // create writes desc's Configuration, token Secret (a tester's, with a new token that d

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daprperf/daprperf/internal/startorder"
 	"github.com/daprperf/daprperf/perf"
 )
 
@@ -213,27 +214,12 @@ func (d *Deployment) launchSidecars(ctx context.Context, slots []sidecarSlot) er
 }
 
 // migratesFirst is the index in slots of the daprd that starts, and answers its health check,
-// before any other: the first one with a PostgreSQL component, when more than one has one; -1
-// otherwise. state.postgresql (components-contrib's pgmigrations, as built into daprd 1.17.5)
-// creates its metadata table with CREATE TABLE IF NOT EXISTS before it takes its migration
-// lock, and PostgreSQL can fail such statements run at once with "type ... already exists"
-// (SQLSTATE 42710), which that code retries only for 23505: several daprd starting together
-// on a new database then exit 1 at start (seen with the actor scenarios' 6 to 15 sidecars).
-// Once the first has made the tables, the others find them.
+// before any other (startorder.MigratesFirst: the first on PostgreSQL, when several are); -1
+// for none.
 func migratesFirst(slots []sidecarSlot) int {
-	first, n := -1, 0
-	for i, sl := range slots {
-		if slices.Contains(perf.Backends(sl.da.app.Sidecar.Components), perf.BackendPostgreSQL) {
-			if first < 0 {
-				first = i
-			}
-			n++
-		}
-	}
-	if n < 2 {
-		return -1
-	}
-	return first
+	return startorder.MigratesFirst(slots, func(sl sidecarSlot) bool {
+		return slices.Contains(perf.Backends(sl.da.app.Sidecar.Components), perf.BackendPostgreSQL)
+	})
 }
 
 // startSidecars launches every daprd and waits (within ctx) until each answers its health

@@ -43,7 +43,7 @@ var coreRules = []importRule{
 // aroundRules are the rules of the packages around the core: the platforms and the apps
 // know only the vocabulary (and the leaves they measure with).
 var aroundRules = []importRule{
-	{pkg: "internal/...", what: "helpers the platforms share, such as `internal/pgdirs` (where Debian puts each PostgreSQL version)"},
+	{pkg: "internal/...", what: "helpers the platforms share, such as `internal/pgdirs` (where Debian puts each PostgreSQL version) and `internal/startorder` (which sidecar starts before the others)"},
 	{pkg: "local/...", what: "the local platform",
 		may: []string{"perf", "local/...", "internal/...", "perf/hdr", "perf/stats"}},
 	{pkg: "kube/...", what: "the Kubernetes platform, its node harness and probe",
