@@ -158,6 +158,13 @@ const fortioResolution = 1e-4
 // runnerOptions maps Params onto fortio's RunnerOptions; the connections are fortio's threads.
 // Pacing is fortio's catch-up mode (NoCatchUp false): a request whose slot passed is sent as
 // soon as its connection is free, never dropped, and the recorder times it from its slot.
+//
+// fortio runs at least 2 calls per thread and lowers the thread count of a shorter schedule,
+// but only once its run starts: its HTTP runner has by then made a client, opened a connection
+// and sent a warm-up request on every thread it was given, and it neither closes nor counts
+// the threads it dropped (fhttp.RunHTTPTest, fortio v1.75.3); runCustom would likewise have
+// made a caller for each. So fortio is given the lowered count the recorder planned
+// (newRecorder), and every connection opened carries the load.
 func runnerOptions(p perf.Params, rec *recorder) periodic.RunnerOptions {
 	qps := float64(p.QPS)
 	if p.MaxRate {
@@ -166,7 +173,7 @@ func runnerOptions(p perf.Params, rec *recorder) periodic.RunnerOptions {
 	return periodic.RunnerOptions{
 		QPS:          qps,
 		Duration:     p.Duration,
-		NumThreads:   p.Connections,
+		NumThreads:   len(rec.threads),
 		Percentiles:  p.Percentiles,
 		Resolution:   fortioResolution,
 		Out:          io.Discard,
