@@ -23,6 +23,13 @@ type Result struct {
 	ActualDuration time.Duration `json:"actualDuration"`
 	// Requests is the number of requests sent and answered (or failed).
 	Requests int64 `json:"requests"`
+	// WarmupRequests is the number of requests sent before the schedule, one per connection,
+	// in no figure (not in Requests, RetCodes, the latencies, the timeline or the QPS): fortio's
+	// HTTP runner sends them so that each connection is open and the first timed request pays
+	// no connect time. The target saw Requests + WarmupRequests calls. 0 when the load sent none
+	// (gRPC, the tester's own HTTP callers, the closed-loop driver) and in result files written
+	// before it existed.
+	WarmupRequests int64 `json:"warmupRequests,omitempty"`
 	// Latency is the service time of every request: from its actual send to its answer, the
 	// figure Dapr's suite reports and the one the overhead gates use.
 	Latency Latency `json:"latency"`

@@ -42,10 +42,11 @@ const FailureMessage = "injected failure"
 
 // NewServer returns a gRPC server, not yet serving, with AppCallback,
 // AppCallbackHealthCheck and grpc.health.v1.Health (SERVING for the
-// empty service name and for both Dapr services) registered. It panics if
+// empty service name and for both Dapr services) registered; opts go to
+// grpc.NewServer (a test's interceptor that counts calls). It panics if
 // o is invalid: call o.Validate first.
-func NewServer(o Options) *grpc.Server {
-	s := grpc.NewServer()
+func NewServer(o Options, opts ...grpc.ServerOption) *grpc.Server {
+	s := grpc.NewServer(opts...)
 	app := &appCallback{faults: faults.New(o)}
 	runtimev1.RegisterAppCallbackServer(s, app)
 	runtimev1.RegisterAppCallbackHealthCheckServer(s, appHealth{})

@@ -76,6 +76,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		res     periodic.RunnerResults
 		codes   map[string]int64
 		sockets int64
+		warmups int64 // requests sent before the schedule (runHTTP)
 		err     error
 	)
 	switch {
@@ -95,7 +96,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 	case p.Protocol == perf.HTTP && !p.UniquePath && bytes.Contains(req.Body, []byte(perf.UUIDToken)):
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newFetchCaller(req) })
 	case p.Protocol == perf.HTTP && !p.UniquePath:
-		res, codes, sockets, err = runHTTP(req, ro)
+		res, codes, sockets, warmups, err = runHTTP(req, ro)
 	case p.Protocol == perf.HTTP:
 		res, codes, sockets, err = runCustom(ro, p.Connections, func() (caller, error) { return newUniqueHTTPCaller(req) })
 	default:
@@ -115,6 +116,7 @@ func run(ctx context.Context, p perf.Params, started func(*liveRun)) (perf.Resul
 		out.Params.PayloadBytes = req.ValueBytes
 	}
 	out.Sockets = sockets
+	out.WarmupRequests = warmups
 	if !p.MaxRate {
 		out.Schedule = rec.schedule(out.Requests)
 	}
@@ -158,6 +160,13 @@ const fortioResolution = 1e-4
 // runnerOptions maps Params onto fortio's RunnerOptions; the connections are fortio's threads.
 // Pacing is fortio's catch-up mode (NoCatchUp false): a request whose slot passed is sent as
 // soon as its connection is free, never dropped, and the recorder times it from its slot.
+//
+// fortio runs at least 2 calls per thread and lowers the thread count of a shorter schedule,
+// but only once its run starts: its HTTP runner has by then made a client, opened a connection
+// and sent a warm-up request on every thread it was given, and it neither closes nor counts
+// the threads it dropped (fhttp.RunHTTPTest, fortio v1.75.3); runCustom would likewise have
+// made a caller for each. So fortio is given the lowered count the recorder planned
+// (newRecorder), and every connection opened carries the load.
 func runnerOptions(p perf.Params, rec *recorder) periodic.RunnerOptions {
 	qps := float64(p.QPS)
 	if p.MaxRate {
@@ -166,7 +175,7 @@ func runnerOptions(p perf.Params, rec *recorder) periodic.RunnerOptions {
 	return periodic.RunnerOptions{
 		QPS:          qps,
 		Duration:     p.Duration,
-		NumThreads:   p.Connections,
+		NumThreads:   len(rec.threads),
 		Percentiles:  p.Percentiles,
 		Resolution:   fortioResolution,
 		Out:          io.Discard,
@@ -190,20 +199,28 @@ func abortOnDone(ctx context.Context, a *periodic.Aborter) (stop func()) {
 }
 
 // runHTTP sends req with fortio's own HTTP runner and its fast client; it returns the sockets
-// fortio counted (one per connection, plus every reconnect).
-func runHTTP(req httpRequest, ro periodic.RunnerOptions) (periodic.RunnerResults, map[string]int64, int64, error) {
+// fortio counted (one per connection, plus every reconnect) and its warm-up requests.
+//
+// Before its schedule, fortio's runner sends req once on every connection, all at once, each
+// on the connection's own client (fhttp.RunHTTPTest, fortio v1.75.3): the connection is then
+// open, so the first timed request pays no connect time. Those requests go through no
+// Runnable, so neither the recorder nor the codes see them, and with AllowInitialErrors their
+// failures do not stop the load. fortio skips them only for an Exactly count of calls, which is
+// not the tester's duration-bound schedule; so they are kept, and counted: one per connection
+// (ro.NumThreads, which fortio's RunnerOptions.Normalize leaves as it is when positive).
+func runHTTP(req httpRequest, ro periodic.RunnerOptions) (res periodic.RunnerResults, codes map[string]int64, sockets, warmups int64, err error) {
 	o := fhttp.HTTPRunnerOptions{RunnerOptions: ro, AllowInitialErrors: true}
 	o.Payload, o.ContentType, o.MethodOverride = req.Body, req.ContentType, req.Method
 	o.Init(req.URL)
 	r, err := fhttp.RunHTTPTest(&o)
 	if err != nil {
-		return periodic.RunnerResults{}, nil, 0, fmt.Errorf("tester: http load to %s: %w", req.URL, err)
+		return periodic.RunnerResults{}, nil, 0, 0, fmt.Errorf("tester: http load to %s: %w", req.URL, err)
 	}
-	codes := make(map[string]int64, len(r.RetCodes))
+	codes = make(map[string]int64, len(r.RetCodes))
 	for code, n := range r.RetCodes {
 		codes[strconv.Itoa(code)] += n
 	}
-	return r.RunnerResults, codes, r.SocketCount, nil
+	return r.RunnerResults, codes, r.SocketCount, int64(ro.NumThreads), nil
 }
 
 // convert turns fortio's run and the recorder's histograms into a perf.Result.

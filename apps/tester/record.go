@@ -65,7 +65,7 @@ func newRecorder(p perf.Params) *recorder {
 	r := &recorder{callsPerThrd: 2, perThreadQPS: math.Inf(1)}
 	if !p.MaxRate {
 		total := max(p.ExpectedRequests(), 2)
-		if int64(2*threads) > total { // fortio lowers the connection count the same way
+		if int64(2*threads) > total { // at least 2 calls per connection, as fortio runs them (runnerOptions)
 			threads = int(total / 2)
 		}
 		r.scheduled = true

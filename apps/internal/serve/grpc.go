@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -11,7 +12,9 @@ import (
 
 // GRPC serves s on ln until ctx is done, then stops it gracefully
 // (GracefulStop) within ShutdownTimeout, and hard (Stop) after it.
-// It returns nil after a clean stop, or the error that stopped it.
+// It returns nil after a clean stop, or the error that stopped it. A ctx done
+// before s.Serve got to run (a SIGTERM right after the Announce line) is a
+// clean stop too: s.Serve then closes ln and returns grpc.ErrServerStopped.
 func GRPC(ctx context.Context, ln net.Listener, s *grpc.Server) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
@@ -24,7 +27,9 @@ func GRPC(ctx context.Context, ln net.Listener, s *grpc.Server) error {
 	if !gracefulStop(s, ShutdownTimeout) {
 		err = fmt.Errorf("stop grpc: in-flight calls still running after %v, stopped hard", ShutdownTimeout)
 	}
-	if serr := <-errc; serr != nil {
+	// Serve returns nil once it served and was stopped, and ErrServerStopped when the stop
+	// above ran before it; either way the stop was ours.
+	if serr := <-errc; serr != nil && !errors.Is(serr, grpc.ErrServerStopped) {
 		return fmt.Errorf("serve grpc: %w", serr)
 	}
 	return err

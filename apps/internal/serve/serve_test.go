@@ -149,6 +149,29 @@ func TestGRPCStopsGracefully(t *testing.T) {
 	}
 }
 
+// TestStoppedBeforeServingIsClean cancels the context before GRPC or HTTP is called: the stop
+// then races the goroutine that calls Serve, and when the stop wins, grpc-go's Serve returns
+// grpc.ErrServerStopped (net/http's, http.ErrServerClosed). A stop asked for by the context is
+// a clean stop whichever ran first, and the listener is closed either way.
+func TestStoppedBeforeServingIsClean(t *testing.T) {
+	for name, run := range map[string]func(context.Context, net.Listener) error{
+		"grpc": func(ctx context.Context, ln net.Listener) error { return GRPC(ctx, ln, grpc.NewServer()) },
+		"http": func(ctx context.Context, ln net.Listener) error { return HTTP(ctx, ln, http.NotFoundHandler()) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			for range 50 { // each round is one roll of the race
+				ln, err := Listen(0)
+				require.NoError(t, err)
+				ctx, cancel := context.WithCancel(t.Context())
+				cancel()
+				require.NoError(t, run(ctx, ln))
+				_, err = ln.Accept()
+				require.ErrorIs(t, err, net.ErrClosed, "the listener is closed")
+			}
+		})
+	}
+}
+
 func TestGracefulStopIsBounded(t *testing.T) {
 	ln, err := Listen(0)
 	require.NoError(t, err)
