@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -158,7 +157,7 @@ func (p *Platform) Name() string { return "kubernetes" }
 func (p *Platform) Images() Images { return p.images }
 
 // Start is StartE that fails t (t.Fatalf) instead of returning an error.
-func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+func (p *Platform) Start(ctx context.Context, t perf.TB, apps ...perf.App) perf.Deployment {
 	t.Helper()
 	d, err := p.StartE(ctx, t, apps...)
 	if err != nil {
@@ -178,7 +177,7 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 // naming the app and its pods' conditions. Teardown, registered with t.Cleanup as soon as the
 // namespace exists, keeps the containers' logs when the test failed (KeepLogs, in perf.LogsDir(ctx)), deletes the
 // token Secrets, then the namespace, and waits until it is gone.
-func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
+func (p *Platform) StartE(ctx context.Context, t perf.TB, apps ...perf.App) (*Deployment, error) {
 	t.Helper()
 	ns := NamespacePrefix + rand.String(5)
 	apps = withSidecarDefaults(apps, p.sidecarDefaults)

@@ -182,7 +182,7 @@ func TestOneControlPlaneHostSeesNoDoubleActivation(t *testing.T) {
 // killPlacementAtMain kills the placement as the main phase starts (the first resource reading).
 type killPlacementAtMain struct{ *local.Platform }
 
-func (k killPlacementAtMain) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+func (k killPlacementAtMain) Start(ctx context.Context, t perf.TB, apps ...perf.App) perf.Deployment {
 	t.Helper()
 	dep := k.Platform.Start(ctx, t, apps...)
 	return &placementKiller{Deployment: dep.(*local.Deployment), t: t}
@@ -190,7 +190,7 @@ func (k killPlacementAtMain) Start(ctx context.Context, t testing.TB, apps ...pe
 
 type placementKiller struct {
 	*local.Deployment
-	t    testing.TB
+	t    perf.TB
 	once sync.Once
 }
 

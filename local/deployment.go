@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/internal/startorder"
@@ -333,7 +332,7 @@ func stopAt(procs []*process) error {
 // processes' logs in the folder the runner gave Start (perf.LogsDir; keepLogs) or, given none,
 // writes the end of each log into t's output; then it removes the run directory, also when t
 // failed.
-func (d *Deployment) close(t testing.TB) {
+func (d *Deployment) close(t perf.TB) {
 	if err := d.stopAll(); err != nil {
 		t.Errorf("local: teardown: %v", err)
 	}

@@ -26,7 +26,7 @@ type killAtMain struct {
 	victim string
 }
 
-func (k killAtMain) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+func (k killAtMain) Start(ctx context.Context, t perf.TB, apps ...perf.App) perf.Deployment {
 	t.Helper()
 	dep := k.Platform.Start(ctx, t, apps...)
 	return &killingDeployment{Deployment: dep.(*local.Deployment), t: t, victim: k.victim}
@@ -34,7 +34,7 @@ func (k killAtMain) Start(ctx context.Context, t testing.TB, apps ...perf.App) p
 
 type killingDeployment struct {
 	*local.Deployment
-	t      testing.TB
+	t      perf.TB
 	victim string
 	once   sync.Once
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -66,7 +65,7 @@ func copyFile(src, dst string) error {
 
 // logTails writes the last perf.LogTailLines lines of each process's log into t's output, for
 // a failed test that was given no folder to keep them in.
-func (d *Deployment) logTails(t testing.TB) {
+func (d *Deployment) logTails(t perf.TB) {
 	for _, p := range d.processes() {
 		b, err := os.ReadFile(p.log)
 		if err != nil {

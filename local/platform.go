@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"testing"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -137,7 +136,7 @@ func (p *Platform) DaprdB() (path, version string, ok bool) {
 }
 
 // Start is StartE that fails t (t.Fatalf) instead of returning an error.
-func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+func (p *Platform) Start(ctx context.Context, t perf.TB, apps ...perf.App) perf.Deployment {
 	t.Helper()
 	d, err := p.StartE(ctx, t, apps...)
 	if err != nil {
@@ -155,7 +154,7 @@ func (p *Platform) Start(ctx context.Context, t testing.TB, apps ...perf.App) pe
 // stops them and removes the run directory (kept, and logged, when t failed). On error
 // whatever was started is stopped at once; the error names the process, the last health
 // error or the exit status, and the log.
-func (p *Platform) StartE(ctx context.Context, t testing.TB, apps ...perf.App) (*Deployment, error) {
+func (p *Platform) StartE(ctx context.Context, t perf.TB, apps ...perf.App) (*Deployment, error) {
 	t.Helper()
 	if err := validate(apps); err != nil {
 		return nil, fmt.Errorf("start: %w", err)

@@ -86,7 +86,6 @@ type binaryRule struct {
 // and why; a binary may link what is listed here through that package only. The test fails
 // when an entry no longer happens, so that it is removed as soon as the link is gone.
 var knownLinks = []struct{ pkg, via, why string }{
-	{"testing", "perf", "perf.Session and perf.Platform take *testing.T and testing.TB (plan.go, platform.go)"},
 	{perf.ModulePath + "/perf/growth", "perf", "perf.Report holds the growth section's types (report.go)"},
 }
 

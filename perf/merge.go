@@ -55,6 +55,7 @@ func MergeResults(p Params, rs []Result) (Result, error) {
 		out.ActualQPS += r.ActualQPS
 		out.Requests += r.Requests
 		out.Sockets += r.Sockets
+		out.WarmupRequests += r.WarmupRequests
 		for code, n := range r.RetCodes {
 			out.RetCodes[code] += n
 		}

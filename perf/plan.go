@@ -1,7 +1,6 @@
 package perf
 
 import (
-	"testing"
 	"time"
 )
 
@@ -97,7 +96,10 @@ type Step struct {
 // Session is one run as a plan sees it. Package runner implements it.
 type Session interface {
 	// T is the run's test.
-	T() *testing.T
+	T() TB
+	// Run runs f as a subtest of the run's test named name, as testing.T.Run does: f's t ends
+	// (and its deployments stop) before Run returns; Run reports whether f passed.
+	Run(name string, f func(t TB)) bool
 	// Scenario is the scenario being run.
 	Scenario() Scenario
 	// Config is the run's configuration; the plan may lower Main's QPS (the preflight).
@@ -107,7 +109,7 @@ type Session interface {
 	Report() *Report
 	// Deploy starts apps for t (torn down when t ends), each tester capped at loads, stamps the
 	// environment into the report and checkpoints; a platform that cannot start fails t.
-	Deploy(t *testing.T, label string, apps []App, loads ...Params) Deployment
+	Deploy(t TB, label string, apps []App, loads ...Params) Deployment
 	// Phase logs the start of a phase planned to last d and returns the function that ends it.
 	Phase(name string, d time.Duration) (done func())
 	// WatchTester makes long phases log the tester's live rate and errors.

@@ -2,7 +2,6 @@ package perf
 
 import (
 	"context"
-	"testing"
 	"time"
 )
 
@@ -117,7 +116,7 @@ type Platform interface {
 	Name() string
 	// Start returns once every app and sidecar answers its health check, or fails t. ctx bounds
 	// that wait only; teardown is registered with t.Cleanup and also runs when t fails.
-	Start(ctx context.Context, t testing.TB, apps ...App) Deployment
+	Start(ctx context.Context, t TB, apps ...App) Deployment
 }
 
 // Deployment is a started set of apps.

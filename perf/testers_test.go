@@ -114,7 +114,7 @@ func TestMergeResultsSumsAndKeepsEachTester(t *testing.T) {
 		require.NoError(t, err)
 		rs = append(rs, Result{
 			Params: Params{Protocol: HTTP, QPS: 10}, StartTime: t0.Add(time.Duration(i) * 10 * time.Millisecond),
-			ActualDuration: time.Second, RequestedQPS: 10, ActualQPS: 9.5, Requests: 1, Sockets: 1,
+			ActualDuration: time.Second, RequestedQPS: 10, ActualQPS: 9.5, Requests: 1, Sockets: 1, WarmupRequests: 2,
 			RetCodes: map[string]int64{"200": 1, "503": int64(i)}, Latency: l, ResponseTime: &l,
 			Schedule: Schedule{Scheduled: 10, Late: int64(i), MaxLateSeconds: float64(i)},
 			Executor: &ExecutorStats{Kind: driver.ConstantVUs, Iterations: 1, MaxVUs: 2, MaxActiveVUs: 2},
@@ -130,6 +130,7 @@ func TestMergeResultsSumsAndKeepsEachTester(t *testing.T) {
 	assert.InDelta(t, 30, out.RequestedQPS, 1e-9)
 	assert.InDelta(t, 28.5, out.ActualQPS, 1e-9)
 	assert.EqualValues(t, 3, out.Requests)
+	assert.EqualValues(t, 6, out.WarmupRequests, "each tester's warm-up requests are summed")
 	assert.Equal(t, map[string]int64{"200": 3, "503": 3}, out.RetCodes)
 	assert.EqualValues(t, 30, out.Schedule.Scheduled)
 	assert.EqualValues(t, 3, out.Schedule.Late)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -359,7 +358,7 @@ func (d *deliveryRun) subscribeConfiguration(ctx context.Context, dep perf.Deplo
 }
 
 // restart restarts the broker at after now, recording it in dr.
-func (d *deliveryRun) restart(ctx context.Context, t *testing.T, dep perf.Deployment, dr *perf.DeliveryReport, at time.Duration) {
+func (d *deliveryRun) restart(ctx context.Context, t perf.TB, dep perf.Deployment, dr *perf.DeliveryReport, at time.Duration) {
 	start := time.Now()
 	select {
 	case <-ctx.Done():

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -116,7 +115,7 @@ func (c *growthConfig) Run(s perf.Session) error {
 	s.Report().Growth = gr
 	for _, v := range c.Variants {
 		// A variant that -run filters out never calls the function: it is not in the report.
-		s.T().Run(v.Name, func(t *testing.T) {
+		s.Run(v.Name, func(t perf.TB) {
 			dep := s.Deploy(t, v.Name, v.Apps, c.roundParams())
 			tester, err := perf.NewTesterClient(dep, v.Tester)
 			if err != nil {
@@ -273,7 +272,7 @@ func (g GrowthPlan) roundParams() perf.Params {
 
 // runVariant loads one variant's deployment and reads its sidecars; the deployment is torn
 // down when the subtest t ends.
-func runVariant(t *testing.T, g *growthConfig, v perf.GrowthVariant, dep perf.Deployment, tester perf.TesterClient) (out growth.Variant, loads []perf.Result, err error) {
+func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deployment, tester perf.TesterClient) (out growth.Variant, loads []perf.Result, err error) {
 	t.Helper()
 	out = growth.Variant{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
 

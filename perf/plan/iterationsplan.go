@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -166,7 +165,7 @@ func (ip *iterationsRun) Run(s perf.Session) error {
 	var runErr error
 	for _, g := range groups {
 		name := ip.Runs[g[0]].Name
-		runOne := func(t *testing.T) {
+		runOne := func(t perf.TB) {
 			label := "" // a scenario's only deployment is not labelled in exits
 			if len(groups) > 1 {
 				label = name
@@ -180,7 +179,7 @@ func (ip *iterationsRun) Run(s perf.Session) error {
 		if len(groups) == 1 {
 			runOne(s.T())
 		} else {
-			s.T().Run(name, runOne) // the subtest's cleanup stops this deployment before the next starts
+			s.Run(name, runOne) // the subtest's cleanup stops this deployment before the next starts
 		}
 		if runErr != nil {
 			break
@@ -190,7 +189,7 @@ func (ip *iterationsRun) Run(s perf.Session) error {
 }
 
 // runGroup runs the warmup and then the runs idx on dep.
-func (ip *iterationsRun) runGroup(t *testing.T, s perf.Session, dep perf.Deployment, idx []int) error {
+func (ip *iterationsRun) runGroup(t perf.TB, s perf.Session, dep perf.Deployment, idx []int) error {
 	sc := s.Scenario()
 	tester, err := startTester(s, dep)
 	if err != nil {

@@ -21,8 +21,8 @@ func planOf(sc perf.Scenario) perf.Plan {
 // depend on the platform.
 type testPlatform string
 
-func (p testPlatform) Name() string                                                 { return string(p) }
-func (testPlatform) Start(context.Context, testing.TB, ...perf.App) perf.Deployment { return nil }
+func (p testPlatform) Name() string                                              { return string(p) }
+func (testPlatform) Start(context.Context, perf.TB, ...perf.App) perf.Deployment { return nil }
 
 // configure is p.Configure of sc with cfg's Env read from the process environment as a run
 // reads it (runner.LoadEnv): the tests set variables with t.Setenv. A bad value is LoadEnv's

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -123,7 +122,7 @@ func cpuCount(n int) string {
 // Each step is a short load from the tester through its sidecar to the app's (preflightStepLength
 // long, all together within preflightBudget); it stops at the first step that
 // kept its schedule. It returns nil when no preflight ran.
-func applyPreflight(ctx context.Context, t *testing.T, dep perf.Deployment, sc perf.Scenario, cfg *perf.RunConfig, sess perf.Session) (*perf.Preflight, error) {
+func applyPreflight(ctx context.Context, t perf.TB, dep perf.Deployment, sc perf.Scenario, cfg *perf.RunConfig, sess perf.Session) (*perf.Preflight, error) {
 	t.Helper()
 	if cfg.Stepped != nil { // an earlier attempt was invalid at the load chosen: no new steps
 		pf := *cfg.Stepped

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/apps/httpapp"
@@ -35,7 +34,7 @@ func (p placedDeployment) Nodes(context.Context) (map[string]string, error) { re
 
 func (f *fakePlatform) Name() string { return "fake" }
 
-func (f *fakePlatform) Start(_ context.Context, t testing.TB, apps ...perf.App) perf.Deployment {
+func (f *fakePlatform) Start(_ context.Context, t perf.TB, apps ...perf.App) perf.Deployment {
 	t.Helper()
 	f.started.Add(1)
 	d := &fakeDeployment{urls: map[string]string{}, tokens: map[string]string{}}

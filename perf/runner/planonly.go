@@ -24,7 +24,7 @@ type planOnlyPlatform struct{ name string }
 
 func (p planOnlyPlatform) Name() string { return p.name }
 
-func (p planOnlyPlatform) Start(_ context.Context, t testing.TB, _ ...perf.App) perf.Deployment {
+func (p planOnlyPlatform) Start(_ context.Context, t perf.TB, _ ...perf.App) perf.Deployment {
 	t.Helper()
 	t.Fatalf("perf: %s is set: a plan-only run starts no platform", perf.EnvPlanOnly)
 	return nil

@@ -76,4 +76,4 @@ type namedPlatform string
 
 func (n namedPlatform) Name() string { return string(n) }
 
-func (namedPlatform) Start(context.Context, testing.TB, ...perf.App) perf.Deployment { return nil }
+func (namedPlatform) Start(context.Context, perf.TB, ...perf.App) perf.Deployment { return nil }

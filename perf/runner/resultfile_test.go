@@ -63,7 +63,7 @@ func TestRunChild(t *testing.T) {
 type failingPlatform struct{}
 
 func (failingPlatform) Name() string { return "failing" }
-func (failingPlatform) Start(_ context.Context, t testing.TB, _ ...perf.App) perf.Deployment {
+func (failingPlatform) Start(_ context.Context, t perf.TB, _ ...perf.App) perf.Deployment {
 	t.Fatal("failing platform: testapp-daprd did not become healthy")
 	return nil
 }

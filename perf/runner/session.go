@@ -45,7 +45,12 @@ type session struct {
 }
 
 // T is the run's test.
-func (s *session) T() *testing.T { return s.t }
+func (s *session) T() perf.TB { return s.t }
+
+// Run runs f as a subtest of the run's test (testing.T.Run).
+func (s *session) Run(name string, f func(t perf.TB)) bool {
+	return s.t.Run(name, func(t *testing.T) { f(t) })
+}
 
 // Scenario is the scenario being run.
 func (s *session) Scenario() perf.Scenario { return s.sc }
@@ -75,7 +80,7 @@ type deployed struct {
 // deployment's exits are read before its teardown (a cleanup registered after the platform's
 // runs first), or when the runner asks for them after the plan, whichever comes first. A
 // platform that cannot start fails t (Platform.Start).
-func (s *session) Deploy(t *testing.T, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
+func (s *session) Deploy(t perf.TB, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	ctx = perf.WithLogsDir(ctx, logsDir(s.rf.Path(), t.Name(), label))
