@@ -52,6 +52,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 func main() {
@@ -163,7 +165,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			sub.Usage()
 			return 2
 		}
-		return int(exitCode(sub.Arg(0), *goTest, stdout))
+		return int(report.RunOutcome(sub.Arg(0), *goTest, stdout))
 	case "check":
 		runID := sub.String("run-id", "", "the run id every result file must carry (empty: any)")
 		packages := sub.String("packages", "", "a `DIR` of scenario packages (tests) each of which must have written a result file")
