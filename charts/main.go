@@ -33,7 +33,7 @@
 //
 // exitcode prints each result file's outcome and exits with the run's: 0 pass, 3 missed bound,
 // 4 invalid run, 5 infrastructure error, 130 interrupted (see perf.Outcome; 6, a configuration
-// error, is scripts/perf.sh's). summary writes a Markdown summary of a run for a CI job summary.
+// error, is cmd/perfsuite's). summary writes a Markdown summary of a run for a CI job summary.
 //
 //	go run ./charts check [-run-id ID] [-packages DIR] <run dir>
 //

@@ -31,7 +31,6 @@ var importRules = []struct {
 	{"apps/...", []string{"perf", "apps/...", "perf/driver", "perf/hdr", "perf/stats"}},
 	{"charts", []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
 	{"cmd/...", []string{"perf", "perf/report"}},
-	{"scripts", []string{"perf", "perf/report"}},
 	{"tests/scenarios", []string{"perf", "perf/plan", "perf/runner", "perf/driver", "local", "kube"}},
 	{"docs", nil},
 }
