@@ -212,9 +212,12 @@ func (s *suite) configure(args []string) ([]string, error) {
 	if err := os.Chdir(root); err != nil { // packages and folders are relative to the root
 		return nil, configError{err}
 	}
-	if s.prebuilt = os.Getenv("PERF_TEST_BINARIES"); s.prebuilt != "" {
-		if st, err := os.Stat(s.prebuilt); err != nil || !st.IsDir() {
-			return nil, configError{fmt.Errorf("PERF_TEST_BINARIES=%s: not a folder (it names a folder of test binaries built by go test -tags perf -c -o DIR/)", s.prebuilt)}
+	if bins := os.Getenv("PERF_TEST_BINARIES"); bins != "" {
+		if st, err := os.Stat(bins); err != nil || !st.IsDir() {
+			return nil, configError{fmt.Errorf("PERF_TEST_BINARIES=%s: not a folder (it names a folder of test binaries built by go test -tags perf -c -o DIR/)", bins)}
+		}
+		if s.prebuilt, err = filepath.Abs(bins); err != nil { // the binaries run in their package folders
+			return nil, configError{fmt.Errorf("PERF_TEST_BINARIES=%s: %w", bins, err)}
 		}
 	}
 	s.runID = cmp.Or(os.Getenv("DAPR_PERF_RUN_ID"), time.Now().UTC().Format("20060102T150405Z")+"-"+perf.RandomHex(2))

@@ -210,9 +210,9 @@ if [ "$DAPR_PERF_PLAN_ONLY" = 1 ]; then
 	exit 0
 fi
 if [ -n "$FAKE_WAIT" ]; then
-	trap 'printf "    fake_test.go:2: interrupted\n\026--- FAIL: TestFake (0.00s)\nFAIL\n"; exit 1' INT
+	trap 'kill $!; printf "    fake_test.go:2: interrupted\n\026--- FAIL: TestFake (0.00s)\nFAIL\n"; exit 1' INT
 	printf '    fake_test.go:1: waiting\n'
-	sleep 60 &
+	sleep 60 >/dev/null 2>&1 &
 	wait
 	exit 0
 fi

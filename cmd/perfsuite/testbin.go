@@ -149,7 +149,10 @@ func (s *suite) exec(p pkg, env []string, out io.Writer, args ...string) result 
 	if err := conv.Wait(); err != nil && r.err == nil {
 		r.err = fmt.Errorf("test2json: %w", err)
 	}
-	r.exit = bin.ProcessState.ExitCode()
+	r.exit = -1
+	if bin.ProcessState != nil {
+		r.exit = bin.ProcessState.ExitCode()
+	}
 	r.elapsed = time.Since(start)
 	if r.exit != 0 && len(r.failed) == 0 { // it failed outside a test, or died in one
 		r.failed = []failure{{Pkg: p.Rel, Test: ev.lastTest, Lines: ev.last(ev.lastTest)}}
