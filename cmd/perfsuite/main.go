@@ -98,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 	// cleanly and writes its result; the suite notes it and ends with 130 once it has exited.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
+	defer func() { signal.Stop(sig); close(sig) }()
 	go func() {
 		for range sig {
 			s.interrupted.Store(true)

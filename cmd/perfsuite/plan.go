@@ -31,22 +31,22 @@ func (p planPkg) Expected() (expected, upTo time.Duration) {
 // planPass runs every test binary under DAPR_PERF_PLAN_ONLY=1 (each scenario prints its plan
 // line and starts nothing) and prints the suite's plan. A binary that fails as a test fails
 // (exit 1) met a configuration error, the one thing the pass checks: OutcomeConfig; any other
-// failure (a panic, a signal, a plan line that does not parse) is OutcomeInfra.
+// failure (a panic, a signal, a plan line that does not parse) makes it OutcomeInfra.
 func (s *suite) planPass() (perf.Outcome, error) {
 	fmt.Fprintf(s.stdout, "perf: plan: listing every scenario's plan (%s=1: nothing starts)\n", perf.EnvPlanOnly)
 	start := time.Now()
 	var (
 		plan   []planPkg
 		failed []failure
-		worst  = perf.OutcomePass
+		code   = perf.OutcomePass
 	)
 	for _, p := range s.pkgs {
 		r := s.exec(p, []string{perf.EnvPlanOnly + "=1"}, io.Discard, "-test.timeout=20m")
 		switch {
-		case r.exit == 1:
-			worst = perf.Worst(worst, perf.OutcomeConfig)
-		case r.exit != 0 || r.err != nil:
-			worst = perf.Worst(worst, perf.OutcomeInfra)
+		case r.err != nil || (r.exit != 0 && r.exit != 1):
+			code = perf.OutcomeInfra
+		case r.exit == 1 && code == perf.OutcomePass:
+			code = perf.OutcomeConfig
 		}
 		if r.err != nil {
 			fmt.Fprintf(s.stderr, "perf: %s: %v\n", p.Rel, r.err)
@@ -59,10 +59,10 @@ func (s *suite) planPass() (perf.Outcome, error) {
 			return perf.OutcomeInterrupted, nil
 		}
 	}
-	if worst != perf.OutcomePass {
+	if code != perf.OutcomePass {
 		fmt.Fprintln(s.stderr, "perf: the plan-only pass failed, before any process started:")
 		writeFailures(s.stderr, failed, 40)
-		return worst, errors.New("nothing started")
+		return code, errors.New("nothing started")
 	}
 	if err := writeTable(s.stdout, plan); err != nil {
 		return perf.OutcomeInfra, err
