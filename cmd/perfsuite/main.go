@@ -260,21 +260,14 @@ func (s *suite) finish(goTestExit int) perf.Outcome {
 	return code
 }
 
-// drawReport draws the run's report with charts report (built here: the report's drawing
-// lives in the charts command) and returns the path of its index.html, "" when there is none.
-// A failure is printed; the exit code stays the results'.
+// drawReport draws the run's report with charts report (the drawing lives in the charts
+// command) and returns the path of its index.html, "" when there is none. A failure is
+// printed; the exit code stays the results'.
 func (s *suite) drawReport(code perf.Outcome) string {
 	fmt.Fprintln(s.stdout, "perf: drawing the run's report: each scenario's charts, README.md and report.html, and the run's index.html")
-	charts := filepath.Join(s.tmp, "charts")
-	build := exec.Command(s.goCmd, "build", "-o", charts, "./charts")
-	build.Stdout, build.Stderr = s.stdout, s.stderr
-	draw := exec.Command(charts, "report", s.runDir)
+	draw := exec.Command(s.goCmd, "run", "./charts", "report", s.runDir)
 	draw.Stdout, draw.Stderr = s.stdout, s.stderr
-	err := build.Run()
-	if err == nil {
-		err = draw.Run()
-	}
-	if err != nil {
+	if err := draw.Run(); err != nil {
 		fmt.Fprintf(s.stderr, "perf: the run's report is incomplete (%v, above); the results and the exit code (%d) are unchanged\n", err, code)
 	}
 	index := filepath.Join(s.runDir, "index.html")
