@@ -47,7 +47,8 @@ PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 # preflight picks the highest of 1000, 500, 250, 100 QPS this machine keeps on schedule
 # (DAPR_PERF_PREFLIGHT=off keeps Dapr's 1000).
 PERF_ENV = DAPR_PERF_OVERHEAD_GATE=$${DAPR_PERF_OVERHEAD_GATE:-warn} DAPR_PERF_PREFLIGHT=$${DAPR_PERF_PREFLIGHT:-ladder}
-# $(call perf_sh,COMMAND) PACKAGE...: scripts/perf.sh in make perf's environment, run as COMMAND.
+# $(call perf_sh,COMMAND) PACKAGE...: scripts/perf.sh, which builds and runs cmd/perfsuite, in make
+# perf's environment, run as COMMAND.
 perf_sh = $(PERF_ENV) DAPR_PERF_COMMAND="$(1)" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh
 
 # The groups: perf-<group> runs PERF_GROUP_<group>'s packages under one run id.
@@ -132,9 +133,9 @@ images:
 		docker push $(REGISTRY)/daprperf-$$app:$(TAG) ; \
 	done
 
-## perf: every scenario package through scripts/perf.sh, one at a time (they would share the
-## cores they measure), under one run id; errors, restarts and achieved QPS always gate. Exit
-## codes: scripts/perf.sh exits with the run's worst outcome (perf/outcome.go: 0, 3, 4, 5, 6,
+## perf: every scenario package through cmd/perfsuite (scripts/perf.sh), one at a time (they would
+## share the cores they measure), under one run id; errors, restarts and achieved QPS always gate.
+## Exit codes: perfsuite exits with the run's worst outcome (perf/outcome.go: 0, 3, 4, 5, 6,
 ## 130), prints it and writes it to reports/runs/<run id>/exit-code; make then exits 2, as on
 ## any failed recipe, and its "Error N" line keeps the code. It ends by drawing the run's report,
 ## reports/runs/<run id>/index.html, linking every scenario's report.html. So do all perf targets.
@@ -147,7 +148,7 @@ test-perf-all: daprd $(DAPRD_B)
 ## perf-plan: make perf's plan only: every scenario's phases, loads and expected time, and the
 ## total; builds the test binaries, starts nothing, needs no daprd.
 perf-plan:
-	$(PERF_ENV) DAPR_PERF_PLAN_ONLY=1 DAPR_PERF_COMMAND="make $@" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) ./scripts/perf.sh $(PERF_PACKAGES)
+	DAPR_PERF_PLAN_ONLY=1 $(call perf_sh,make $@) $(PERF_PACKAGES)
 
 ## test-perf-<name>: one scenario package, tests/<name>, e.g. test-perf-service_invocation_http.
 $(PERF_TARGETS): test-perf-%: daprd $(DAPRD_B)
@@ -175,8 +176,8 @@ perf-workflows: daprd $(DAPRD_B)
 	@id=$${DAPR_PERF_RUN_ID:-$$(date -u +%Y%m%dT%H%M%SZ)-$$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')}; rc=0; \
 	for b in $(WORKFLOW_BACKENDS); do \
 		echo "perf-workflows: backend $$b"; \
-		$(PERF_ENV) DAPR_PERF_RUN_ID=$$id DAPR_PERF_WORKFLOW_BACKEND=$$b DAPR_PERF_COMMAND="make $@ ($$b)" GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) \
-			./scripts/perf.sh $(if $(PERF_RUN),-run '$(PERF_RUN)') ./tests/workflows || { c=$$?; [ $$c -le $$rc ] || rc=$$c; }; \
+		DAPR_PERF_RUN_ID=$$id DAPR_PERF_WORKFLOW_BACKEND=$$b $(call perf_sh,make $@ ($$b)) \
+			$(if $(PERF_RUN),-run '$(PERF_RUN)') ./tests/workflows || { c=$$?; [ $$c -le $$rc ] || rc=$$c; }; \
 		[ $$rc -ne 130 ] || break; \
 	done; exit $$rc
 

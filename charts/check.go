@@ -16,7 +16,7 @@ import (
 // an error naming how many files lack something and which packages wrote none; it does not
 // judge whether a run passed (exitcode does).
 func checkRun(dir, runID, packages string, w io.Writer) error {
-	paths, err := runFiles(dir)
+	paths, err := report.RunFiles(dir)
 	if err != nil {
 		return err
 	}

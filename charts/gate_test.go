@@ -382,8 +382,8 @@ func TestIsResultFile(t *testing.T) {
 		"result.json": true, "result-2.json": true, "result-13.json": true,
 		"result-.json": false, "result-x.json": false, "foo-2.json": false, "result.json.tmp": false, ".result-1.tmp": false,
 	} {
-		if got := isResultFile(name); got != want {
-			t.Errorf("isResultFile(%q) = %v, want %v", name, got, want)
+		if got := report.IsResultFile(name); got != want {
+			t.Errorf("IsResultFile(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -25,20 +25,6 @@ type scenario struct {
 // Key names the scenario independently of where its file lies: "<test>/<transport>".
 func (s scenario) Key() string { return s.Report.Test + "/" + string(s.Report.Transport) }
 
-// isResultFile reports whether name is a result file: result.json, or result-<n>.json when a
-// run met a name already taken (perf never replaces a result file).
-func isResultFile(name string) bool {
-	if name == resultFile {
-		return true
-	}
-	n, ok := strings.CutPrefix(name, "result-")
-	if !ok {
-		return false
-	}
-	n, ok = strings.CutSuffix(n, ".json")
-	return ok && n != "" && strings.Trim(n, "0123456789") == ""
-}
-
 // loadReports walks root for result files and reads each with report.ReadReport, in lexical
 // path order. A missing root, an empty tree, a malformed file or one of another schema version
 // is an error naming the directory or file; every bad file is reported, not only the first.
@@ -69,7 +55,7 @@ func loadReportsSkipping(root, skip string) ([]scenario, error) {
 		if d.IsDir() && skip != "" && filepath.Clean(path) == filepath.Clean(skip) {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && isResultFile(d.Name()) {
+		if !d.IsDir() && report.IsResultFile(d.Name()) {
 			paths = append(paths, path)
 		}
 		return nil

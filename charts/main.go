@@ -33,7 +33,7 @@
 //
 // exitcode prints each result file's outcome and exits with the run's: 0 pass, 3 missed bound,
 // 4 invalid run, 5 infrastructure error, 130 interrupted (see perf.Outcome; 6, a configuration
-// error, is scripts/perf.sh's). summary writes a Markdown summary of a run for a CI job summary.
+// error, is cmd/perfsuite's). summary writes a Markdown summary of a run for a CI job summary.
 //
 //	go run ./charts check [-run-id ID] [-packages DIR] <run dir>
 //
@@ -52,6 +52,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 func main() {
@@ -163,7 +165,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			sub.Usage()
 			return 2
 		}
-		return int(exitCode(sub.Arg(0), *goTest, stdout))
+		return int(report.RunOutcome(sub.Arg(0), *goTest, stdout))
 	case "check":
 		runID := sub.String("run-id", "", "the run id every result file must carry (empty: any)")
 		packages := sub.String("packages", "", "a `DIR` of scenario packages (tests) each of which must have written a result file")

@@ -17,7 +17,7 @@ import (
 // every scenario's report.html.
 const runIndexFile = "index.html"
 
-// runExitCodeFile is where scripts/perf.sh writes the run's exit code, beside its results.
+// runExitCodeFile is where cmd/perfsuite writes the run's exit code, beside its results.
 const runExitCodeFile = "exit-code"
 
 // runEntry is one result file of a run, as its report lists it.
@@ -38,7 +38,7 @@ type runEntry struct {
 // README.md and index.html, which list every scenario with its outcome and exit code first and
 // link each scenario's page. It only reads the result files. A file that cannot be read or
 // drawn is listed with the reason while the others are drawn; the error returned then names
-// every such file. The run's exit code is the one scripts/perf.sh wrote to <dir>/exit-code
+// every such file. The run's exit code is the one cmd/perfsuite wrote to <dir>/exit-code
 // when there is one (it may also count go test's own failure or a Ctrl-C), else the worst
 // outcome of the files. The index's path is the last line written to w.
 func runReport(reports, run string, w io.Writer) error {
@@ -49,7 +49,7 @@ func runReport(reports, run string, w io.Writer) error {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return fmt.Errorf("charts report: %q is neither a run id (no directory %s) nor a run directory", run, dir)
 	}
-	paths, err := runFiles(dir)
+	paths, err := report.RunFiles(dir)
 	if err != nil {
 		return fmt.Errorf("charts report: %w", err)
 	}
@@ -102,13 +102,13 @@ func drawSafely(sc scenario, w io.Writer) (err error) {
 	return drawScenario(sc, w)
 }
 
-// runCode is the run's exit code: <dir>/exit-code when it holds one (from scripts/perf.sh),
+// runCode is the run's exit code: <dir>/exit-code when it holds one (from cmd/perfsuite),
 // else the worst outcome of the entries (an empty run is an infrastructure error). from says
 // which.
 func runCode(dir string, entries []runEntry) (code perf.Outcome, from string) {
 	if b, err := os.ReadFile(filepath.Join(dir, runExitCodeFile)); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			return perf.Outcome(n), "scripts/perf.sh, in " + runExitCodeFile
+			return perf.Outcome(n), "cmd/perfsuite, in " + runExitCodeFile
 		}
 	}
 	if len(entries) == 0 {

@@ -13,7 +13,7 @@ import (
 // TestRunReport: charts report draws every result of a run (charts, README.md, report.html)
 // and the run's index.html and README.md: the verdict table first, one row per result file
 // with its outcome and exit code, each scenario linking its report.html, the banner showing the
-// run's exit code (from exit-code when scripts/perf.sh wrote one). A file that cannot be read
+// run's exit code (from exit-code when cmd/perfsuite wrote one). A file that cannot be read
 // is listed, the others are still drawn, and the command exits 1. The result files are never
 // written.
 func TestRunReport(t *testing.T) {
@@ -80,7 +80,7 @@ func TestRunReport(t *testing.T) {
 		t.Errorf("the run's README:\n%s", readme)
 	}
 
-	// scripts/perf.sh's code wins (a go test failure, a Ctrl-C between files); an unreadable
+	// cmd/perfsuite's code wins (a go test failure, a Ctrl-C between files); an unreadable
 	// file is listed, the rest drawn, and the command fails.
 	if err := os.WriteFile(filepath.Join(dir, runExitCodeFile), []byte("5\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestRunReport(t *testing.T) {
 		t.Errorf("the readable results are not drawn beside an unreadable one: %v", err)
 	}
 	page = readFile(t, index)
-	for _, s := range []string{"Exit code 5 (from scripts/perf.sh", `<a href="broken/http/result.json">broken/http/result.json</a>`, "cannot be read"} {
+	for _, s := range []string{"Exit code 5 (from cmd/perfsuite", `<a href="broken/http/result.json">broken/http/result.json</a>`, "cannot be read"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the index does not say %q:\n%s", s, page)
 		}

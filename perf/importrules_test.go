@@ -52,14 +52,12 @@ var aroundRules = []importRule{
 		may: []string{"perf", "apps/...", "perf/driver", "perf/hdr", "perf/stats"}},
 	{pkg: "charts", what: "the charts and the run reports (a binary)",
 		may: []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
-	{pkg: "cmd/...", what: "small commands, such as `perfplan`",
+	{pkg: "cmd/...", what: "small commands, such as `perfsuite`, which runs the suite",
 		may: []string{"perf", "perf/report"}},
 	{pkg: "tests/scenarios", what: "the scenarios as data (their executors are `perf/driver`'s), and `Run`, which picks the platform",
 		may: []string{"perf", "perf/plan", "perf/runner", "perf/driver", "local", "kube"}},
 	{pkg: "tests/...", what: "the perf tests, one package per scenario family", tests: true,
 		may: []string{"perf", "tests/scenarios"}},
-	{pkg: "scripts", what: "tests of `scripts/perf.sh`", tests: true,
-		may: []string{"perf", "perf/report"}},
 	{pkg: "docs", what: "tests of these pages' links", tests: true},
 }
 
@@ -94,8 +92,8 @@ var binaryRules = []binaryRule{
 		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
 	{bin: "charts", what: "the charts and the run reports; it links `perf/growth`, whose findings its tables show",
 		mayNotLink: []string{"testing", envconfigPath}},
-	{bin: "cmd/perfplan", what: "the suite's plan, from a plan-only pass's output",
-		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
+	{bin: "cmd/perfsuite", what: "the suite's runner (`make perf`); it links `perf/growth` through `perf/report`, whose outcome of the result files is its exit code",
+		mayNotLink: []string{"testing", envconfigPath}},
 	{bin: "kube/node/nodeprobe", what: "the probe the Kubernetes node image runs",
 		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Outcome is what a run came to; its value is the exit code make perf (scripts/perf.sh,
-// through `charts exitcode`) ends with. Codes 1 and 2 are left to go test and make themselves.
+// Outcome is what a run came to; its value is the exit code make perf (cmd/perfsuite, through
+// report.RunOutcome) ends with. Codes 1 and 2 are left to go test and make themselves.
 // The values grow with severity, so the worst of several is the largest (Worst).
 type Outcome int
 
@@ -24,8 +24,8 @@ const (
 	// push failed, the run ended early (not by a signal), or no result file was written at all.
 	OutcomeInfra Outcome = 5
 	// OutcomeConfig: a configuration or usage error (a bad DAPR_PERF_* value, a bad flag or
-	// package argument of scripts/perf.sh): the run was refused before any process started, so
-	// it wrote no result file. scripts/perf.sh finds it in its plan-only pass.
+	// package argument of cmd/perfsuite): the run was refused before any process started, so
+	// it wrote no result file. cmd/perfsuite finds it in its plan-only pass.
 	OutcomeConfig Outcome = 6
 	// OutcomeInterrupted: the run was stopped by a signal (Ctrl-C's SIGINT, or SIGTERM) and kept
 	// what it measured, its result file marked interrupted (InterruptedBy); 128 + SIGINT, as a

@@ -6,13 +6,13 @@ import (
 )
 
 // EnvPlanOnly turns on the plan-only dry run: "1" or "true" makes Run print the scenario's
-// plan and return before anything starts (make perf-plan; scripts/perf.sh runs such a pass
+// plan and return before anything starts (make perf-plan; cmd/perfsuite runs such a pass
 // before every make perf). "0", "false" or unset run normally; any other value is an error
 // naming the variable.
 const EnvPlanOnly = "DAPR_PERF_PLAN_ONLY"
 
 // PlanLinePrefix starts the one line a plan-only run prints per scenario, followed by the
-// JSON of a PlanLine: cmd/perfplan finds the lines by it in go test's output.
+// JSON of a PlanLine: cmd/perfsuite finds the lines by it in the test binaries' output.
 const PlanLinePrefix = "daprperf-plan "
 
 // PlanLine is a scenario's plan as the plan-only dry run prints it (PlanLinePrefix + JSON):
@@ -61,6 +61,18 @@ type PlanLinePhase struct {
 	Seconds float64 `json:"seconds"`
 	// UpTo is set when Seconds is the phase's bound, not its expected length.
 	UpTo bool `json:"upTo,omitempty"`
+}
+
+// UpperBounded reports whether the scenario's steps are upper bounds rather than expected
+// lengths (perf.UpperBounded: a closed loop that ends when its iterations are done, planned at
+// its maxDuration), as its phases say (PlanLinePhase.UpTo).
+func (l PlanLine) UpperBounded() bool {
+	for _, p := range l.Phases {
+		if p.UpTo {
+			return true
+		}
+	}
+	return false
 }
 
 // String is the line as printed: PlanLinePrefix and the JSON.

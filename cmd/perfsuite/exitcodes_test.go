@@ -1,9 +1,11 @@
-// Package scripts_test runs scripts/perf.sh, the runner behind make perf, as a user does and
-// checks the exit code of each way a run can fail (perf.Outcome; docs/results.md#exit-codes).
-package scripts_test
+package main
+
+// These tests run perfsuite as a user does and check the exit code of each way a run can fail
+// (perf.Outcome; docs/results.md#exit-codes).
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -22,7 +24,41 @@ import (
 	"github.com/daprperf/daprperf/perf/report"
 )
 
-// perfRun is one scripts/perf.sh run: its report root, run id and output so far.
+// built is perfsuite built once for these tests, in a folder of its own.
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// perfsuite builds the command (once) and returns its path.
+func perfsuite(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "perfsuite-test-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "perfsuite")
+		out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %w: %s", err, out)
+		}
+	})
+	require.NoError(t, built.err)
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
+	os.Exit(code)
+}
+
+// perfRun is one perfsuite run: its report root, run id and output so far.
 type perfRun struct {
 	cmd    *exec.Cmd
 	root   string
@@ -34,7 +70,7 @@ type perfRun struct {
 	code   int
 }
 
-// startPerf starts scripts/perf.sh on args, in its own process group, at a light load (50 QPS
+// startPerf starts perfsuite on args, in its own process group, at a light load (50 QPS
 // on 4 connections, phases of dur, a 2 s warmup and idle window, no preflight), with extra
 // environment env; the group is killed when the test ends. Every output line also goes to
 // lines (dropped when nobody reads).
@@ -42,8 +78,7 @@ func startPerf(t *testing.T, dur string, env []string, args ...string) *perfRun 
 	t.Helper()
 	r := &perfRun{root: t.TempDir(), id: "exit-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")),
 		lines: make(chan string, 1024), waited: make(chan struct{})}
-	cmd := exec.Command("./perf.sh", args...)
-	cmd.Dir = "."
+	cmd := exec.Command(perfsuite(t), args...)
 	// TMPDIR: the platform keeps a failed run's folder (its logs) for a look; these runs fail on
 	// purpose, so their folders go where the test's own temporary files go, and leave with them.
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(),
@@ -81,13 +116,13 @@ func startPerf(t *testing.T, dur string, env []string, args ...string) *perfRun 
 	return r
 }
 
-// wait waits (at most 10 minutes) for perf.sh to exit and returns its code.
+// wait waits (at most 10 minutes) for perfsuite to exit and returns its code.
 func (r *perfRun) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-r.waited:
 	case <-time.After(10 * time.Minute):
-		t.Fatalf("perf.sh did not exit in 10 minutes:\n%s", r.output())
+		t.Fatalf("perfsuite did not exit in 10 minutes:\n%s", r.output())
 	}
 	return r.code
 }
@@ -109,7 +144,7 @@ func (r *perfRun) untilMain(t *testing.T) {
 				return
 			}
 		case <-r.waited:
-			t.Fatalf("perf.sh exited %d before the main phase:\n%s", r.code, r.output())
+			t.Fatalf("perfsuite exited %d before the main phase:\n%s", r.code, r.output())
 		case <-deadline:
 			t.Fatalf("no main phase in 5 minutes:\n%s", r.output())
 		}
@@ -120,7 +155,7 @@ func (r *perfRun) untilMain(t *testing.T) {
 func (r *perfRun) exitCodeFile(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(perf.RunDir(r.root, r.id), "exit-code"))
-	require.NoError(t, err, "perf.sh writes the run's exit code to its folder")
+	require.NoError(t, err, "perfsuite writes the run's exit code to its folder")
 	return strings.TrimSpace(string(b))
 }
 
@@ -204,7 +239,7 @@ func TestExitCodeOfAKilledBackend(t *testing.T) {
 	require.NoError(t, err, "%s", r.output())
 	want, why := rep.Outcome()
 	t.Logf("exit %d: %s", code, why)
-	assert.Equal(t, int(want), code, "perf.sh exits with the result file's outcome")
+	assert.Equal(t, int(want), code, "perfsuite exits with the result file's outcome")
 	assert.Equal(t, int(perf.OutcomeInfra), code, "a backend that died mid-run is an infrastructure error (%s)", why)
 	assert.Contains(t, why, "backend redis")
 	var exits []string
@@ -257,7 +292,7 @@ func named(procs map[int]proc, comm string) []int {
 }
 
 // assertGone fails when a process of procs (the run's, taken while it ran) is still alive
-// some seconds after perf.sh exited: daprd, the apps, the backends and the tester stop with it.
+// some seconds after perfsuite exited: daprd, the apps, the backends and the tester stop with it.
 func assertGone(t *testing.T, procs map[int]proc) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -276,7 +311,7 @@ func assertGone(t *testing.T, procs map[int]proc) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("processes of the run left after perf.sh exited: %v", left)
+			t.Errorf("processes of the run left after perfsuite exited: %v", left)
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
