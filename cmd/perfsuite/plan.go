@@ -67,6 +67,9 @@ func (s *suite) planPass() (perf.Outcome, error) {
 	if err := writeTable(s.stdout, plan); err != nil {
 		return perf.OutcomeInfra, err
 	}
+	for _, w := range planWarnings(plan) {
+		fmt.Fprintf(s.stdout, "perf: warning: %s\n", w)
+	}
 	s.plan = plan
 	var total, upTo time.Duration
 	for _, p := range plan {
@@ -191,6 +194,24 @@ func expected(d, upTo time.Duration) string {
 		s = "up to " + s
 	}
 	return s
+}
+
+// planWarnings are the plan lines' warnings (a DAPR_PERF_* variable set but unknown, say), each
+// once, in the order first met: every scenario of the suite reads the same environment.
+func planWarnings(plan []planPkg) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range plan {
+		for _, l := range p.Lines {
+			for _, w := range l.Warnings {
+				if !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // writeTable writes the suite's plan: a row per scenario (package, test, plan, load, phases,

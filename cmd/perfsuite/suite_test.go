@@ -159,7 +159,8 @@ func TestConfigurationErrors(t *testing.T) {
 }
 
 // The plan pass over a real package with -run, after the package: the selected scenario's
-// plan row and the suite's total, and nothing started or written. DAPR_PERF_DAPRD names no
+// plan row and the suite's total, a misspelled DAPR_PERF_* variable named once with the
+// nearest known name, and nothing started or written. DAPR_PERF_DAPRD names no
 // file, so constructing the local platform (which runs daprd --version) would fail; TMPDIR is
 // a fresh folder, in which the local platform would create its daprperf-local-* run folder.
 func TestPlanPassWithRun(t *testing.T) {
@@ -169,13 +170,15 @@ func TestPlanPassWithRun(t *testing.T) {
 	tmp, reports := t.TempDir(), t.TempDir()
 	cmd := exec.CommandContext(t.Context(), perfsuite(t), "./tests/state_get_http", "-run", "TestStateGetHTTPPerformance/^state_get_redis$")
 	cmd.Env = append(os.Environ(), perf.EnvPlanOnly+"=1", "DAPR_PERF_DAPRD="+filepath.Join(tmp, "no-daprd"), "TMPDIR="+tmp,
-		"DAPR_PERF_REPORT_DIR="+reports, "DAPR_TEST_DURATION=10s", "DAPR_PERF_QPS=100", "DAPR_PERF_WARMUP_DURATION=3s")
+		"DAPR_PERF_REPORT_DIR="+reports, "DAPR_TEST_DURATION=10s", "DAPR_PERF_QPS=100", "DAPR_PERF_WARMUP_DURATION=3s",
+		"DAPR_PERF_REPEAT=3")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Regexp(t, `(?m)^tests/state_get_http +TestStateGetHTTPPerformance/state_get_redis +overhead +100 QPS x 10s, \d+ conn +\d+ +\d+s$`, string(out))
 	assert.NotContains(t, string(out), "state_get_postgresql", "-run picks one scenario")
 	assert.Contains(t, string(out), "suite: 1 packages, 1 scenarios, expected about")
 	assert.Contains(t, string(out), "perf: plan listed in")
+	assert.Equal(t, 1, strings.Count(string(out), "perf: warning: DAPR_PERF_REPEAT is set, but daprperf reads no variable of that name: ignored (did you mean DAPR_PERF_REPEATS?)"), "%s", out)
 	left, err := filepath.Glob(filepath.Join(tmp, "daprperf-local-*"))
 	require.NoError(t, err)
 	assert.Empty(t, left, "the local platform created its run folder")
