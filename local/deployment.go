@@ -30,8 +30,9 @@ type Deployment struct {
 	// (sentry.go); trustAnchors is sentry's root certificate, PEM, once sentry is ready.
 	mtls         bool
 	trustAnchors string
-	// logsDir is where close keeps the logs when the test failed (perf.LogsDir); "": none.
-	logsDir string
+	// logs are where close keeps the logs when the test failed (perf.LogsDir; "": none), shared
+	// with the signal handler so that they are kept once.
+	logs *runLogs
 
 	mu    sync.Mutex
 	procs []*process // in start order
@@ -58,7 +59,7 @@ type deployedApp struct {
 type build struct{ path, version string }
 
 func newDeployment(dir string, a build, b *build, maxProcs int) *Deployment {
-	return &Deployment{dir: dir, a: a, b: b, exitCh: make(chan *process, maxProcs)}
+	return &Deployment{dir: dir, a: a, b: b, exitCh: make(chan *process, maxProcs), logs: &runLogs{runDir: dir}}
 }
 
 // plan allocates every port and writes each sidecar's Configuration; nothing runs yet.
@@ -344,14 +345,19 @@ func (d *Deployment) close(t perf.TB) {
 		}
 		forgetDataDir(dir)
 	}
-	if t.Failed() {
-		if d.logsDir == "" {
-			d.logTails(t)
-		} else if err := keepLogs(d.dir, d.logsDir); err != nil {
-			t.Errorf("local: %v", err)
-		} else {
-			t.Logf("local: the processes' logs kept in %s", d.logsDir)
-		}
+	switch {
+	case !t.Failed():
+		d.logs.leave()
+	case d.logs.dir == "":
+		d.logTails(t)
+	default:
+		d.logs.keep(func(err error) { // unless the signal handler did
+			if err != nil {
+				t.Errorf("local: %v", err)
+			} else {
+				t.Logf("local: the processes' logs kept in %s", d.logs.dir)
+			}
+		})
 	}
 	if err := os.RemoveAll(d.dir); err != nil {
 		t.Errorf("local: remove run dir: %v", err)

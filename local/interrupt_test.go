@@ -29,9 +29,9 @@ const envInterruptChild = "DAPRPERF_LOCAL_INTERRUPT_CHILD"
 
 // TestSIGINTKeepsTheRunsPartialResult: an HTTP service-invocation run on the local platform, in
 // a child test binary, gets SIGINT once its first round's baseline is in its result file. The
-// child must die of the signal with none of its processes left, and its file must say it was
-// interrupted after that baseline and keep it; a result file already in the run's folder (the
-// same run id) must be left byte for byte.
+// child must die of the signal with none of its processes left and its processes' logs kept
+// once, and its file must say it was interrupted after that baseline and keep it; a result file
+// already in the run's folder (the same run id) must be left byte for byte.
 func TestSIGINTKeepsTheRunsPartialResult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd")
@@ -79,6 +79,8 @@ func TestSIGINTKeepsTheRunsPartialResult(t *testing.T) {
 	ws := exitErr.Sys().(syscall.WaitStatus)
 	assert.True(t, (ws.Signaled() && ws.Signal() == syscall.SIGINT) || ws.ExitStatus() > 0, "the child fails: %v\n%s", err, &out)
 	assert.Contains(t, out.String(), "partial result kept in "+path)
+	assert.Equal(t, 1, strings.Count(out.String(), "the processes' logs kept in "), "the logs are kept once, by the signal handler or the failed test's cleanup:\n%s", &out)
+	assert.NotContains(t, out.String(), "file exists", "the logs kept twice")
 	assert.Empty(t, mentioning(t, root), "processes of the interrupted run still running")
 
 	got, err := os.ReadFile(earlierPath)

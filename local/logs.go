@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -44,6 +45,28 @@ func keepLogs(runDir, dir string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// runLogs is what becomes of one run directory's logs, shared by the deployment's close and
+// the signal handler, which can both want them kept: a signal stops the processes, so the test
+// fails and its cleanup runs while the handler keeps the logs. Whichever settles them first keeps
+// them (or, for a test that passed, leaves them), and the other then finds them settled: they are
+// copied once, and keepLogs never meets the files of the first copy.
+type runLogs struct {
+	runDir string    // the deployment's run directory
+	dir    string    // where they are kept (perf.LogsDir); "" for nowhere
+	once   sync.Once // settles them
+}
+
+// keep copies the logs into r.dir (keepLogs) unless they are settled already, then calls report
+// with keepLogs' error before it lets the other path go on: the one that kept them says so, and
+// the process does not die of the signal before it has. r.dir must not be "".
+func (r *runLogs) keep(report func(error)) {
+	r.once.Do(func() { report(keepLogs(r.runDir, r.dir)) })
+}
+
+// leave settles the logs without keeping them: the run directory of a test that passed is
+// removed with them, also when a signal arrives meanwhile.
+func (r *runLogs) leave() { r.once.Do(func() {}) }
 
 // copyFile copies the regular file src to dst, which must not exist yet.
 func copyFile(src, dst string) error {

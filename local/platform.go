@@ -168,8 +168,8 @@ func (p *Platform) StartE(ctx context.Context, t perf.TB, apps ...perf.App) (*De
 	}
 	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs+len(perf.PlacementGroups(apps))+2)
 	d.mtls = p.mtls
-	d.logsDir = perf.LogsDir(ctx)
-	trackRunDir(dir, d.logsDir)
+	d.logs.dir = perf.LogsDir(ctx)
+	trackRunDir(d.logs)
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {

@@ -45,19 +45,19 @@ func forgetDataDir(dir string) {
 	dataDirs.Unlock()
 }
 
-// runDirs maps each run directory not yet removed to the folder its logs go to if the run is
-// interrupted ("" for none), for the signal handler.
+// runDirs maps each run directory not yet removed to its logs, for the signal handler.
 var runDirs = struct {
 	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
+	m map[string]*runLogs
+}{m: map[string]*runLogs{}}
 
-// trackRunDir hands a deployment's run directory, and where to keep its logs, to the signal
-// handler; forgetRunDir takes it back once the deployment has removed it.
-func trackRunDir(dir, logsDir string) {
+// trackRunDir hands a deployment's run directory and its logs to the signal handler, which
+// keeps them through the same runLogs as the deployment's close. forgetRunDir takes the run
+// directory back once the deployment has removed it.
+func trackRunDir(logs *runLogs) {
 	installSignals.Do(handleSignals)
 	runDirs.Lock()
-	runDirs.m[dir] = logsDir
+	runDirs.m[logs.runDir] = logs
 	runDirs.Unlock()
 }
 
@@ -87,7 +87,8 @@ func untrack(p *process) {
 
 // handleSignals makes SIGINT and SIGTERM to the test binary mark every unfinished result file
 // as interrupted (perf.Interrupted), then stop every live child by PID (SIGTERM, then SIGKILL
-// after signalGrace), keep each run's logs where its deployment was told to (keepLogs), and
+// after signalGrace), keep each run's logs where its deployment was told to (runLogs.keep: once,
+// also when the test fails meanwhile and its deployment's close would keep them too), and
 // remove the run directories and the backends' data folders outside them, before the binary
 // dies of the same signal. The
 // children run in their own process groups, so a terminal's Ctrl-C does not reach them.
@@ -108,14 +109,16 @@ func handleSignals() {
 		sig := <-ch
 		perf.Interrupted(sig) // first: the runs' result files keep what they measured
 		stopLive(signalGrace)
-		runDirs.Lock() // no cleanup runs now: keep the logs, as for a failed test
+		runDirs.Lock() // keep the logs, as for a failed test; its cleanup may be keeping them too
 		for dir, logs := range runDirs.m {
-			if logs != "" {
-				if err := keepLogs(dir, logs); err != nil {
-					fmt.Fprintf(os.Stderr, "local: interrupted by %v: %v\n", sig, err)
-				} else {
-					fmt.Fprintf(os.Stderr, "local: interrupted by %v; the processes' logs kept in %s\n", sig, logs)
-				}
+			if logs.dir != "" {
+				logs.keep(func(err error) { // unless the deployment's close, its test failing, did
+					if err != nil {
+						fmt.Fprintf(os.Stderr, "local: interrupted by %v: %v\n", sig, err)
+					} else {
+						fmt.Fprintf(os.Stderr, "local: interrupted by %v; the processes' logs kept in %s\n", sig, logs.dir)
+					}
+				})
 			}
 			_ = os.RemoveAll(dir)
 		}
