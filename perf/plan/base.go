@@ -198,6 +198,29 @@ func validateNamed[T any](list, noun string, loads []T, name func(T) string, add
 	}
 }
 
+// fieldCheck is one bound on a field of a plan's named load: the field's name and value, whether
+// the bound holds, and what the field accepts (for the error).
+type fieldCheck struct {
+	field   string
+	value   any
+	ok      bool
+	accepts string
+}
+
+// checkFields checks load i of list (as "stage plan: Stages"), named name, against checks in
+// order. It passes add one error for the first that fails, naming the list, the index, the
+// load, the field, its value and what it accepts, and reports whether every check held (a
+// load's later bounds may assume the earlier ones).
+func checkFields(list string, i int, name string, add func(error), checks ...fieldCheck) bool {
+	for _, c := range checks {
+		if !c.ok {
+			add(fmt.Errorf("%s[%d] (%q).%s = %v: must be %s", list, i, name, c.field, c.value, c.accepts))
+			return false
+		}
+	}
+	return true
+}
+
 // joinInts is xs as "1, 2, 3".
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))

@@ -92,19 +92,11 @@ func (ip *IterationsPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf
 	}
 	validateNamed("iterations plan: Runs", "run", ip.Runs, func(r perf.IterationRun) string { return r.Name }, add)
 	for i, rn := range ip.Runs {
-		bad := func(field string, v any, accepts string) {
-			add(fmt.Errorf("iterations plan: Runs[%d] (%q).%s = %v: must be %s", i, rn.Name, field, v, accepts))
-		}
-		if rn.VUs < 1 || rn.VUs > driver.MaxVUsLimit {
-			bad("VUs", rn.VUs, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit))
-			continue
-		}
-		if rn.Iterations < 1 || rn.Iterations > driver.MaxIterations {
-			bad("Iterations", rn.Iterations, fmt.Sprintf("from 1 to %d", driver.MaxIterations))
-			continue
-		}
-		if rn.MaxDuration <= 0 || rn.MaxDuration > maxIterationsRun {
-			bad("MaxDuration", rn.MaxDuration, fmt.Sprintf("above 0 and at most %v", maxIterationsRun))
+		if !checkFields("iterations plan: Runs", i, rn.Name, add,
+			fieldCheck{"VUs", rn.VUs, rn.VUs >= 1 && rn.VUs <= driver.MaxVUsLimit, fmt.Sprintf("from 1 to %d", driver.MaxVUsLimit)},
+			fieldCheck{"Iterations", rn.Iterations, rn.Iterations >= 1 && rn.Iterations <= driver.MaxIterations, fmt.Sprintf("from 1 to %d", driver.MaxIterations)},
+			fieldCheck{"MaxDuration", rn.MaxDuration, rn.MaxDuration > 0 && rn.MaxDuration <= maxIterationsRun, fmt.Sprintf("above 0 and at most %v", maxIterationsRun)},
+		) {
 			continue
 		}
 		n := rn.Iterations

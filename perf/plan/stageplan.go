@@ -56,19 +56,11 @@ func (sp *StagePlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Plan
 	}
 	validateNamed("stage plan: Stages", "stage", sp.Stages, func(st perf.Stage) string { return st.Name }, add)
 	for i, st := range sp.Stages {
-		bad := func(field string, v any, accepts string) {
-			add(fmt.Errorf("stage plan: Stages[%d] (%q).%s = %v: must be %s", i, st.Name, field, v, accepts))
-		}
-		if st.QPS < 1 || st.QPS > perf.MaxQPS {
-			bad("QPS", st.QPS, fmt.Sprintf("from 1 to %d requests/s", perf.MaxQPS))
-			continue
-		}
-		if st.Samples < 1 {
-			bad("Samples", st.Samples, "at least 1 request")
-			continue
-		}
-		if st.PayloadBytes < 0 || st.PayloadBytes > perf.MaxPayloadBytes {
-			bad("PayloadBytes", st.PayloadBytes, fmt.Sprintf("from 0 to %d bytes", perf.MaxPayloadBytes))
+		if !checkFields("stage plan: Stages", i, st.Name, add,
+			fieldCheck{"QPS", st.QPS, st.QPS >= 1 && st.QPS <= perf.MaxQPS, fmt.Sprintf("from 1 to %d requests/s", perf.MaxQPS)},
+			fieldCheck{"Samples", st.Samples, st.Samples >= 1, "at least 1 request"},
+			fieldCheck{"PayloadBytes", st.PayloadBytes, st.PayloadBytes >= 0 && st.PayloadBytes <= perf.MaxPayloadBytes, fmt.Sprintf("from 0 to %d bytes", perf.MaxPayloadBytes)},
+		) {
 			continue
 		}
 		p := cfg.Main

@@ -51,8 +51,8 @@ func PlanOf(sc perf.Scenario, env perf.Env, opts ...RunOption) (perf.PlanLine, e
 	if err != nil {
 		return perf.PlanLine{}, err
 	}
-	plan := scenarioPlan(sc)
-	upTo := false // its runs are planned at their maxDuration
+	plan := sc.Plan // set: newRunConfig refuses a nil one
+	upTo := false   // its runs are planned at their maxDuration
 	if u, ok := plan.(perf.UpperBounded); ok {
 		upTo = u.StepsAreUpperBounds()
 	}

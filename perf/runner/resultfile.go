@@ -73,7 +73,10 @@ func RunIDFromEnv(env perf.Env) (string, error) {
 // commandFromEnv records the current process's command line and settings: env's
 // DAPR_PERF_COMMAND, and every DAPR_* variable of the process as it was set, secrets redacted.
 func commandFromEnv(env perf.Env) *perf.Command {
-	c := &perf.Command{Invocation: perf.Val(env.Command), Args: slices.Clone(os.Args), Env: map[string]string{}}
+	c := &perf.Command{Args: slices.Clone(os.Args), Env: map[string]string{}}
+	if env.Command != nil {
+		c.Invocation = *env.Command
+	}
 	c.Dir, _ = os.Getwd()
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -314,7 +317,7 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 		Load:         &load,
 		Schema:       perf.ReportSchema,
 		Test:         sc.Test,
-		Plan:         scenarioPlan(sc).Kind(),
+		Plan:         sc.Plan.Kind(),
 		Transport:    sc.Transport,
 		RunID:        runID,
 		Params:       cfg.Main,

@@ -210,8 +210,11 @@ func newRunConfig(sc perf.Scenario, env perf.Env, opts []RunOption, start bool) 
 		add(err)
 	}
 	cfg.Thresholds = report.ThresholdsFromEnv(env, sc.Thresholds)
-	if cfg.Platform != nil {
-		cfg.planRun, err = scenarioPlan(sc).Configure(sc, &cfg.RunConfig)
+	switch {
+	case sc.Plan == nil:
+		add(errors.New("Scenario.Plan is not set: name the plan (plan.OverheadPlan{} for baseline and main rounds)"))
+	case cfg.Platform != nil:
+		cfg.planRun, err = sc.Plan.Configure(sc, &cfg.RunConfig)
 		add(err)
 	}
 	cfg.push, err = push.PushConfigFromEnv(env)

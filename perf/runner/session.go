@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,23 +11,6 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 )
-
-// scenarioPlan returns the scenario's plan, or a plan whose configuration fails when the
-// scenario names none.
-func scenarioPlan(sc perf.Scenario) perf.Plan {
-	if sc.Plan == nil {
-		return noPlan{}
-	}
-	return sc.Plan
-}
-
-// noPlan stands for a scenario without a plan: its configuration is the error that says so.
-type noPlan struct{}
-
-func (noPlan) Kind() string { return "" }
-func (noPlan) Configure(perf.Scenario, *perf.RunConfig) (perf.PlanRun, error) {
-	return nil, errors.New("Scenario.Plan is not set: name the plan (plan.OverheadPlan{} for baseline and main rounds)")
-}
 
 // session is one run as a plan sees it: the test, the configuration, the report being filled
 // and its result file, the progress log, and the deployments started so far.

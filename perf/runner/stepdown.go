@@ -31,7 +31,7 @@ func stepDownPossible(sc perf.Scenario, cfg runConfig) bool {
 // ladder is the loads sc's plan may step down through under cfg; none for a plan that is not
 // perf.Laddered.
 func ladder(sc perf.Scenario, cfg runConfig) []int {
-	if l, ok := scenarioPlan(sc).(perf.Laddered); ok {
+	if l, ok := sc.Plan.(perf.Laddered); ok {
 		return l.Ladder(sc, cfg.RunConfig)
 	}
 	return nil
