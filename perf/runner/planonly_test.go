@@ -105,4 +105,10 @@ func TestPlanOfReportsConfigurationErrors(t *testing.T) {
 	_, err = runner.PlanOf(sc, perf.Env{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "overhead plan: Tester, Baseline.To and Main.To must name apps")
+
+	sc = calibration()
+	sc.Plan = nil
+	_, err = runner.PlanOf(sc, perf.Env{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Scenario.Plan is not set")
 }
