@@ -35,13 +35,19 @@ func TestBackendService(t *testing.T) {
 }
 
 func TestCanRestartBackendNamesTheVariable(t *testing.T) {
-	p := &Platform{}
+	// canRestart asks a platform given the run's environment (WithEnv), as the runner builds it.
+	canRestart := func() error {
+		_, err := fromEnv(func(env perf.Env) (struct{}, error) {
+			return struct{}{}, (&Platform{env: env}).CanRestartBackend(perf.BackendRedis)
+		})
+		return err
+	}
 	t.Setenv(EnvRedisAddr, "redis.backends.svc.cluster.local:6379")
-	assert.NoError(t, p.CanRestartBackend(perf.BackendRedis))
+	assert.NoError(t, canRestart())
 	t.Setenv(EnvRedisAddr, "192.0.2.1:6379")
-	assert.ErrorContains(t, p.CanRestartBackend(perf.BackendRedis), EnvRedisAddr+": address \"192.0.2.1:6379\" is not a Service")
+	assert.ErrorContains(t, canRestart(), EnvRedisAddr+": address \"192.0.2.1:6379\" is not a Service")
 	t.Setenv(EnvRedisAddr, "")
-	assert.ErrorContains(t, p.CanRestartBackend(perf.BackendRedis), EnvRedisAddr+" is unset")
+	assert.ErrorContains(t, canRestart(), EnvRedisAddr+" is unset")
 }
 
 // endpointSlice is Service svc's slice in namespace backends with one endpoint per pod UID.
