@@ -30,7 +30,7 @@ import (
 // picks the one with the actor active. A fault on a replica that hosts nothing would change
 // nothing (daprd calls only the host of an id).
 //
-// Figures (perf.FaultFigures): "errors" (every non-2xx answer and socket error of both phases),
+// Figures (report.DeriveFigures, for the fault kind): "errors" (every non-2xx answer and socket error of both phases),
 // "errors.injected" (the 500s the hosts injected), "errors.other" (errors that are not injected
 // 500s: every non-500 error, plus the 500s beyond the injected count), "faults.calls" (method
 // calls the window saw), and "base.p95", "faults.p95" (service time, seconds).
