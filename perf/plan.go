@@ -112,8 +112,9 @@ type Session interface {
 	Deploy(t TB, label string, apps []App, loads ...Params) Deployment
 	// Phase logs the start of a phase planned to last d and returns the function that ends it.
 	Phase(name string, d time.Duration) (done func())
-	// WatchTester makes long phases log the tester's live rate and errors.
-	WatchTester(tester TesterClient)
+	// WatchTester makes long phases log the tester's live rate and errors, read from tester
+	// (a testers.Client).
+	WatchTester(tester LiveSource)
 	// Checkpoint rewrites the result file after phase.
 	Checkpoint(phase string)
 	// InfraError records err as an infrastructure error of the run and fails the test.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // scenarioPlan returns the scenario's plan, or a plan whose configuration fails when the
@@ -65,7 +66,7 @@ func (s *session) Report() *perf.Report { return s.rep }
 func (s *session) Phase(name string, d time.Duration) (done func()) { return s.prog.phase(name, d) }
 
 // WatchTester makes long phases log tester's live rate and errors.
-func (s *session) WatchTester(tester perf.TesterClient) { s.prog.watchTester(tester) }
+func (s *session) WatchTester(tester perf.LiveSource) { s.prog.watchTester(tester) }
 
 // deployed is one deployment the session started; label prefixes its processes in exits ("" for
 // a scenario's only deployment).
@@ -217,13 +218,13 @@ const phaseOverhead = 500 * time.Millisecond
 // progress logs a run's plan before it starts, then one line per phase with the elapsed time
 // and the expected time left, and every progressTick of a phase that lasts at least twice as
 // long, how far it is, with the tester's live QPS, requests and errors once watchTester has
-// named the tester (perf.WatchLive). Safe to use from one goroutine; its ticker runs in its own.
+// named the tester (testers.Watch). Safe to use from one goroutine; its ticker runs in its own.
 type progress struct {
 	t        testing.TB
 	start    time.Time
-	expected time.Duration      // the whole plan
-	planned  time.Duration      // the phases started so far, as planned
-	tester   *perf.TesterClient // set by watchTester: ticks show its live figures
+	expected time.Duration   // the whole plan
+	planned  time.Duration   // the phases started so far, as planned
+	tester   perf.LiveSource // set by watchTester: ticks show its live figures
 	mu       sync.Mutex
 }
 
@@ -257,7 +258,7 @@ func (p *progress) phase(name string, d time.Duration) (done func()) {
 	p.mu.Unlock()
 	p.t.Logf("[%v elapsed, about %v left] %s (%v)", elapsed.Round(time.Second), left.Round(time.Second), name, d)
 	if d >= 2*progressTick && tester != nil {
-		return perf.WatchLive(*tester, progressTick, func(since time.Duration, lp perf.LiveProgress, err error) {
+		return testers.Watch(tester, progressTick, func(since time.Duration, lp perf.LiveProgress, err error) {
 			p.t.Log(liveLine(name, since, d, lp, err))
 		})
 	}
@@ -297,13 +298,13 @@ func liveLine(name string, since, d time.Duration, lp perf.LiveProgress, err err
 }
 
 // watchTester makes every phase of p that lasts at least twice progressTick log, every
-// progressTick, the tester's live QPS, requests and errors (WatchLive) instead of its elapsed
+// progressTick, the tester's live QPS, requests and errors (testers.Watch) instead of its elapsed
 // time alone. A nil progress ignores it.
-func (p *progress) watchTester(tester perf.TesterClient) {
+func (p *progress) watchTester(tester perf.LiveSource) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
-	p.tester = &tester
+	p.tester = tester
 	p.mu.Unlock()
 }
