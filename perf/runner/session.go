@@ -79,12 +79,15 @@ type deployed struct {
 // Deploy starts apps for t (the platform tears them down when t ends), with each tester capped
 // at loads (withTesterLimits), stamps the daprd version into the report and checkpoints. The
 // deployment's exits are read before its teardown (a cleanup registered after the platform's
-// runs first), or when the runner asks for them after the plan, whichever comes first. A
+// runs first), or when the runner asks for them after the plan, whichever comes first. The
+// start context tells the platform where to keep the logs of a failed test (perf.WithLogsDir)
+// and what to call on a signal (perf.WithInterruptHook: the result file's interrupt). A
 // platform that cannot start fails t (Platform.Start).
 func (s *session) Deploy(t perf.TB, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	ctx = perf.WithLogsDir(ctx, logsDir(s.rf.Path(), t.Name(), label))
+	ctx = perf.WithInterruptHook(ctx, s.rf.interrupt)
 	dep := s.cfg.Platform.Start(ctx, t, withTesterLimits(apps, loads...)...)
 	cancel()
 	d := &deployed{dep: dep, label: label}
