@@ -43,25 +43,11 @@ func runPhase(s perf.Session, tester testers.Client, phase perf.Step, p perf.Par
 	return testers.RunLoad(s.T().Context(), tester, p)
 }
 
-// record samples the resources of dep's processes (their roles by name) every ResourceInterval
-// of the scenario until the returned stop, which returns the series and logs how many readings
-// failed, as what's (a failed reading is skipped and sampling goes on).
-func record(s perf.Session, dep perf.Deployment, roles map[string]string, what string) (stop func() []perf.Series) {
-	rec := perf.Record(s.T().Context(), dep, s.Scenario().ResourceInterval(), roles)
-	return func() []perf.Series {
-		series, errs := rec.Stop()
-		if len(errs) > 0 {
-			s.T().Logf("%s: %d resource readings failed, first: %v", what, len(errs), errs[0])
-		}
-		return series
-	}
-}
-
-// measure runs p on tester as the progress phase, recording dep's resources meanwhile (record,
-// what naming the load), and returns the load's result, the series and the load's error: the
-// measured phase of every plan that samples resources during one load.
+// measure runs p on tester as the progress phase, recording dep's resources meanwhile
+// (Session.Record, what naming the load), and returns the load's result, the series and the
+// load's error: the measured phase of every plan that samples resources during one load.
 func measure(s perf.Session, dep perf.Deployment, tester testers.Client, phase perf.Step, p perf.Params, roles map[string]string, what string) (perf.Result, []perf.Series, error) {
-	stop := record(s, dep, roles, what)
+	stop := s.Record(dep, roles, what)
 	res, err := runPhase(s, tester, phase, p)
 	return res, stop(), err
 }

@@ -263,7 +263,7 @@ func (d *deliveryRun) Run(s perf.Session) error {
 		dr.PubSub = op.Store // the configuration store's component
 	}
 	rep.Delivery = dr
-	stopSampling := record(s, dep, sc.Roles(), "delivery")
+	stopSampling := s.Record(dep, sc.Roles(), "delivery")
 	restarted := make(chan struct{})
 	if at := d.restartAt; at > 0 {
 		go func() {

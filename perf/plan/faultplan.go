@@ -172,7 +172,7 @@ func (fp *faultRun) Run(s perf.Session) error {
 	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
 		return err
 	}
-	target, err := fp.actorHost(dep)
+	target, err := fp.activeHost(ctx, dep)
 	if err != nil {
 		return err
 	}
@@ -210,12 +210,16 @@ func (fp *FaultPlan) roles(sc perf.Scenario, target string) map[string]string {
 	return roles
 }
 
-// actorHost is the host in fp.Hosts with an active actor: the one the warmup's calls placed it
+// activeHost is the host in fp.Hosts with an active actor: the one the warmup's calls placed it
 // on. None is an error; several (a double activation already) picks the first.
-func (fp *FaultPlan) actorHost(dep perf.Deployment) (string, error) {
+func (fp *FaultPlan) activeHost(ctx context.Context, dep perf.Deployment) (string, error) {
 	var active, seen []string
 	for _, h := range fp.Hosts {
-		st, err := perf.FetchActorStats(dep, h)
+		host, err := actorHostOf(dep, h)
+		if err != nil {
+			return "", fmt.Errorf("find the actor's host: %w", err)
+		}
+		st, err := host.stats(ctx, 0)
 		if err != nil {
 			return "", fmt.Errorf("find the actor's host: %w", err)
 		}

@@ -197,7 +197,7 @@ func (s *session) readActorStats() {
 			if a.Kind != perf.ActorApp {
 				continue
 			}
-			st, err := perf.FetchActorStats(d.dep, a.Name)
+			st, err := fetchActorStats(d.dep, a.Name)
 			if err != nil {
 				s.InfraError("actor stats of "+a.Name+labelSuffix(d.label), err)
 				continue
