@@ -169,7 +169,7 @@ func (p *Platform) StartE(ctx context.Context, t perf.TB, apps ...perf.App) (*De
 	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs+len(perf.PlacementGroups(apps))+2)
 	d.mtls = p.mtls
 	d.logs.dir = perf.LogsDir(ctx)
-	trackRunDir(d.logs)
+	trackRunDir(d.logs, perf.InterruptHook(ctx))
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // TestInvokeHTTP: the caller's daprd reaches the callee's daprd by app id, through the
@@ -98,7 +99,7 @@ func TestTester(t *testing.T) {
 		code, body = get(t, endpoint(t, d, "tester", perf.SidecarHTTP)+"/v1.0/invoke/callee/method/test")
 		assert.Equal(t, http.StatusOK, code, body)
 
-		client, err := perf.NewTesterClient(d, "tester")
+		client, err := testers.NewClient(d, "tester")
 		require.NoError(t, err)
 		require.Len(t, client.Token, 26)
 		_, err = d.TesterToken("callee")
@@ -111,18 +112,18 @@ func TestTester(t *testing.T) {
 		through := endpoint(t, d, "tester", perf.SidecarHTTP) + "/v1.0/invoke/callee/method/test"
 		direct := endpoint(t, d, "callee", perf.AppHTTP) + "/test"
 		for _, target := range []string{through, direct} {
-			res, err := perf.RunLoad(t.Context(), client, load(target, 20))
+			res, err := testers.RunLoad(t.Context(), client, load(target, 20))
 			require.NoError(t, err, target)
 			assert.EqualValues(t, 20, res.Requests, target)
 			assert.Zero(t, res.Errors(), target)
 		}
-		_, err = perf.RunLoad(t.Context(), perf.TesterClient{URL: client.URL}, load(direct, 20))
+		_, err = testers.RunLoad(t.Context(), testers.Client{URL: client.URL}, load(direct, 20))
 		assert.ErrorContains(t, err, "401 Unauthorized", "no token")
 		calleeSidecar := endpoint(t, d, "callee", perf.SidecarHTTP) + "/v1.0/invoke/callee/method/test"
-		_, err = perf.RunLoad(t.Context(), client, load(calleeSidecar, 20))
+		_, err = testers.RunLoad(t.Context(), client, load(calleeSidecar, 20))
 		assert.ErrorContains(t, err, "403 Forbidden", "the callee's daprd is not the tester's to load")
 		assert.ErrorContains(t, err, "not in the allow-list (flag -allow")
-		_, err = perf.RunLoad(t.Context(), client, load(direct, 51))
+		_, err = testers.RunLoad(t.Context(), client, load(direct, 51))
 		assert.ErrorContains(t, err, "400 Bad Request: tester: load beyond this deployment's bounds: qps = 51 exceeds the bound max QPS = 50 (flag -max-qps)")
 
 		pid := d.(*local.Deployment).PID("tester")

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/daprperf/daprperf/perf"
 )
 
 // signalGrace is how long live children get after SIGTERM when the test binary itself is
@@ -45,19 +43,27 @@ func forgetDataDir(dir string) {
 	dataDirs.Unlock()
 }
 
-// runDirs maps each run directory not yet removed to its logs, for the signal handler.
+// runDirs maps each run directory not yet removed to its deployment as the signal handler
+// sees it.
 var runDirs = struct {
 	sync.Mutex
-	m map[string]*runLogs
-}{m: map[string]*runLogs{}}
+	m map[string]trackedRun
+}{m: map[string]trackedRun{}}
 
-// trackRunDir hands a deployment's run directory and its logs to the signal handler, which
-// keeps them through the same runLogs as the deployment's close. forgetRunDir takes the run
-// directory back once the deployment has removed it.
-func trackRunDir(logs *runLogs) {
+// trackedRun is one deployment not yet removed, for the signal handler: its logs, kept through
+// the same runLogs as the deployment's close, and the interrupt hook its start context carried
+// (perf.InterruptHook; nil for none).
+type trackedRun struct {
+	logs        *runLogs
+	onInterrupt func(os.Signal)
+}
+
+// trackRunDir hands a deployment's run directory, its logs and its interrupt hook to the signal
+// handler. forgetRunDir takes the run directory back once the deployment has removed it.
+func trackRunDir(logs *runLogs, onInterrupt func(os.Signal)) {
 	installSignals.Do(handleSignals)
 	runDirs.Lock()
-	runDirs.m[logs.runDir] = logs
+	runDirs.m[logs.runDir] = trackedRun{logs: logs, onInterrupt: onInterrupt}
 	runDirs.Unlock()
 }
 
@@ -85,14 +91,14 @@ func untrack(p *process) {
 	live.Unlock()
 }
 
-// handleSignals makes SIGINT and SIGTERM to the test binary mark every unfinished result file
-// as interrupted (perf.Interrupted), then stop every live child by PID (SIGTERM, then SIGKILL
-// after signalGrace), keep each run's logs where its deployment was told to (runLogs.keep: once,
-// also when the test fails meanwhile and its deployment's close would keep them too), and
-// remove the run directories and the backends' data folders outside them, before the binary
-// dies of the same signal. The
-// children run in their own process groups, so a terminal's Ctrl-C does not reach them.
-// A signal the binary ignored from the start stays ignored.
+// handleSignals makes SIGINT and SIGTERM to the test binary call the interrupt hook of every
+// deployment not yet removed (interruptRuns: the runner's marks its result file interrupted),
+// then stop every live child by PID (SIGTERM, then SIGKILL after signalGrace), keep each run's
+// logs where its deployment was told to (runLogs.keep: once, also when the test fails meanwhile
+// and its deployment's close would keep them too), and remove the run directories and the
+// backends' data folders outside them, before the binary dies of the same signal. The children
+// run in their own process groups, so a terminal's Ctrl-C does not reach them. A signal the
+// binary ignored from the start stays ignored.
 func handleSignals() {
 	var sigs []os.Signal
 	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
@@ -107,11 +113,11 @@ func handleSignals() {
 	signal.Notify(ch, sigs...)
 	go func() {
 		sig := <-ch
-		perf.Interrupted(sig) // first: the runs' result files keep what they measured
+		interruptRuns(sig) // first: the runs' result files keep what they measured
 		stopLive(signalGrace)
 		runDirs.Lock() // keep the logs, as for a failed test; its cleanup may be keeping them too
-		for dir, logs := range runDirs.m {
-			if logs.dir != "" {
+		for dir, run := range runDirs.m {
+			if logs := run.logs; logs.dir != "" {
 				logs.keep(func(err error) { // unless the deployment's close, its test failing, did
 					if err != nil {
 						fmt.Fprintf(os.Stderr, "local: interrupted by %v: %v\n", sig, err)
@@ -135,6 +141,23 @@ func handleSignals() {
 		time.Sleep(time.Second)
 		os.Exit(1)
 	}()
+}
+
+// interruptRuns calls, with sig, the interrupt hook of every deployment not yet removed, outside
+// the lock: a hook writes a file, and a deployment's close may be waiting to forget its run
+// directory meanwhile.
+func interruptRuns(sig os.Signal) {
+	runDirs.Lock()
+	var hooks []func(os.Signal)
+	for _, run := range runDirs.m {
+		if run.onInterrupt != nil {
+			hooks = append(hooks, run.onInterrupt)
+		}
+	}
+	runDirs.Unlock()
+	for _, fn := range hooks {
+		fn(sig)
+	}
 }
 
 // stopLive sends SIGTERM to every live child, waits at most grace for all of them, then

@@ -10,6 +10,7 @@ import (
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/hdr"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // TestThreeTestersMergeExactly starts three tester processes, each with its own daprd, and a
@@ -29,7 +30,7 @@ func TestThreeTestersMergeExactly(t *testing.T) {
 		require.Equal(t, []string{"tester", "tester-2", "tester-3"}, sc.TesterNames())
 		d := p.Start(startCtx(t), t, sc.Apps...)
 
-		group, err := perf.NewTesterGroup(d, sc.TesterNames())
+		group, err := testers.NewGroup(d, sc.TesterNames())
 		require.NoError(t, err)
 		require.Len(t, group.Replicas, 2)
 		load := perf.DefaultParams()
@@ -37,7 +38,7 @@ func TestThreeTestersMergeExactly(t *testing.T) {
 		load.QPS, load.Connections, load.Duration, load.KeepSamples = 300, 6, 3*time.Second, true
 		load.Percentiles = []float64{50, 90, 99, 99.9}
 
-		res, err := perf.RunLoad(t.Context(), group, load)
+		res, err := testers.RunLoad(t.Context(), group, load)
 		require.NoError(t, err)
 
 		require.Len(t, res.Testers, 3)

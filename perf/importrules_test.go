@@ -20,20 +20,23 @@ type importRule struct {
 	tests bool
 }
 
-// coreRules are the rules of the five core packages and the leaves they share; the imports
-// point one way: perf <- report <- push, perf <- plan, perf <- runner, and the runner never
-// imports perf/plan (it knows a plan only as perf.Plan).
+// coreRules are the rules of the five core packages, the tester client and the leaves they
+// share; the imports point one way: perf <- report <- push, perf <- testers <- plan,
+// testers <- runner, and the runner never imports perf/plan (it knows a plan only as
+// perf.Plan).
 var coreRules = []importRule{
-	{pkg: "perf", what: "the vocabulary and the seams: `Scenario`, `App`, `Params`, `Result`, `Report` and its sections, `Figures`, `Threshold`, `Verdict`; `Platform` and `Deployment`; `Plan`, `Session`, `RunConfig`; `TesterClient`; the environment table",
+	{pkg: "perf", what: "the vocabulary and the seams: `Scenario`, `App`, `Params`, `Result`, `Report` and its sections, `Figures`, `Threshold`, `Verdict`; `Platform` and `Deployment`; `Plan`, `Session`, `RunConfig`, `LiveSource`; what the tester app shares with its client and its platforms (`TesterLimits`, `LiveProgress`, its flags and token); the environment table",
 		may: []string{"perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/report", what: "what is derived from a report and how it reads: figures, overhead and its interval, validity, verdicts and their env overrides, the summary, one `Kind` per plan kind, reading a result file",
 		may: []string{"perf", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/push", what: "the Pushgateway: the common figures of every report, then its kind's own",
 		may: []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/plan", what: "the eight plans (overhead, growth, stages, iterations, delivery, jobs, reminders, faults) and what only they need: routes to the apps and stores, the preflight, the app clients",
-		may: []string{"perf", "perf/report", "perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
-	{pkg: "perf/runner", what: "`Run`: configuration, the result file, the session a plan works through, progress lines, the step-down ladder, the plan-only pass, the push and the summary",
-		may: []string{"perf", "perf/report", "perf/push", "perf/growth", "perf/hdr", "perf/stats"}},
+		may: []string{"perf", "perf/report", "perf/testers", "perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/runner", what: "`Run`: configuration, the result file, the session a plan works through (its resource recorder, its interrupt hook), progress lines, the actor hosts' counters, the step-down ladder, the plan-only pass, the push and the summary",
+		may: []string{"perf", "perf/report", "perf/push", "perf/testers", "perf/growth", "perf/hdr", "perf/stats"}},
+	{pkg: "perf/testers", what: "the client of the tester app's HTTP API: a load run on one tester, or split over several and their results merged; the live progress a long phase logs",
+		may: []string{"perf", "perf/hdr"}},
 	{pkg: "perf/driver", what: "a leaf: the closed-loop executors", may: []string{"perf/hdr", "perf/stats"}},
 	{pkg: "perf/growth", what: "a leaf: the memory-growth detector", may: []string{"perf/stats"}},
 	{pkg: "perf/hdr", what: "a leaf: the HDR histogram"},

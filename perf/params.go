@@ -87,7 +87,7 @@ type Params struct {
 	// request stamped to reach the subscriber (await.go); nil does not wait.
 	Await *Await `json:"await,omitempty"`
 	// StartAt, when set, is the instant the tester waits for before it starts the load: the
-	// runner gives every tester of a split load (RunLoad with replicas) the same one, so that
+	// client gives every tester of a split load (testers.RunLoad with replicas) the same one, so that
 	// their loads overlap, and each Result.StartTime says when the load really started. A
 	// tester refuses a StartAt more than MaxStartLead ahead of its own clock; one already past
 	// starts at once. The zero value starts at once.

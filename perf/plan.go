@@ -112,8 +112,15 @@ type Session interface {
 	Deploy(t TB, label string, apps []App, loads ...Params) Deployment
 	// Phase logs the start of a phase planned to last d and returns the function that ends it.
 	Phase(name string, d time.Duration) (done func())
-	// WatchTester makes long phases log the tester's live rate and errors.
-	WatchTester(tester TesterClient)
+	// WatchTester makes long phases log the tester's live rate and errors, read from tester
+	// (a testers.Client).
+	WatchTester(tester LiveSource)
+	// Record samples the resources of dep's processes every Scenario().ResourceInterval() until
+	// the returned stop, or the end of the run's test. stop returns one Series per process, in
+	// Deployment.Processes order, each with its Role from roles (process name to role), and
+	// logs how many readings failed, as what's: a failed reading is skipped and sampling goes
+	// on. CPU is in cores over each interval, RSS in bytes (Sample).
+	Record(dep Deployment, roles map[string]string, what string) (stop func() []Series)
 	// Checkpoint rewrites the result file after phase.
 	Checkpoint(phase string)
 	// InfraError records err as an infrastructure error of the run and fails the test.

@@ -59,7 +59,7 @@ type Result struct {
 	Timeline []Second `json:"timeline,omitempty"`
 	// Testers are the results of each tester when several shared the load (Params.Split), in
 	// tester order, each with its own share in Params; this result is their merge
-	// (MergeResults). Nil for one tester.
+	// (testers.MergeResults). Nil for one tester.
 	Testers []Result `json:"testers,omitempty"`
 	// StartSpreadSeconds is how far apart the Testers really started: the last StartTime minus
 	// the first, in seconds (0 for one tester).

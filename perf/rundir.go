@@ -1,10 +1,7 @@
 package perf
 
 import (
-	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 )
 
 // RunsDir is the folder under the report root that holds one folder per run id.
@@ -30,31 +27,4 @@ type Command struct {
 	// Env holds every DAPR_* and DAPRD_* variable that was set, and CI; values of names
 	// containing PASSWORD, TOKEN or SECRET are replaced by "<redacted>".
 	Env map[string]string `json:"env,omitempty"`
-}
-
-// interruptHooks are what Interrupted runs, in the order registered.
-var interruptHooks struct {
-	sync.Mutex
-	fns []func(os.Signal)
-}
-
-// OnInterrupt registers fn to run when a platform's signal handler calls Interrupted: the
-// runner registers the writing of its open result files, so that a run cut short by a signal
-// keeps what it measured.
-func OnInterrupt(fn func(os.Signal)) {
-	interruptHooks.Lock()
-	defer interruptHooks.Unlock()
-	interruptHooks.fns = append(interruptHooks.fns, fn)
-}
-
-// Interrupted runs every hook registered with OnInterrupt for sig. A platform's signal handler
-// calls it before stopping its processes (package local does); without one the process dies
-// of the signal and the result files keep their last phase, also marked incomplete.
-func Interrupted(sig os.Signal) {
-	interruptHooks.Lock()
-	fns := slices.Clone(interruptHooks.fns)
-	interruptHooks.Unlock()
-	for _, fn := range fns {
-		fn(sig)
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/daprperf/daprperf/apps/httpapp"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // BenchmarkMaxThroughput measures, in the same run against the same in-process httpapp on
@@ -51,7 +52,7 @@ func BenchmarkMaxThroughput(b *testing.B) {
 }
 
 // BenchmarkMaxThroughputWhilePolled is BenchmarkMaxThroughput with the tester's run going
-// through its HTTP API (POST /test, so the live counters' sampler runs) while perf.WatchLive
+// through its HTTP API (POST /test, so the live counters' sampler runs) while testers.Watch
 // polls GET /progress every 100 ms, a hundred times as often as a long phase's poller does.
 // The live progress must not cost the load: the ratio to fortio must stay >= 0.95 (make
 // bench-tester). It also reports the polls answered per second.
@@ -59,20 +60,20 @@ func BenchmarkMaxThroughputWhilePolled(b *testing.B) {
 	target := httpApp(b, httpapp.Options{})
 	srv := httptest.NewServer(openHandler(b, target))
 	b.Cleanup(srv.Close)
-	client := perf.TesterClient{URL: srv.URL}
+	client := testers.Client{URL: srv.URL}
 	const connections, d = 16, 3 * time.Second
 	var testerQPS, fortioQPS float64
 	var polls, running atomic.Int64
 	for b.Loop() {
 		p := perf.DefaultParams()
 		p.Target, p.MaxRate, p.Connections, p.Duration = target, true, connections, d
-		stop := perf.WatchLive(client, 100*time.Millisecond, func(_ time.Duration, lp perf.LiveProgress, err error) {
+		stop := testers.Watch(client, 100*time.Millisecond, func(_ time.Duration, lp perf.LiveProgress, err error) {
 			polls.Add(1)
 			if err == nil && lp.Running && lp.Requests > 0 {
 				running.Add(1)
 			}
 		})
-		res, err := perf.RunLoad(b.Context(), client, p)
+		res, err := testers.RunLoad(b.Context(), client, p)
 		stop()
 		if err != nil {
 			b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // The bases the plans share: the steps of a run (connect to the tester, the discarded warmup,
@@ -16,10 +17,10 @@ import (
 // startTester returns the client of the scenario's testers in dep (one, or a group that splits
 // each load: Scenario.TesterReplicas), the first watched by the progress lines (live QPS and
 // errors). Errors: a tester's endpoint or token is unknown to dep.
-func startTester(s perf.Session, dep perf.Deployment) (perf.TesterClient, error) {
-	tester, err := perf.NewTesterGroup(dep, s.Scenario().TesterNames())
+func startTester(s perf.Session, dep perf.Deployment) (testers.Client, error) {
+	tester, err := testers.NewGroup(dep, s.Scenario().TesterNames())
 	if err != nil {
-		return perf.TesterClient{}, err
+		return testers.Client{}, err
 	}
 	s.WatchTester(tester)
 	return tester, nil
@@ -28,7 +29,7 @@ func startTester(s perf.Session, dep perf.Deployment) (perf.TesterClient, error)
 // runWarmup runs warm on tester as the progress phase "warmup (discarded)<what>" of about d
 // (0: unknown), and returns its result, which no figure uses. Errors: the load failed, wrapped
 // with "warmup: ".
-func runWarmup(s perf.Session, tester perf.TesterClient, warm perf.Params, what string, d time.Duration) (perf.Result, error) {
+func runWarmup(s perf.Session, tester testers.Client, warm perf.Params, what string, d time.Duration) (perf.Result, error) {
 	res, err := runPhase(s, tester, perf.Step{Name: "warmup (discarded)" + what, Duration: d}, warm)
 	if err != nil {
 		return perf.Result{}, fmt.Errorf("warmup: %w", err)
@@ -37,30 +38,16 @@ func runWarmup(s perf.Session, tester perf.TesterClient, warm perf.Params, what 
 }
 
 // runPhase runs p on tester as the progress phase (its line and expected length).
-func runPhase(s perf.Session, tester perf.TesterClient, phase perf.Step, p perf.Params) (perf.Result, error) {
+func runPhase(s perf.Session, tester testers.Client, phase perf.Step, p perf.Params) (perf.Result, error) {
 	defer s.Phase(phase.Name, phase.Duration)()
-	return perf.RunLoad(s.T().Context(), tester, p)
+	return testers.RunLoad(s.T().Context(), tester, p)
 }
 
-// record samples the resources of dep's processes (their roles by name) every ResourceInterval
-// of the scenario until the returned stop, which returns the series and logs how many readings
-// failed, as what's (a failed reading is skipped and sampling goes on).
-func record(s perf.Session, dep perf.Deployment, roles map[string]string, what string) (stop func() []perf.Series) {
-	rec := perf.Record(s.T().Context(), dep, s.Scenario().ResourceInterval(), roles)
-	return func() []perf.Series {
-		series, errs := rec.Stop()
-		if len(errs) > 0 {
-			s.T().Logf("%s: %d resource readings failed, first: %v", what, len(errs), errs[0])
-		}
-		return series
-	}
-}
-
-// measure runs p on tester as the progress phase, recording dep's resources meanwhile (record,
-// what naming the load), and returns the load's result, the series and the load's error: the
-// measured phase of every plan that samples resources during one load.
-func measure(s perf.Session, dep perf.Deployment, tester perf.TesterClient, phase perf.Step, p perf.Params, roles map[string]string, what string) (perf.Result, []perf.Series, error) {
-	stop := record(s, dep, roles, what)
+// measure runs p on tester as the progress phase, recording dep's resources meanwhile
+// (Session.Record, what naming the load), and returns the load's result, the series and the
+// load's error: the measured phase of every plan that samples resources during one load.
+func measure(s perf.Session, dep perf.Deployment, tester testers.Client, phase perf.Step, p perf.Params, roles map[string]string, what string) (perf.Result, []perf.Series, error) {
+	stop := s.Record(dep, roles, what)
 	res, err := runPhase(s, tester, phase, p)
 	return res, stop(), err
 }
@@ -75,7 +62,7 @@ type namedLoads struct {
 
 // measureLoad measures p (measure) and records it as the load name in the report, then
 // checkpoints. Errors: the load's, wrapped with its prefixed name.
-func (l *namedLoads) measureLoad(s perf.Session, dep perf.Deployment, tester perf.TesterClient, name string, phase perf.Step, p perf.Params, roles map[string]string) (perf.Result, error) {
+func (l *namedLoads) measureLoad(s perf.Session, dep perf.Deployment, tester testers.Client, name string, phase perf.Step, p perf.Params, roles map[string]string) (perf.Result, error) {
 	label := l.prefix + name
 	res, series, err := measure(s, dep, tester, phase, p, roles, label)
 	if err != nil {

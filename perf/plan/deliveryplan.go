@@ -12,6 +12,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // DeliveryPlan measures pub/sub delivery end to end: the tester publishes at a fixed rate
@@ -262,7 +263,7 @@ func (d *deliveryRun) Run(s perf.Session) error {
 		dr.PubSub = op.Store // the configuration store's component
 	}
 	rep.Delivery = dr
-	stopSampling := record(s, dep, sc.Roles(), "delivery")
+	stopSampling := s.Record(dep, sc.Roles(), "delivery")
 	restarted := make(chan struct{})
 	if at := d.restartAt; at > 0 {
 		go func() {
@@ -273,7 +274,7 @@ func (d *deliveryRun) Run(s perf.Session) error {
 		close(restarted)
 	}
 	done := s.Phase(fmt.Sprintf("main: %s %s to %s, %s subscribe", d.sends(), d.pace(main), main.Target, d.Mode), scheduled(main))
-	res, err := perf.RunLoad(ctx, tester, main)
+	res, err := testers.RunLoad(ctx, tester, main)
 	done()
 	<-restarted
 	if err != nil {

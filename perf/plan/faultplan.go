@@ -30,7 +30,7 @@ import (
 // picks the one with the actor active. A fault on a replica that hosts nothing would change
 // nothing (daprd calls only the host of an id).
 //
-// Figures (perf.FaultFigures): "errors" (every non-2xx answer and socket error of both phases),
+// Figures (report.DeriveFigures, for the fault kind): "errors" (every non-2xx answer and socket error of both phases),
 // "errors.injected" (the 500s the hosts injected), "errors.other" (errors that are not injected
 // 500s: every non-500 error, plus the 500s beyond the injected count), "faults.calls" (method
 // calls the window saw), and "base.p95", "faults.p95" (service time, seconds).
@@ -172,7 +172,7 @@ func (fp *faultRun) Run(s perf.Session) error {
 	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
 		return err
 	}
-	target, err := fp.actorHost(dep)
+	target, err := fp.activeHost(ctx, dep)
 	if err != nil {
 		return err
 	}
@@ -210,12 +210,16 @@ func (fp *FaultPlan) roles(sc perf.Scenario, target string) map[string]string {
 	return roles
 }
 
-// actorHost is the host in fp.Hosts with an active actor: the one the warmup's calls placed it
+// activeHost is the host in fp.Hosts with an active actor: the one the warmup's calls placed it
 // on. None is an error; several (a double activation already) picks the first.
-func (fp *FaultPlan) actorHost(dep perf.Deployment) (string, error) {
+func (fp *FaultPlan) activeHost(ctx context.Context, dep perf.Deployment) (string, error) {
 	var active, seen []string
 	for _, h := range fp.Hosts {
-		st, err := perf.FetchActorStats(dep, h)
+		host, err := actorHostOf(dep, h)
+		if err != nil {
+			return "", fmt.Errorf("find the actor's host: %w", err)
+		}
+		st, err := host.stats(ctx, 0)
 		if err != nil {
 			return "", fmt.Errorf("find the actor's host: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/testers"
 
 	"github.com/daprperf/daprperf/perf/growth"
 )
@@ -117,7 +118,7 @@ func (c *growthConfig) Run(s perf.Session) error {
 		// A variant that -run filters out never calls the function: it is not in the report.
 		s.Run(v.Name, func(t perf.TB) {
 			dep := s.Deploy(t, v.Name, v.Apps, c.roundParams())
-			tester, err := perf.NewTesterClient(dep, v.Tester)
+			tester, err := testers.NewClient(dep, v.Tester)
 			if err != nil {
 				s.InfraError(v.Name, err)
 				return
@@ -272,7 +273,7 @@ func (g GrowthPlan) roundParams() perf.Params {
 
 // runVariant loads one variant's deployment and reads its sidecars; the deployment is torn
 // down when the subtest t ends.
-func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deployment, tester perf.TesterClient) (out growth.Variant, loads []perf.Result, err error) {
+func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deployment, tester testers.Client) (out growth.Variant, loads []perf.Result, err error) {
 	t.Helper()
 	out = growth.Variant{Name: v.Name, Description: v.Description, Control: v.Control, UniquePath: v.UniquePath}
 
@@ -283,7 +284,7 @@ func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deplo
 	}
 	// Warm up with one round of the fixed method: the first round after start-up steps RSS
 	// up by several MiB (connection pools, buffers, heap target), which is not growth.
-	if _, err := perf.RunLoad(t.Context(), tester, p); err != nil {
+	if _, err := testers.RunLoad(t.Context(), tester, p); err != nil {
 		return out, loads, fmt.Errorf("warmup: %w", err)
 	}
 	p.UniquePath = v.UniquePath
@@ -334,7 +335,7 @@ func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deplo
 		return out, loads, err
 	}
 	for k := 1; k <= g.Rounds; k++ {
-		res, err := perf.RunLoad(t.Context(), tester, p)
+		res, err := testers.RunLoad(t.Context(), tester, p)
 		if err != nil {
 			return out, loads, fmt.Errorf("round %d: %w", k, err)
 		}

@@ -267,7 +267,7 @@ func (j *JobTriggerPlan) Run(s perf.Session) error {
 	if err := app.call(ctx, http.MethodPost, "/reset", nil, jobsAppCallTimeout, nil); err != nil {
 		return err
 	}
-	stopSampling := record(s, dep, sc.Roles(), "jobs")
+	stopSampling := s.Record(dep, sc.Roles(), "jobs")
 	stopRec := func() {
 		// no request count to grow per: only peak RSS and CPU
 		rep.Resources = report.ResourcesWithoutGrowth([]perf.Round{{Resources: stopSampling()}})

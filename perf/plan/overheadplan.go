@@ -100,7 +100,7 @@ func (OverheadPlan) Run(s perf.Session) error {
 	}
 	if cfg.Idle > 0 {
 		done := s.Phase("idle window: sampling resources with no load", cfg.Idle)
-		rep.Idle = sampleIdle(t.Context(), dep, cfg.Idle, sc)
+		rep.Idle = sampleIdle(s, dep, cfg.Idle)
 		done()
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // Preflight bounds. Each step is a short fixed-rate load through the sidecars (the main route);
@@ -138,7 +139,7 @@ func applyPreflight(ctx context.Context, t perf.TB, dep perf.Deployment, sc perf
 		}
 		return nil, nil
 	}
-	tester, err := perf.NewTesterGroup(dep, sc.TesterNames())
+	tester, err := testers.NewGroup(dep, sc.TesterNames())
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func applyPreflight(ctx context.Context, t perf.TB, dep perf.Deployment, sc perf
 				return nil, err
 			}
 			done := sess.Phase(fmt.Sprintf("preflight %d QPS", q), step)
-			r, err := perf.RunLoad(ctx, tester, p)
+			r, err := testers.RunLoad(ctx, tester, p)
 			done()
 			if err != nil {
 				return nil, fmt.Errorf("preflight at %d QPS: %w", q, err)

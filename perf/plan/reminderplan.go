@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -296,14 +293,11 @@ func (rp *reminderRun) Finish(s perf.Session, runErr error) {
 	}
 }
 
-// actorHost reads an actor host's counters (apps/actorapp GET /stats).
-type actorHost struct{ url string }
-
 // waitFires reads the host's counters every reminderPoll until want timed fires have arrived or
 // until is reached, and returns the last counters (with the want-th fire's arrival when it came).
 func (h actorHost) waitFires(ctx context.Context, want int64, until time.Time) (perf.ActorStats, error) {
 	for {
-		st, err := h.stats(ctx, want)
+		st, err := h.stats(ctx, max(want, 1))
 		if err != nil || st.ReminderFiresTimed >= want || time.Now().After(until) {
 			return st, err
 		}
@@ -313,27 +307,4 @@ func (h actorHost) waitFires(ctx context.Context, want int64, until time.Time) (
 		case <-time.After(reminderPoll):
 		}
 	}
-}
-
-func (h actorHost) stats(ctx context.Context, fires int64) (perf.ActorStats, error) {
-	ctx, cancel := context.WithTimeout(ctx, perf.ActorStatsTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/stats?reminderFires=%d", h.url, max(fires, 1)), nil)
-	if err != nil {
-		return perf.ActorStats{}, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return perf.ActorStats{}, fmt.Errorf("actor host %s: stats: %w", h.url, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return perf.ActorStats{}, fmt.Errorf("actor host %s: stats: %s: %s", h.url, resp.Status, strings.TrimSpace(string(body)))
-	}
-	var st perf.ActorStats
-	if err := json.Unmarshal(body, &st); err != nil {
-		return perf.ActorStats{}, fmt.Errorf("actor host %s: stats: %w", h.url, err)
-	}
-	return st, nil
 }

@@ -1,23 +1,21 @@
 package plan
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
 )
 
-// sampleIdle samples resources for window with no load.
-func sampleIdle(ctx context.Context, dep perf.Deployment, window time.Duration, sc perf.Scenario) []perf.Series {
-	interval := sc.ResourceInterval()
-	rec := perf.Record(ctx, dep, interval, sc.Roles())
+// sampleIdle samples dep's resources for window with no load (Session.Record), or until the
+// run's test ends.
+func sampleIdle(s perf.Session, dep perf.Deployment, window time.Duration) []perf.Series {
+	stop := s.Record(dep, s.Scenario().Roles(), "idle window")
 	select {
-	case <-ctx.Done():
+	case <-s.T().Context().Done():
 	case <-time.After(window):
 	}
-	series, _ := rec.Stop()
-	return series
+	return stop()
 }
 
 // routed returns p aimed at route r of the deployment.

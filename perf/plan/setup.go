@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // runSetup sends each of sc.Setup through dep's tester, in order. A setup that cannot be
@@ -14,7 +15,7 @@ func runSetup(s perf.Session, dep perf.Deployment) error {
 	if len(s.Scenario().Setup) == 0 {
 		return nil
 	}
-	tester, err := perf.NewTesterClient(dep, s.Scenario().Tester)
+	tester, err := testers.NewClient(dep, s.Scenario().Tester)
 	if err != nil {
 		return err
 	}
@@ -27,7 +28,7 @@ func runSetup(s perf.Session, dep perf.Deployment) error {
 			return fmt.Errorf("setup %q: %w", su.Name, err)
 		}
 		start := time.Now()
-		res, err := perf.RunLoad(s.T().Context(), tester, p)
+		res, err := testers.RunLoad(s.T().Context(), tester, p)
 		if err != nil {
 			return fmt.Errorf("setup %q: %w", su.Name, err)
 		}

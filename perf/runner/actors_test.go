@@ -57,11 +57,11 @@ func TestFetchActorStats(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(perf.ActorStats{Host: "h", Activations: 7})
 	}))
 	t.Cleanup(srv.Close)
-	st, err := perf.FetchActorStats(fakeEndpoint{srv.URL}, "actorapp")
+	st, err := fetchActorStats(fakeEndpoint{srv.URL}, "actorapp")
 	require.NoError(t, err)
 	assert.EqualValues(t, 7, st.Activations)
 
-	_, err = perf.FetchActorStats(fakeEndpoint{srv.URL + "/x"}, "actorapp")
+	_, err = fetchActorStats(fakeEndpoint{srv.URL + "/x"}, "actorapp")
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "418"), err.Error())
 }

@@ -5,7 +5,8 @@
 // prints the summary and fails the test once per failed bound.
 //
 // It also owns the run's progress lines, the step-down ladder for plans whose preflight picks
-// the load (perf.Laddered), the plan-only pass (DAPR_PERF_PLAN_ONLY) and the writing of open
-// result files on SIGINT (perf.Interrupted). runner imports perf, report and push, and knows
-// plans only as perf.Plan.
+// the load (perf.Laddered), the plan-only pass (DAPR_PERF_PLAN_ONLY) and the writing of the
+// result file on SIGINT or SIGTERM, through the hook it hands the platform with each start
+// (perf.WithInterruptHook). runner imports perf, report, push and the tester client (to watch a
+// tester's live progress), and knows plans only as perf.Plan.
 package runner

@@ -11,9 +11,10 @@ import (
 	"github.com/daprperf/daprperf/perf/report"
 )
 
-// TestInterruptMarksTheSignal: a platform's signal handler (perf.Interrupted) rewrites every
+// TestInterruptMarksTheSignal: the interrupt hook a platform's signal handler calls rewrites an
 // open result file with the phases so far, marked incomplete and interruptedBy the signal, so
-// its outcome is interrupted (exit code 130); a file whose final write was done is left alone.
+// its outcome is interrupted (exit code 130); a second call (another deployment of the run)
+// changes nothing, and a file whose final write was done is left alone.
 func TestInterruptMarksTheSignal(t *testing.T) {
 	root := t.TempDir()
 	rep := &perf.Report{Schema: perf.ReportSchema, Test: "interrupt", Transport: perf.HTTP, RunID: "interrupt-1", Pass: true,
@@ -27,11 +28,13 @@ func TestInterruptMarksTheSignal(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, done.finish(&doneRep))
 
-	perf.Interrupted(syscall.SIGINT)
+	open.interrupt(syscall.SIGINT)
+	open.interrupt(syscall.SIGTERM)
+	done.interrupt(syscall.SIGINT)
 
 	got, err := report.ReadReport(open.Path())
 	require.NoError(t, err)
-	assert.Equal(t, "SIGINT", got.InterruptedBy)
+	assert.Equal(t, "SIGINT", got.InterruptedBy, "the first signal is the one kept")
 	assert.True(t, got.Incomplete)
 	assert.Equal(t, "interrupted by SIGINT after round 1 baseline", got.IncompleteReason)
 	outcome, why := got.Outcome()

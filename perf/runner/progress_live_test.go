@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // logRecorder is a testing.TB that keeps what is logged.
@@ -53,7 +54,7 @@ func TestLongPhaseLogsTheTestersLiveFigures(t *testing.T) {
 	t.Cleanup(srv.Close)
 	rec := &logRecorder{TB: t}
 	p := &progress{t: rec, start: time.Now(), expected: time.Minute}
-	p.watchTester(perf.TesterClient{URL: srv.URL, Token: "tok-0123456789abcdef"})
+	p.watchTester(testers.Client{URL: srv.URL, Token: "tok-0123456789abcdef"})
 
 	p.phase("short", 5*time.Second)() // below 2 ticks: no poll
 	done := p.phase("round 1/1: main", 20*time.Second)

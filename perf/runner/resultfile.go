@@ -12,13 +12,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/prometheus/procfs"
-	"golang.org/x/sys/unix"
 )
 
 // Run files. Every run writes under its own run id,
@@ -94,13 +92,13 @@ func commandFromEnv(env perf.Env) *perf.Command {
 }
 
 // runFile is the result file one run owns. Its methods are safe for concurrent use: the test's
-// goroutine writes phases, Interrupted may mark it from a signal handler's.
+// goroutine writes phases, interrupt may mark it from a platform's signal handler.
 type runFile struct {
 	mu   sync.Mutex
 	path string
-	// last is the report as last written; Interrupted rewrites it.
+	// last is the report as last written; interrupt rewrites it.
 	last *perf.Report
-	// done is set by the final write; interrupted names the signal Interrupted was told of.
+	// done is set by the final write; interrupted names the signal interrupt was told of.
 	done        bool
 	interrupted string
 	// phase is the last phase the run completed, for the incomplete reason; "" for none.
@@ -114,12 +112,6 @@ func (f *runFile) after() string {
 	}
 	return "after " + f.phase
 }
-
-// activeFiles are the run files not yet finished, for Interrupted.
-var activeFiles = struct {
-	sync.Mutex
-	m map[*runFile]struct{}
-}{m: map[*runFile]struct{}{}}
 
 // createRunFile writes rep, marked incomplete, as a new file under root (see RunPath). It never
 // replaces a file: when result.json is taken (the same run id ran the scenario before), it
@@ -149,9 +141,6 @@ func createRunFile(root string, rep *perf.Report) (*runFile, error) {
 		}
 		f.path = path
 		f.last = f.snapshot(rep, false)
-		activeFiles.Lock()
-		activeFiles.m[f] = struct{}{}
-		activeFiles.Unlock()
 		return f, nil
 	}
 	return nil, fmt.Errorf("perf: result file: %s and result-2.json to result-%d.json all exist in %s: set %s to a new run id",
@@ -208,7 +197,7 @@ func writeTemp(dir string, b []byte) (string, error) {
 func (f *runFile) Path() string { return f.path }
 
 // snapshot copies rep for writing; unless final, it is marked incomplete with the last phase
-// completed. After Interrupted, every write is marked interrupted.
+// completed. After interrupt, every write is marked interrupted.
 func (f *runFile) snapshot(rep *perf.Report, final bool) *perf.Report {
 	c := *rep
 	if !final && !c.Incomplete {
@@ -273,9 +262,6 @@ func (f *runFile) finish(rep *perf.Report) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.done = true
-	activeFiles.Lock()
-	delete(activeFiles.m, f)
-	activeFiles.Unlock()
 	return f.replace(rep, true)
 }
 
@@ -411,41 +397,4 @@ func defaultReportRoot() (string, error) {
 		return "", err
 	}
 	return filepath.Join(root, "reports"), nil
-}
-
-func init() { perf.OnInterrupt(interruptRunFiles) }
-
-// interruptRunFiles marks every run file of this process that has not had its final write as
-// interrupted by sig, and writes it at once with the phases completed so far (Interrupted).
-func interruptRunFiles(sig os.Signal) {
-	activeFiles.Lock()
-	files := make([]*runFile, 0, len(activeFiles.m))
-	for f := range activeFiles.m {
-		files = append(files, f)
-	}
-	activeFiles.Unlock()
-	for _, f := range files {
-		f.mu.Lock()
-		if !f.done && f.last != nil {
-			f.interrupted = signalName(sig)
-			last := *f.last
-			last.Incomplete, last.IncompleteReason = false, "" // snapshot marks it anew
-			if err := f.replace(&last, false); err != nil {
-				fmt.Fprintf(os.Stderr, "perf: interrupted: %v\n", err)
-			} else {
-				fmt.Fprintf(os.Stderr, "perf: interrupted by %v: partial result kept in %s\n", sig, f.path)
-			}
-		}
-		f.mu.Unlock()
-	}
-}
-
-// signalName is "SIGINT" for syscall.SIGINT; other signals as they print.
-func signalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok {
-		if name := unix.SignalName(s); name != "" {
-			return name
-		}
-	}
-	return sig.String()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // session is one run as a plan sees it: the test, the configuration, the report being filled
@@ -47,7 +48,7 @@ func (s *session) Report() *perf.Report { return s.rep }
 func (s *session) Phase(name string, d time.Duration) (done func()) { return s.prog.phase(name, d) }
 
 // WatchTester makes long phases log tester's live rate and errors.
-func (s *session) WatchTester(tester perf.TesterClient) { s.prog.watchTester(tester) }
+func (s *session) WatchTester(tester perf.LiveSource) { s.prog.watchTester(tester) }
 
 // deployed is one deployment the session started; label prefixes its processes in exits ("" for
 // a scenario's only deployment).
@@ -60,12 +61,15 @@ type deployed struct {
 // Deploy starts apps for t (the platform tears them down when t ends), with each tester capped
 // at loads (withTesterLimits), stamps the daprd version into the report and checkpoints. The
 // deployment's exits are read before its teardown (a cleanup registered after the platform's
-// runs first), or when the runner asks for them after the plan, whichever comes first. A
+// runs first), or when the runner asks for them after the plan, whichever comes first. The
+// start context tells the platform where to keep the logs of a failed test (perf.WithLogsDir)
+// and what to call on a signal (perf.WithInterruptHook: the result file's interrupt). A
 // platform that cannot start fails t (Platform.Start).
 func (s *session) Deploy(t perf.TB, label string, apps []perf.App, loads ...perf.Params) perf.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	ctx = perf.WithLogsDir(ctx, logsDir(s.rf.Path(), t.Name(), label))
+	ctx = perf.WithInterruptHook(ctx, s.rf.interrupt)
 	dep := s.cfg.Platform.Start(ctx, t, withTesterLimits(apps, loads...)...)
 	cancel()
 	d := &deployed{dep: dep, label: label}
@@ -175,7 +179,7 @@ func (s *session) readActorStats() {
 			if a.Kind != perf.ActorApp {
 				continue
 			}
-			st, err := perf.FetchActorStats(d.dep, a.Name)
+			st, err := fetchActorStats(d.dep, a.Name)
 			if err != nil {
 				s.InfraError("actor stats of "+a.Name+labelSuffix(d.label), err)
 				continue
@@ -199,13 +203,13 @@ const phaseOverhead = 500 * time.Millisecond
 // progress logs a run's plan before it starts, then one line per phase with the elapsed time
 // and the expected time left, and every progressTick of a phase that lasts at least twice as
 // long, how far it is, with the tester's live QPS, requests and errors once watchTester has
-// named the tester (perf.WatchLive). Safe to use from one goroutine; its ticker runs in its own.
+// named the tester (testers.Watch). Safe to use from one goroutine; its ticker runs in its own.
 type progress struct {
 	t        testing.TB
 	start    time.Time
-	expected time.Duration      // the whole plan
-	planned  time.Duration      // the phases started so far, as planned
-	tester   *perf.TesterClient // set by watchTester: ticks show its live figures
+	expected time.Duration   // the whole plan
+	planned  time.Duration   // the phases started so far, as planned
+	tester   perf.LiveSource // set by watchTester: ticks show its live figures
 	mu       sync.Mutex
 }
 
@@ -239,7 +243,7 @@ func (p *progress) phase(name string, d time.Duration) (done func()) {
 	p.mu.Unlock()
 	p.t.Logf("[%v elapsed, about %v left] %s (%v)", elapsed.Round(time.Second), left.Round(time.Second), name, d)
 	if d >= 2*progressTick && tester != nil {
-		return perf.WatchLive(*tester, progressTick, func(since time.Duration, lp perf.LiveProgress, err error) {
+		return testers.Watch(tester, progressTick, func(since time.Duration, lp perf.LiveProgress, err error) {
 			p.t.Log(liveLine(name, since, d, lp, err))
 		})
 	}
@@ -279,13 +283,13 @@ func liveLine(name string, since, d time.Duration, lp perf.LiveProgress, err err
 }
 
 // watchTester makes every phase of p that lasts at least twice progressTick log, every
-// progressTick, the tester's live QPS, requests and errors (WatchLive) instead of its elapsed
+// progressTick, the tester's live QPS, requests and errors (testers.Watch) instead of its elapsed
 // time alone. A nil progress ignores it.
-func (p *progress) watchTester(tester perf.TesterClient) {
+func (p *progress) watchTester(tester perf.LiveSource) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
-	p.tester = &tester
+	p.tester = tester
 	p.mu.Unlock()
 }

@@ -1,4 +1,4 @@
-package perf_test
+package testers_test
 
 import (
 	"net/http"
@@ -10,20 +10,21 @@ import (
 	"github.com/daprperf/daprperf/apps/httpapp"
 	"github.com/daprperf/daprperf/apps/tester"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
-// liveReading is one report of WatchLive.
+// liveReading is one report of Watch.
 type liveReading struct {
 	since time.Duration
 	lp    perf.LiveProgress
 	err   error
 }
 
-// TestWatchLiveOnARealTester runs a real tester (its HTTP handler on loopback, with a token)
+// TestWatchOnARealTester runs a real tester (its HTTP handler on loopback, with a token)
 // loading a real httpapp at 200 QPS for 25 s, and watches it every 10 s as a long phase does:
 // it must log two readings, at about 10 and 20 s, each with the current QPS within 5 % of 200,
 // about 200 requests per second elapsed, no errors, and none after the watch stopped.
-func TestWatchLiveOnARealTester(t *testing.T) {
+func TestWatchOnARealTester(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 25 s load")
 	}
@@ -41,7 +42,7 @@ func TestWatchLiveOnARealTester(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	client := perf.TesterClient{URL: srv.URL, Token: token}
+	client := testers.Client{URL: srv.URL, Token: token}
 
 	p := perf.DefaultParams()
 	p.Target, p.QPS, p.Connections, p.Duration = app.URL+"/test", 200, 8, 25*time.Second
@@ -49,13 +50,13 @@ func TestWatchLiveOnARealTester(t *testing.T) {
 		mu       sync.Mutex
 		readings []liveReading
 	)
-	stop := perf.WatchLive(client, 10*time.Second, func(since time.Duration, lp perf.LiveProgress, err error) {
+	stop := testers.Watch(client, 10*time.Second, func(since time.Duration, lp perf.LiveProgress, err error) {
 		mu.Lock()
 		readings = append(readings, liveReading{since, lp, err})
 		mu.Unlock()
 		t.Logf("  %v: %s (err %v)", since.Round(time.Second), lp, err)
 	})
-	res, err := perf.RunLoad(t.Context(), client, p)
+	res, err := testers.RunLoad(t.Context(), client, p)
 	stop()
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +102,9 @@ func TestWatchLiveOnARealTester(t *testing.T) {
 	}
 }
 
-// TestWatchLiveSurvivesASlowTester: a tester whose /progress hangs gives a timeout error per
-// poll (LivePollTimeout), never a stuck watch, and stop returns at once during a poll.
-func TestWatchLiveSurvivesASlowTester(t *testing.T) {
+// TestWatchSurvivesASlowTester: a tester whose /progress hangs gives a timeout error per
+// poll (PollTimeout), never a stuck watch, and stop returns at once during a poll.
+func TestWatchSurvivesASlowTester(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -114,14 +115,14 @@ func TestWatchLiveSurvivesASlowTester(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
 	errs := make(chan error, 10)
-	stop := perf.WatchLive(perf.TesterClient{URL: srv.URL}, 100*time.Millisecond, func(_ time.Duration, _ perf.LiveProgress, err error) { errs <- err })
+	stop := testers.Watch(testers.Client{URL: srv.URL}, 100*time.Millisecond, func(_ time.Duration, _ perf.LiveProgress, err error) { errs <- err })
 	select {
 	case err := <-errs:
 		if err == nil {
 			t.Error("a hanging /progress gave no error")
 		}
 		t.Logf("poll error: %v", err)
-	case <-time.After(perf.LivePollTimeout + 2*time.Second):
+	case <-time.After(testers.PollTimeout + 2*time.Second):
 		t.Fatal("no report within the poll timeout")
 	}
 	time.Sleep(500 * time.Millisecond) // the next poll is in flight

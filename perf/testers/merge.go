@@ -1,4 +1,4 @@
-package perf
+package testers
 
 import (
 	"errors"
@@ -6,10 +6,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/hdr"
 )
 
-// MergeResults is the one result of load p run as shares by several testers (Params.Split),
+// MergeResults is the one result of load p run as shares by several testers (perf.Params.Split),
 // rs their results in tester order:
 //   - the latencies are the testers' HDR histograms merged, count by count, so every
 //     percentile is the one a single histogram fed every request would give (at HDR's 3
@@ -23,9 +24,9 @@ import (
 //     merged Timeline is nil: per-second percentiles cannot be merged.
 //
 // Errors: no results, a result without its HDR histogram, or results of different protocols.
-func MergeResults(p Params, rs []Result) (Result, error) {
+func MergeResults(p perf.Params, rs []perf.Result) (perf.Result, error) {
 	if len(rs) == 0 {
-		return Result{}, errors.New("perf: merge: no results")
+		return perf.Result{}, errors.New("testers: merge: no results")
 	}
 	if len(rs) == 1 {
 		return rs[0], nil
@@ -34,13 +35,13 @@ func MergeResults(p Params, rs []Result) (Result, error) {
 	stored.Payload = "" // never store the request payload
 	stored.PayloadBytes = rs[0].Params.PayloadBytes
 	stored.StartAt = rs[0].Params.StartAt
-	out := Result{Params: stored, Baseline: rs[0].Baseline, RetCodes: map[string]int64{}, Testers: rs}
+	out := perf.Result{Params: stored, Baseline: rs[0].Baseline, RetCodes: map[string]int64{}, Testers: rs}
 	var first, lastStart, end time.Time
-	services := make([]Latency, 0, len(rs))
-	responses := make([]Latency, 0, len(rs))
+	services := make([]perf.Latency, 0, len(rs))
+	responses := make([]perf.Latency, 0, len(rs))
 	for i, r := range rs {
 		if r.Params.Protocol != rs[0].Params.Protocol {
-			return Result{}, fmt.Errorf("perf: merge: tester %d ran protocol %s, tester 1 %s", i+1, r.Params.Protocol, rs[0].Params.Protocol)
+			return perf.Result{}, fmt.Errorf("testers: merge: tester %d ran protocol %s, tester 1 %s", i+1, r.Params.Protocol, rs[0].Params.Protocol)
 		}
 		if first.IsZero() || r.StartTime.Before(first) {
 			first = r.StartTime
@@ -73,12 +74,12 @@ func MergeResults(p Params, rs []Result) (Result, error) {
 	out.StartSpreadSeconds = lastStart.Sub(first).Seconds()
 	var err error
 	if out.Latency, err = MergeLatencies(services, p.Percentiles); err != nil {
-		return Result{}, fmt.Errorf("perf: merge: service time: %w", err)
+		return perf.Result{}, fmt.Errorf("testers: merge: service time: %w", err)
 	}
 	if len(responses) == len(rs) {
 		rt, err := MergeLatencies(responses, p.Percentiles)
 		if err != nil {
-			return Result{}, fmt.Errorf("perf: merge: response time: %w", err)
+			return perf.Result{}, fmt.Errorf("testers: merge: response time: %w", err)
 		}
 		out.ResponseTime = &rt
 	}
@@ -91,13 +92,13 @@ func MergeResults(p Params, rs []Result) (Result, error) {
 // pooled from each part's count n_i, mean m_i and deviation s_i:
 // mean = Σ n_i m_i / N, variance = Σ n_i (s_i² + m_i²) / N − mean².
 // Errors: a part without a histogram (HDR), or one that does not decode.
-func MergeLatencies(ls []Latency, ps []float64) (Latency, error) {
+func MergeLatencies(ls []perf.Latency, ps []float64) (perf.Latency, error) {
 	all := hdr.New()
 	var n, sum, sumSq float64
 	for i := range ls {
 		h, err := ls[i].Histogram()
 		if err != nil {
-			return Latency{}, fmt.Errorf("part %d: %w", i+1, err)
+			return perf.Latency{}, fmt.Errorf("part %d: %w", i+1, err)
 		}
 		all.Merge(h)
 		c := float64(h.Count())
@@ -105,9 +106,9 @@ func MergeLatencies(ls []Latency, ps []float64) (Latency, error) {
 		sum += c * ls[i].AvgSeconds
 		sumSq += c * (ls[i].StdDevSeconds*ls[i].StdDevSeconds + ls[i].AvgSeconds*ls[i].AvgSeconds)
 	}
-	out, err := NewLatency(all, ps)
+	out, err := perf.NewLatency(all, ps)
 	if err != nil {
-		return Latency{}, err
+		return perf.Latency{}, err
 	}
 	out.MinSeconds, out.MaxSeconds = all.Min().Seconds(), all.Max().Seconds()
 	if n > 0 {
@@ -121,14 +122,14 @@ func MergeLatencies(ls []Latency, ps []float64) (Latency, error) {
 // and MaxActiveVUs are sums of each tester's: MaxActiveVUs is then an upper bound of the VUs
 // active at once across testers, whose peaks need not coincide. The VU timeline stays in each
 // tester's own result.
-func mergeExecutors(rs []Result) *ExecutorStats {
-	var out *ExecutorStats
+func mergeExecutors(rs []perf.Result) *perf.ExecutorStats {
+	var out *perf.ExecutorStats
 	for _, r := range rs {
 		if r.Executor == nil {
 			return nil
 		}
 		if out == nil {
-			out = &ExecutorStats{Kind: r.Executor.Kind}
+			out = &perf.ExecutorStats{Kind: r.Executor.Kind}
 		}
 		out.Iterations += r.Executor.Iterations
 		out.Scheduled += r.Executor.Scheduled

@@ -1,14 +1,9 @@
 package perf
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -152,83 +147,3 @@ func TesterArgs(allow []string, l TesterLimits) []string {
 // NewTesterToken returns a fresh per-run token: 26 characters of base32, 130 random bits from
 // crypto/rand.
 func NewTesterToken() string { return rand.Text() }
-
-// TesterClient drives one tester app over HTTP.
-type TesterClient struct {
-	// URL is the tester's base URL, "http://127.0.0.1:4000".
-	URL string
-	// Token is the per-run token of the tester's platform, sent as "Authorization: Bearer
-	// <Token>"; "" sends no Authorization header.
-	Token string
-	// SidecarHTTP and SidecarGRPC are the endpoints of the tester's own daprd, as the tester
-	// reaches them ("" without a sidecar): a split load aimed at the first tester's daprd is
-	// aimed at each replica's own (runSplit).
-	SidecarHTTP, SidecarGRPC string
-	// Replicas are the scenario's other testers (NewTesterGroup): RunLoad splits each load
-	// between this tester and them and merges their results. Empty for one tester.
-	Replicas []TesterClient
-}
-
-// NewTesterClient returns the client of the tester app in dep: its AppHTTP endpoint, its
-// token (Deployment.TesterToken) and its sidecar's endpoints, if it has one.
-func NewTesterClient(dep Deployment, app string) (TesterClient, error) {
-	u, err := dep.Endpoint(app, AppControl)
-	if err != nil {
-		return TesterClient{}, err
-	}
-	token, err := dep.TesterToken(app)
-	if err != nil {
-		return TesterClient{}, err
-	}
-	c := TesterClient{URL: u, Token: token}
-	c.SidecarHTTP, _ = dep.Endpoint(app, SidecarHTTP) // "" for a tester without a sidecar
-	c.SidecarGRPC, _ = dep.Endpoint(app, SidecarGRPC)
-	return c, nil
-}
-
-// RunLoad asks tester to run p and returns the tester's result; a tester with Replicas runs p
-// split among them all and returns the merged result (Params.Split, MergeResults). The call is
-// bounded by ctx and by the wait for p.StartAt + p.RunDuration() + TesterSlack. A non-200
-// answer is an error carrying the tester's status and message (its JSON error body): 401 for a
-// missing or wrong token, 403 for a target outside its allow-list, 400 for a load beyond its
-// limits.
-func RunLoad(ctx context.Context, tester TesterClient, p Params) (Result, error) {
-	if len(tester.Replicas) > 0 {
-		return runSplit(ctx, tester, p)
-	}
-	body, err := json.Marshal(p)
-	if err != nil {
-		return Result{}, fmt.Errorf("perf: tester request: %w", err)
-	}
-	wait := max(time.Until(p.StartAt), 0)
-	ctx, cancel := context.WithTimeout(ctx, wait+p.RunDuration()+TesterSlack)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tester.URL+"/test", bytes.NewReader(body))
-	if err != nil {
-		return Result{}, fmt.Errorf("perf: tester request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if tester.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+tester.Token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return Result{}, fmt.Errorf("perf: tester %s: %w", tester.URL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		var reply struct {
-			Error string `json:"error"`
-		}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10)) // for the message only
-		if json.Unmarshal(b, &reply) != nil || reply.Error == "" {
-			reply.Error = string(bytes.TrimSpace(b))
-		}
-		return Result{}, fmt.Errorf("perf: tester %s: %s: %s", tester.URL, resp.Status, reply.Error)
-	}
-	var res Result
-	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
-		return Result{}, fmt.Errorf("perf: tester %s: decode result: %w", tester.URL, err)
-	}
-	return res, nil
-}
