@@ -28,10 +28,10 @@ func TestNewReadsEnv(t *testing.T) {
 			for _, k := range []string{EnvKubeconfig, EnvImageRegistry, EnvImageTag, EnvDaprTestRegistry, EnvDaprTestTag, EnvServiceType, "KUBERNETES_SERVICE_HOST"} {
 				t.Setenv(k, tc.env[k])
 			}
-			_, err := New()
+			_, err := newFromEnv()
 			for _, w := range tc.want {
 				if err == nil || !strings.Contains(err.Error(), w) {
-					t.Errorf("New() = %v, want an error with %q", err, w)
+					t.Errorf("newFromEnv() = %v, want an error with %q", err, w)
 				}
 			}
 		})
@@ -54,7 +54,7 @@ current-context: x
 	t.Setenv(EnvImageRegistry, "ghcr.io/me")
 	t.Setenv(EnvImageTag, "nightly-2026-11-29")
 	t.Setenv(EnvServiceType, "LoadBalancer")
-	p, err := New()
+	p, err := newFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ current-context: x
 			t.Setenv(EnvImageTag, tc.tag)
 			t.Setenv(EnvDaprTestRegistry, tc.dReg)
 			t.Setenv(EnvDaprTestTag, tc.dTag)
-			p, err := New()
+			p, err := newFromEnv()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ current-context: near
 	t.Setenv(EnvServiceType, "")
 	for ctx, want := range map[string]string{"": "https://127.0.0.1:6443", "far": "https://127.0.0.2:6443"} {
 		t.Setenv(EnvKubeContext, ctx)
-		p, err := New()
+		p, err := newFromEnv()
 		if err != nil {
 			t.Fatalf("context %q: %v", ctx, err)
 		}
@@ -136,7 +136,7 @@ current-context: near
 		}
 	}
 	t.Setenv(EnvKubeContext, "nowhere")
-	if _, err := New(); err == nil || !strings.Contains(err.Error(), "DAPR_PERF_KUBE_CONTEXT=nowhere") {
+	if _, err := newFromEnv(); err == nil || !strings.Contains(err.Error(), "DAPR_PERF_KUBE_CONTEXT=nowhere") {
 		t.Errorf("a missing context: %v, want an error naming DAPR_PERF_KUBE_CONTEXT", err)
 	}
 }

@@ -15,3 +15,9 @@ func fromEnv[T any](f func(perf.Env) (T, error)) (T, error) {
 	}
 	return f(env)
 }
+
+// newFromEnv is New given the process environment as a run reads it (WithEnv(runner.LoadEnv())),
+// or LoadEnv's error.
+func newFromEnv() (*Platform, error) {
+	return fromEnv(func(env perf.Env) (*Platform, error) { return New(WithEnv(env)) })
+}
