@@ -79,16 +79,21 @@ func TestBackendsFromEnvOnControlPlane(t *testing.T) {
 	}
 	c := startCluster(t)
 	dyn := dynamic.NewForConfigOrDie(c.cfg)
-	p, err := kube.New(kube.WithEnv(envNow(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages))
-	if err != nil {
-		t.Fatal(err)
+	// platform is the kube platform given the environment t's subtest set, as a run reads it.
+	platform := func(t *testing.T) *kube.Platform {
+		t.Helper()
+		p, err := kube.New(kube.WithEnv(envNow(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 	var ns string
 	t.Run("components", func(t *testing.T) {
 		setBackendEnv(t, chartEnv)
 		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		defer cancel()
-		d, err := p.StartE(ctx, t, backendApps()...)
+		d, err := platform(t).StartE(ctx, t, backendApps()...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +258,7 @@ func TestBackendsFromEnvOnControlPlane(t *testing.T) {
 			}
 			setBackendEnv(t, env)
 			before := runNamespaces(t, c)
-			_, err := p.StartE(t.Context(), t, backendApps()...)
+			_, err := platform(t).StartE(t.Context(), t, backendApps()...)
 			if err == nil {
 				t.Fatal("StartE: no error")
 			}
