@@ -17,6 +17,7 @@ import (
 
 	"github.com/daprperf/daprperf/kube"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // backendVars are every backend variable; setBackendEnv clears the ones env leaves out.
@@ -82,7 +83,7 @@ func TestBackendsFromEnvOnControlPlane(t *testing.T) {
 	// platform is the kube platform given the environment t's subtest set, as a run reads it.
 	platform := func(t *testing.T) *kube.Platform {
 		t.Helper()
-		p, err := kube.New(kube.WithEnv(envNow(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages))
+		p, err := kube.New(kube.WithEnv(runner.EnvFor(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +310,7 @@ func TestComponentObjectsKafkaAndPulsar(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setBackendEnv(t, tc.env)
-			conns, err := kube.BackendsFromEnv(envNow(t), []perf.Backend{perf.BackendKafka, perf.BackendPulsar}, nil)
+			conns, err := kube.BackendsFromEnv(runner.EnvFor(t), []perf.Backend{perf.BackendKafka, perf.BackendPulsar}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -346,7 +347,7 @@ func TestComponentObjectsKafkaAndPulsar(t *testing.T) {
 		})
 	}
 	setBackendEnv(t, map[string]string{kube.EnvKafkaAddr: "kafka:9092,kafka:0", kube.EnvKafkaUsername: "u"})
-	_, err := kube.BackendsFromEnv(envNow(t), []perf.Backend{perf.BackendKafka, perf.BackendPulsar}, map[perf.Backend]string{perf.BackendPulsar: "component pulsar"})
+	_, err := kube.BackendsFromEnv(runner.EnvFor(t), []perf.Backend{perf.BackendKafka, perf.BackendPulsar}, map[perf.Backend]string{perf.BackendPulsar: "component pulsar"})
 	for _, w := range []string{`DAPR_PERF_KAFKA_ADDR="kafka:9092,kafka:0": port "0" is not in 1..65535`,
 		"DAPR_PERF_KAFKA_USERNAME and DAPR_PERF_KAFKA_PASSWORD: set both", "DAPR_PERF_PULSAR_ADDR is not set: component pulsar needs"} {
 		if err == nil || !strings.Contains(err.Error(), w) {

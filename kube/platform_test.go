@@ -20,6 +20,7 @@ import (
 
 	"github.com/daprperf/daprperf/kube"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
@@ -43,7 +44,7 @@ func TestPlatformOnControlPlane(t *testing.T) {
 
 	var ns string
 	t.Run("deploy", func(t *testing.T) {
-		p, err := kube.New(kube.WithEnv(envNow(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages))
+		p, err := kube.New(kube.WithEnv(runner.EnvFor(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestPlatformOnControlPlane(t *testing.T) {
 		checkGone(t, c, ns)
 	})
 	t.Run("rollout-timeout", func(t *testing.T) {
-		p, err := kube.New(kube.WithEnv(envNow(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages),
+		p, err := kube.New(kube.WithEnv(runner.EnvFor(t)), kube.WithRESTConfig(c.cfg), kube.WithImages(testImages),
 			kube.WithNodeSelector(map[string]string{"daprperf.io/pool": "none"}))
 		if err != nil {
 			t.Fatal(err)

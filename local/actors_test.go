@@ -208,7 +208,7 @@ func (d *placementKiller) Usage(ctx context.Context) (map[string]perf.Usage, err
 // unexpected exit of "placement" and the restarts verdict, and writes its result file.
 func TestKilledPlacementFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_PLACEMENT_DIR"); dir != "" {
-		p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(dir))
+		p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(dir))
 		require.NoError(t, err)
 		runner.Run(t, scenarios.ActorActivation(), runner.WithPlatform(killPlacementAtMain{p}), runner.WithReportDir(dir))
 		return
@@ -216,7 +216,7 @@ func TestKilledPlacementFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd and placement")
 	}
-	if _, err := local.New(local.WithEnv(envNow(t))); err != nil && os.Getenv("CI") == "" {
+	if _, err := local.New(local.WithEnv(runner.EnvFor(t))); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("no daprd: %v (run make daprd)", err)
 	}
 	dir := t.TempDir()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // envBackendChild makes TestBackendsChild run, as the child of TestBackendsEndWithTheTest; its
@@ -93,7 +94,7 @@ func TestBackendsChild(t *testing.T) {
 	if !ok {
 		return // only a child process started by its parent test runs it; not a skipped test
 	}
-	p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(root), local.WithoutDaprdB())
+	p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(root), local.WithoutDaprdB())
 	require.NoError(t, err)
 	cs := []perf.Component{{Name: "s", Type: perf.StateRedis}, {Name: "pg", Type: perf.StatePostgreSQL}}
 	if mode == "sigint" {

@@ -111,7 +111,7 @@ func TestDeliveryThroughDaprdOnEachBroker(t *testing.T) {
 // stream) and records the restart.
 func TestBrokerRestartShowsLostMessages(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_RESTART_BROKER_CHILD_DIR"); dir != "" {
-		p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(dir), local.WithoutDaprdB())
+		p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(dir), local.WithoutDaprdB())
 		require.NoError(t, err)
 		sc := scenarios.WithBrokerRestart(scenarios.PubSubDelivery(scenarios.SubscribeBrokers[0], perf.SubscribeNormal), restartAt)
 		if os.Getenv("DAPRPERF_RESTART_BROKER_SLOW") != "" {

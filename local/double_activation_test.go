@@ -47,7 +47,7 @@ func shortDoubleActivation(hostArgs ...string) perf.Scenario {
 // every client 500 one the host injected.
 func TestDoubleActivationGateFailsOnErrorsOutsideTheInjection(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_FAULT_GATE_DIR"); dir != "" {
-		p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(dir))
+		p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(dir))
 		require.NoError(t, err)
 		var args []string
 		if f := os.Getenv("DAPRPERF_FAULT_GATE_HOST_FAIL"); f != "" {
@@ -59,7 +59,7 @@ func TestDoubleActivationGateFailsOnErrorsOutsideTheInjection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd, placement, redis and four apps")
 	}
-	if _, err := local.New(local.WithEnv(envNow(t))); err != nil && os.Getenv("CI") == "" {
+	if _, err := local.New(local.WithEnv(runner.EnvFor(t))); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("no daprd: %v (run make daprd)", err)
 	}
 	run := func(t *testing.T, hostFail string) (*perf.Report, []byte, error) {

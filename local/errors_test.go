@@ -14,12 +14,13 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 func TestDaprdEnvMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no-such-daprd")
 	t.Setenv(local.EnvDaprd, path)
-	_, err := local.New(local.WithEnv(envNow(t)))
+	_, err := local.New(local.WithEnv(runner.EnvFor(t)))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, local.EnvDaprd)
 	assert.ErrorContains(t, err, path)
@@ -30,7 +31,7 @@ func TestDaprdEnvNotExecutable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "daprd")
 	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho 1.0.0\n"), 0o644))
 	t.Setenv(local.EnvDaprd, path)
-	_, err := local.New(local.WithEnv(envNow(t)))
+	_, err := local.New(local.WithEnv(runner.EnvFor(t)))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, local.EnvDaprd)
 	assert.ErrorContains(t, err, path)
@@ -39,7 +40,7 @@ func TestDaprdEnvNotExecutable(t *testing.T) {
 
 func TestWithDaprdMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no-such-daprd")
-	_, err := local.New(local.WithEnv(envNow(t)), local.WithDaprd(path))
+	_, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithDaprd(path))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "WithDaprd")
 	assert.ErrorContains(t, err, path)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // startTimeout bounds a deployment's start in these tests, app builds included.
@@ -24,7 +25,7 @@ const startTimeout = 2 * time.Minute
 // unset; under CI a missing daprd fails t.
 func newPlatform(t testing.TB, opts ...local.Option) *local.Platform {
 	t.Helper()
-	p, err := local.New(append([]local.Option{local.WithEnv(envNow(t))}, opts...)...)
+	p, err := local.New(append([]local.Option{local.WithEnv(runner.EnvFor(t))}, opts...)...)
 	if errors.Is(err, local.ErrDaprdNotFound) && os.Getenv("CI") == "" {
 		t.Skipf("skipping: %v", err)
 	}

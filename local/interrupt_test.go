@@ -107,7 +107,7 @@ func TestInterruptedRunChild(t *testing.T) {
 		return // only a child process started by its parent test runs it; not a skipped test
 	}
 	// The signal leaves the run dir (logs) behind, as for a failed test: keep it in root.
-	p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(root), local.WithoutDaprdB())
+	p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(root), local.WithoutDaprdB())
 	require.NoError(t, err)
 	runner.Run(t, scenarios.ServiceInvocation(perf.HTTP), runner.WithPlatform(p), runner.WithReportDir(root))
 	t.Error("not interrupted")

@@ -26,7 +26,7 @@ import (
 // run may still be running.
 func TestKilledStoreDuringStateGet(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_STORE_CHILD_DIR"); dir != "" {
-		p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(dir), local.WithoutDaprdB())
+		p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(dir), local.WithoutDaprdB())
 		require.NoError(t, err)
 		runner.Run(t, scenarios.StateGet(perf.HTTP, perf.StateRedis), runner.WithPlatform(killAtMain{p, "redis"}), runner.WithReportDir(dir))
 		return

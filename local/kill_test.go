@@ -57,7 +57,7 @@ func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_CHILD_DIR"); dir != "" {
 		// This child fails on purpose, and a failed test keeps its run dir: put it in the
 		// parent's temporary dir, which the parent removes.
-		p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(dir))
+		p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(dir))
 		require.NoError(t, err)
 		runner.Run(t, scenarios.ServiceInvocation(perf.HTTP), runner.WithPlatform(killAtMain{p, perf.SidecarName(scenarios.TargetApp)}), runner.WithReportDir(dir))
 		return
@@ -65,7 +65,7 @@ func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd")
 	}
-	if _, err := local.New(local.WithEnv(envNow(t))); err != nil && os.Getenv("CI") == "" {
+	if _, err := local.New(local.WithEnv(runner.EnvFor(t))); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("no daprd: %v (run make daprd)", err)
 	}
 	dir := t.TempDir()
@@ -99,7 +99,7 @@ func TestKilledSidecarFailsTheRunAndTheResultIsWritten(t *testing.T) {
 // result file must record the exit.
 func TestKilledBackendFailsTheRun(t *testing.T) {
 	if dir := os.Getenv("DAPRPERF_KILL_BACKEND_CHILD_DIR"); dir != "" {
-		p, err := local.New(local.WithEnv(envNow(t)), local.WithRunDirParent(dir), local.WithoutDaprdB())
+		p, err := local.New(local.WithEnv(runner.EnvFor(t)), local.WithRunDirParent(dir), local.WithoutDaprdB())
 		require.NoError(t, err)
 		sc := scenarios.ServiceInvocation(perf.HTTP)
 		for i, a := range sc.Apps {

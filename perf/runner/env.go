@@ -150,3 +150,14 @@ func envError(err error) error {
 	}
 	return err
 }
+
+// EnvFor is LoadEnv for a test that sets variables with t.Setenv and hands the result on as a
+// run would (a platform's WithEnv, a plan's RunConfig.Env): a bad value fails t.
+func EnvFor(t perf.TB) perf.Env {
+	t.Helper()
+	env, err := LoadEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}

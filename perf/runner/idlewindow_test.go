@@ -74,7 +74,7 @@ func TestRunIdlesForTheScenariosMinimum(t *testing.T) {
 	t.Setenv(perf.EnvIdleWindow, "0s")
 	sc := calibration()
 	sc.MinIdleWindow = 2 * time.Second
-	l, err := runner.PlanOf(sc, envNow(t))
+	l, err := runner.PlanOf(sc, runner.EnvFor(t))
 	require.NoError(t, err)
 	assert.Equal(t, "idle window 2s", l.Phases[len(l.Phases)-1].Name, "the plan shows the raised window")
 

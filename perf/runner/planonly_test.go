@@ -36,7 +36,7 @@ func TestPlanOfOverheadScenarioSumsItsPhases(t *testing.T) {
 	t.Setenv(perf.EnvIdleWindow, "7s")
 	sc := calibration()
 	sc.MainOptions = []perf.Option{perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute)}
-	l, err := runner.PlanOf(sc, envNow(t))
+	l, err := runner.PlanOf(sc, runner.EnvFor(t))
 	require.NoError(t, err)
 
 	// The preflight: 1000, 500, 250, 100 QPS, each min(6 s, 30 s / 4) = 6 s.
@@ -58,7 +58,7 @@ func TestPlanOfOverheadScenarioSumsItsPhases(t *testing.T) {
 	// DAPR_PERF_QPS names the load: no preflight, and the main phases at that rate and length.
 	t.Setenv(perf.EnvQPS, "100")
 	t.Setenv(perf.EnvDuration, "10s")
-	env := envNow(t)
+	env := runner.EnvFor(t)
 	kubernetes := "kubernetes"
 	env.Platform = &kubernetes
 	l, err = runner.PlanOf(sc, env)
@@ -71,7 +71,7 @@ func TestPlanOfOverheadScenarioSumsItsPhases(t *testing.T) {
 
 // The line is the prefix and the JSON of the PlanLine, on one line.
 func TestPlanLineString(t *testing.T) {
-	l, err := runner.PlanOf(calibration(), envNow(t))
+	l, err := runner.PlanOf(calibration(), runner.EnvFor(t))
 	require.NoError(t, err)
 	s := l.String()
 	require.True(t, strings.HasPrefix(s, perf.PlanLinePrefix), s)
@@ -88,7 +88,7 @@ func TestPlanOnlyBadValueNamesTheVariable(t *testing.T) {
 	assert.Contains(t, err.Error(), `DAPR_PERF_PLAN_ONLY="yes": must be 1 or true (print the plan, start nothing), 0 or false`)
 	for v, want := range map[string]bool{"1": true, "true": true, "0": false, "false": false, "": false} {
 		t.Setenv(perf.EnvPlanOnly, v)
-		assert.Equal(t, want, runner.PlanOnlyFromEnv(envNow(t)), v)
+		assert.Equal(t, want, runner.PlanOnlyFromEnv(runner.EnvFor(t)), v)
 	}
 }
 

@@ -126,14 +126,14 @@ func TestTwoRunsBothKept(t *testing.T) {
 func TestRunIDFromEnvIsChecked(t *testing.T) {
 	for _, bad := range []string{"../up", "a/b", ".hidden", "with space", strings.Repeat("a", 200)} {
 		t.Setenv(runner.EnvRunID, bad)
-		_, err := runner.RunIDFromEnv(envNow(t))
+		_, err := runner.RunIDFromEnv(runner.EnvFor(t))
 		require.Error(t, err, "%q", bad)
 		assert.Contains(t, err.Error(), runner.EnvRunID)
 	}
 	t.Setenv(runner.EnvRunID, "")
-	a, err := runner.RunIDFromEnv(envNow(t))
+	a, err := runner.RunIDFromEnv(runner.EnvFor(t))
 	require.NoError(t, err)
-	b, _ := runner.RunIDFromEnv(envNow(t))
+	b, _ := runner.RunIDFromEnv(runner.EnvFor(t))
 	assert.Equal(t, a, b, "unset: one id for the whole test binary")
 	assert.Regexp(t, `^\d{8}T\d{6}Z-[0-9a-f]{4}$`, a)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/plan"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 func threshold(t *testing.T, sc perf.Scenario, figure string) perf.Threshold {
@@ -29,7 +30,7 @@ func TestActorScaleScenarios(t *testing.T) {
 	types := ts.Apps[1].Args[1]
 	assert.Len(t, strings.Split(types, ","), ActorScaleTypes)
 	assert.True(t, strings.HasPrefix(types, "actor_0,actor_1,") && strings.HasSuffix(types, ",actor_99"), "Dapr's names")
-	main, err := envNow(t).MainParams(ts.MainOptions...)
+	main, err := runner.EnvFor(t).MainParams(ts.MainOptions...)
 	require.NoError(t, err)
 	assert.Equal(t, 500, main.Executor.PeakVUs())
 	assert.Equal(t, 0.095, threshold(t, ts, "latency.p95").Limit)
@@ -61,7 +62,7 @@ func TestActorScaleScenarios(t *testing.T) {
 
 func TestActorScaleVUsScaleWithTheQPSOverride(t *testing.T) {
 	t.Setenv(perf.EnvQPS, "100")
-	main, err := envNow(t).MainParams(ActorIDScale().MainOptions...)
+	main, err := runner.EnvFor(t).MainParams(ActorIDScale().MainOptions...)
 	require.NoError(t, err)
 	assert.Equal(t, 50, main.Executor.PeakVUs(), "500 x 100/1000")
 	assert.Contains(t, threshold(t, shaped(t, ActorIDScale()), "latency.p95").Source, "scaled by 0.1")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // The ramp scenario's phases are valid params with the ramping-vus executor, and the tester
@@ -15,9 +16,9 @@ import (
 func TestServiceInvocationRampParams(t *testing.T) {
 	for _, tr := range []perf.Protocol{perf.HTTP, perf.GRPC} {
 		sc := ServiceInvocationRamp(tr)
-		main, err := envNow(t).MainParams(sc.MainOptions...)
+		main, err := runner.EnvFor(t).MainParams(sc.MainOptions...)
 		require.NoError(t, err)
-		warm, err := envNow(t).WarmupParams(sc.WarmupOptions...)
+		warm, err := runner.EnvFor(t).WarmupParams(sc.WarmupOptions...)
 		require.NoError(t, err)
 		assert.Equal(t, driver.RampingVUs, main.Executor.Kind)
 		assert.Equal(t, 50, main.Executor.PeakVUs())

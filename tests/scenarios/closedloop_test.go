@@ -8,6 +8,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // Dapr's subscribe and configuration-subscribe ramps run Dapr's 100, 300, 500 VUs unless
@@ -19,7 +20,7 @@ func TestDaprRampScalesWithTheQPSOverride(t *testing.T) {
 		for _, sc := range []perf.Scenario{
 			PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeNormal), ConfigurationSubscribe(perf.GRPC),
 		} {
-			p, err := envNow(t).MainParams(sc.MainOptions...)
+			p, err := runner.EnvFor(t).MainParams(sc.MainOptions...)
 			require.NoError(t, err, sc.Test)
 			out[sc.Test] = p.Executor.Stages
 		}

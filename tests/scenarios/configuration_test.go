@@ -11,6 +11,7 @@ import (
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/driver"
 	"github.com/daprperf/daprperf/perf/plan"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // gate returns sc's bound on figure, failing when it has none.
@@ -34,9 +35,9 @@ func TestConfigurationScenarios(t *testing.T) {
 			path := sc.Test + "/" + string(sc.Transport)
 			assert.False(t, paths[path], "result path %s used twice", path)
 			paths[path] = true
-			main, err := envNow(t).MainParams(sc.MainOptions...)
+			main, err := runner.EnvFor(t).MainParams(sc.MainOptions...)
 			require.NoError(t, err, path)
-			warm, err := envNow(t).WarmupParams(sc.WarmupOptions...)
+			warm, err := runner.EnvFor(t).WarmupParams(sc.WarmupOptions...)
 			require.NoError(t, err, path)
 			assert.Equal(t, 0.0, gate(t, sc, "errors").Limit, path)
 			assert.Equal(t, 0.0, gate(t, sc, "restarts").Limit, path)
@@ -53,7 +54,7 @@ func TestConfigurationScenarios(t *testing.T) {
 				seed := sc.Setup[0]
 				assert.Equal(t, perf.OpConfigurationSet, seed.Route.Operation.Kind, path)
 				assert.Equal(t, ConfigKey, seed.Route.Operation.Key, path)
-				sp, err := envNow(t).MainParams(seed.Options...)
+				sp, err := runner.EnvFor(t).MainParams(seed.Options...)
 				require.NoError(t, err)
 				assert.Equal(t, ConfigValue, sp.Payload)
 				lim := perf.TesterLimitsFor(main, warm)

@@ -7,17 +7,6 @@ import (
 	"github.com/daprperf/daprperf/perf/runner"
 )
 
-// envNow is the process environment as a run reads it (runner.LoadEnv), failing t on a bad
-// value: the tests set variables with t.Setenv and hand the platform the result.
-func envNow(t testing.TB) perf.Env {
-	t.Helper()
-	env, err := runner.LoadEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
-
 // shaped is sc as a run under the process environment shapes it (Scenario.ForEnv), failing t
 // on an error.
 func shaped(t testing.TB, sc perf.Scenario) perf.Scenario {
@@ -25,7 +14,7 @@ func shaped(t testing.TB, sc perf.Scenario) perf.Scenario {
 	if sc.ForEnv == nil {
 		return sc
 	}
-	out, err := sc.ForEnv(envNow(t), sc)
+	out, err := sc.ForEnv(runner.EnvFor(t), sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func loadOf(t *testing.T, sc perf.Scenario) load {
 	switch sc.Plan.(type) {
 	case *plan.StagePlan, *plan.IterationsPlan, *plan.FaultPlan, *plan.JobTriggerPlan: // their own loads
 	default:
-		p, err := envNow(t).MainParams(sc.MainOptions...)
+		p, err := runner.EnvFor(t).MainParams(sc.MainOptions...)
 		if err != nil {
 			t.Fatalf("%s: %v", sc.Test, err)
 		}

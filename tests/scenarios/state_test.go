@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/runner"
 )
 
 // Every state scenario has its own result path, the baseline its store calls for, Dapr's four
@@ -31,7 +32,7 @@ func TestStateScenarios(t *testing.T) {
 				for _, th := range sc.Thresholds {
 					assert.Contains(t, th.Source, "state_get_http/_grpc", path)
 				}
-				p, err := envNow(t).MainParams(sc.MainOptions...)
+				p, err := runner.EnvFor(t).MainParams(sc.MainOptions...)
 				require.NoError(t, err, path)
 				assert.Equal(t, 1000, p.QPS, path)
 				assert.Equal(t, 16, p.Connections, path)
