@@ -223,11 +223,24 @@ func TestAwaitingLoadsThroughDaprd(t *testing.T) {
 			VUs: 2, Duration: time.Second, GracefulStop: 20 * time.Second}))
 		return sc
 	}
+	// The subscriber takes delay per delivery call, and pubsub.redis hands daprd one message per
+	// worker (its concurrency, 10 by default): at 10 workers a bulk call carries at most 10
+	// messages, the subscriber falls about 20 s behind the load, and it is still delivering when
+	// the run ends. daprd 1.17's default bulk subscriber then cannot stop: a worker that takes a
+	// queued message after the subscription ended waits for a batch nobody flushes (dapr
+	// pkg/runtime/pubsub/default_bulksub.go), and daprd exits 1 on its graceful-shutdown
+	// timeout. 200 workers keep the subscriber ahead of the load, so that nothing is queued at
+	// teardown. Every app that names the component must define it alike.
 	const delay = 200 * time.Millisecond
 	publish := small(scenarios.PubSubSubscribe(scenarios.SubscribeBrokers[0], perf.SubscribeBulk))
 	for i := range publish.Apps {
-		if publish.Apps[i].Kind == perf.Subscriber {
-			publish.Apps[i].Args = append(publish.Apps[i].Args, "-delay", delay.String())
+		a := &publish.Apps[i]
+		if a.Kind == perf.Subscriber {
+			a.Args = append(a.Args, "-delay", delay.String())
+		}
+		a.Sidecar.Components = slices.Clone(a.Sidecar.Components)
+		for j := range a.Sidecar.Components {
+			a.Sidecar.Components[j].Metadata = map[string]string{"concurrency": "200", "queueDepth": "200"}
 		}
 	}
 	configuration := small(scenarios.ConfigurationSubscribe(perf.HTTP))
