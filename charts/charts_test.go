@@ -620,20 +620,24 @@ func TestCompare(t *testing.T) {
 	md := readFile(t, filepath.Join(root, "README.md"))
 	golden(t, "compare.golden.md", md)
 
-	// 3 rounds against 3: the U test cannot go below p = 0.1, so no change can be told apart,
-	// not even +20 % with the rounds fully apart.
+	// 3 rounds against 3: the Mann-Whitney U cannot go below 2/C(6,3) = 0.1, so no 99 %
+	// interval exists and no change can be called regressed, not even +20 % with the rounds
+	// fully apart: undecided, its widest interval shown at 90 %. Figures equal in every round
+	// are same: their widest interval, [0, 0] at exactly 90 %, is within the margin.
 	grpc := row(t, md, "service_invocation/grpc", "overhead p90")
-	assertCells(t, grpc, "overhead p90", "+1.000 ms", "+1.200 ms", "+20.0 %", "p=0.100 n=3+3", perf.VerdictTooFew)
+	assertCells(t, grpc, "overhead p90", "+1.000 ms", "+1.200 ms", "+20.0 %", "[+5.0 %, +35.0 %] 90.0 % (widest)", "p=0.100 n=3+3", perf.VerdictUndecided)
 	http := row(t, md, "service_invocation/http", "overhead p90")
 	assertCell(t, http, 3, "+5.0 %")
-	assertCell(t, http, 5, perf.VerdictTooFew)
+	assertCell(t, http, 6, perf.VerdictUndecided)
 	single := row(t, md, "single_run/http", "overhead p90")
 	assertCell(t, single, 3, "+10.0 %")
-	assertCell(t, single, 4, "p=1.000 n=1+1")
-	assertCell(t, single, 5, perf.VerdictTooFew)
+	assertCell(t, single, 5, "p=1.000 n=1+1")
+	assertCell(t, single, 6, perf.VerdictUndecided)
 	assertCells(t, row(t, md, "service_invocation/grpc", "callee sidecar CPU"),
-		"callee sidecar CPU", "200 mCPU", "220 mCPU", "+10.0 %", "p=0.100 n=3+3", perf.VerdictTooFew)
-	if !strings.Contains(md, "No regression beyond noise") {
+		"callee sidecar CPU", "200 mCPU", "220 mCPU", "+10.0 %", "[+10.0 %, +10.0 %] 90.0 % (widest)", "p=0.100 n=3+3", perf.VerdictUndecided)
+	assertCells(t, row(t, md, "service_invocation/grpc", "caller sidecar memory"),
+		"caller sidecar memory", "36.0 MiB", "36.0 MiB", "+0.0 %", "[+0.0 %, +0.0 %] 90.0 % (widest)", "p=1.000 n=3+3", perf.VerdictSame)
+	if !strings.Contains(md, "No gating figure regressed (99 % interval, minimum change 5 %, margin ± 5 %). 27 figures undecided") {
 		t.Errorf("no verdict line in:\n%s", md)
 	}
 

@@ -17,7 +17,7 @@ import (
 	"github.com/daprperf/daprperf/perf/stats"
 )
 
-// Exit codes of compare: no regression, a regression beyond noise, bad input (a missing,
+// Exit codes of compare: no gating figure regressed, one regressed, bad input (a missing,
 // malformed or incomparable file, or bad flags).
 const (
 	exitNoRegression = 0
@@ -38,11 +38,14 @@ type compareOptions struct {
 	// Reports is the report root that run ids (<root>/runs/<id>) and versions (<root>/<v>)
 	// are looked up in.
 	Reports string
-	// Alpha is the significance level of the Mann-Whitney U test (default 0.05).
+	// Alpha is the false-alarm rate asked of regressed and improved, per figure: the decision
+	// interval of the change is at 1 − Alpha (default 0.01; report.DefaultDecideConfidence).
 	Alpha float64
-	// MinChange is the smallest relative change of the medians that counts as a regression or
-	// an improvement (default 0.05: 5 %).
+	// MinChange is the smallest relative change that counts as regressed or improved (default
+	// 0.05: 5 %).
 	MinChange float64
+	// Margin is the equivalence margin of the verdict same, relative to A (default 0.05).
+	Margin float64
 	// Confidence of the median intervals shown (default 0.95).
 	Confidence float64
 	// Gate lists the figure-name prefixes whose regressions fail the comparison ("latency",
@@ -56,7 +59,15 @@ type compareOptions struct {
 }
 
 func defaultCompareOptions() compareOptions {
-	return compareOptions{Reports: "reports", Alpha: 0.05, MinChange: report.DefaultMinChange, Confidence: report.DefaultConfidence}
+	return compareOptions{Reports: "reports", Alpha: 1 - report.DefaultDecideConfidence, MinChange: report.DefaultMinChange,
+		Margin: report.DefaultMargin, Confidence: report.DefaultConfidence}
+}
+
+// rule is the verdict's rule of opts: report.DefaultChangeRule with Alpha, MinChange and Margin.
+func (o compareOptions) rule() perf.ChangeRule {
+	r := report.DefaultChangeRule()
+	r.Confidence, r.MinChange, r.Margin = 1-o.Alpha, o.MinChange, o.Margin
+	return r
 }
 
 // side is one side of a comparison as named on the command line.
@@ -115,10 +126,11 @@ type comparison struct {
 	Scenarios []scenarioComparison
 	// OnlyA and OnlyB name the scenarios (Key) present on one side only.
 	OnlyA, OnlyB []string
-	// Regressions name each gating regression: "<scenario> <figure> (+10.2 %, p=0.002)".
+	// Regressions name each gating figure that regressed: "<scenario> <figure> (+10.2 %,
+	// p=0.002 n=6+6)".
 	Regressions []string
-	// TooFew counts the figures with too few rounds to tell.
-	TooFew int
+	// Undecided counts the figures left undecided.
+	Undecided int
 }
 
 // scenarioComparison is one scenario present on both sides.
@@ -130,7 +142,8 @@ type scenarioComparison struct {
 
 // compareRow is one line of a comparison table: the cells, formatted, and the verdict.
 type compareRow struct {
-	Figure, A, B, Change, Test, Verdict string
+	// Interval is the decision interval of the change, relative to A: "[+8.1 %, +12.0 %]".
+	Figure, A, B, Change, Interval, Test, Verdict string
 	// Gates is set when the figure's regressions fail the comparison.
 	Gates bool
 }
@@ -237,7 +250,7 @@ func perRoundSeries(role string, value func(perf.Series) float64) func(*perf.Rep
 
 // compare compares sides a and b (each a run id, a version directory or a result file) and
 // writes the Markdown to w, or to opts.Out with the chart next to it. It returns the exit
-// code: exitRegression when a gating figure regressed beyond noise; an error is bad input
+// code: exitRegression when a gating figure regressed; an error is bad input
 // (inputError) or a failed write.
 func compare(opts compareOptions, a, b string, w io.Writer) (int, error) {
 	c, err := loadComparison(opts, a, b)
@@ -262,7 +275,7 @@ func compare(opts compareOptions, a, b string, w io.Writer) (int, error) {
 		if err := os.WriteFile(opts.Out, []byte(md), 0o644); err != nil {
 			return exitBadInput, fmt.Errorf("charts: %w", err)
 		}
-		fmt.Fprintf(w, "%s: %d scenarios compared, %s\n%s\n", opts.Out, len(c.Scenarios), filepath.Join(dir, chart), verdictLine(c.Regressions, c.TooFew, opts))
+		fmt.Fprintf(w, "%s: %d scenarios compared, %s\n%s\n", opts.Out, len(c.Scenarios), filepath.Join(dir, chart), verdictLine(c.Regressions, c.Undecided, opts))
 	} else {
 		fmt.Fprint(w, md)
 	}
@@ -314,10 +327,10 @@ func loadComparison(opts compareOptions, a, b string) (comparison, error) {
 		sc := scenarioComparison{Key: k, A: ra, B: rb, Rows: compareRows(ra.Report, rb.Report, opts)}
 		for _, r := range sc.Rows {
 			switch {
-			case r.Verdict == perf.VerdictRegression && r.Gates:
+			case r.Verdict == perf.VerdictRegressed && r.Gates:
 				c.Regressions = append(c.Regressions, fmt.Sprintf("%s %s (%s, %s)", k, r.Figure, r.Change, r.Test))
-			case r.Verdict == perf.VerdictTooFew:
-				c.TooFew++
+			case r.Verdict == perf.VerdictUndecided:
+				c.Undecided++
 			}
 		}
 		c.Scenarios = append(c.Scenarios, sc)
@@ -354,13 +367,15 @@ func paramDifferences(a, b *perf.Report) string {
 	return strings.Join(d, ", ")
 }
 
-// compareRows compares every figure of a with b.
+// compareRows compares every figure of a with b: the medians, their change, the Mann-Whitney
+// U test's p (benchmath.AssumeNothing, as benchstat), and the verdict of the two samples
+// (report.UnpairedDifference by opts.rule) with its decision interval relative to A.
 func compareRows(a, b *perf.Report, opts compareOptions) []compareRow {
 	figs := compareFigures()
 	out := make([]compareRow, 0, len(figs))
 	for _, f := range figs {
 		xa, xb := f.Samples(a), f.Samples(b)
-		row := compareRow{Figure: f.Name, A: "n/a", B: "n/a", Change: "n/a", Test: "n/a", Verdict: "n/a", Gates: gates(f.Name, opts.Gate)}
+		row := compareRow{Figure: f.Name, A: "n/a", B: "n/a", Change: "n/a", Interval: "n/a", Test: "n/a", Verdict: "n/a", Gates: gates(f.Name, opts.Gate)}
 		if len(xa) > 0 {
 			row.A = medianCell(xa, f.Format, opts.Confidence)
 		}
@@ -373,54 +388,31 @@ func compareRows(a, b *perf.Report, opts compareOptions) []compareRow {
 		}
 		ma, mb := median(xa), median(xb)
 		row.Change = changePercent(ma, mb)
-		sa := benchmath.NewSample(slices.Clone(xa), &benchmath.Thresholds{CompareAlpha: opts.Alpha})
-		sb := benchmath.NewSample(slices.Clone(xb), &benchmath.Thresholds{CompareAlpha: opts.Alpha})
+		sa := benchmath.NewSample(slices.Clone(xa), &benchmath.DefaultThresholds)
+		sb := benchmath.NewSample(slices.Clone(xb), &benchmath.DefaultThresholds)
 		cmp := benchmath.AssumeNothing.Compare(sa, sb)
 		row.Test = fmt.Sprintf("p=%.3f n=%d+%d", cmp.P, len(xa), len(xb))
-		row.Verdict = unpairedVerdict(ma, mb, cmp.P, len(xa), len(xb), f.HigherIsBetter, opts)
+		d := report.UnpairedDifference(f.Name, "", xa, xb, f.HigherIsBetter, opts.rule())
+		row.Verdict = d.Verdict
+		row.Interval = relativeInterval(d)
 		out = append(out, row)
 	}
 	return out
 }
 
-// unpairedVerdict is the verdict on medians ma and mb of two independent sets of rounds whose
-// Mann-Whitney U test gave p: too few rounds when no outcome of the test could reach alpha
-// with n1 and n2 rounds; within noise when p > alpha or the change is below opts.MinChange;
-// else a regression or an improvement, by the figure's direction.
-func unpairedVerdict(ma, mb, p float64, n1, n2 int, higherIsBetter bool, opts compareOptions) string {
-	switch {
-	case minUTestP(n1, n2) > opts.Alpha:
-		return perf.VerdictTooFew
-	case p > opts.Alpha:
-		return perf.VerdictWithinNoise
+// relativeInterval is d's decision interval relative to |A| with its actual confidence:
+// "[+8.1 %, +12.0 %] 99.8 %", "(widest) 87.5 %" marking an interval short of the one asked
+// for; "n/a" when A is 0.
+func relativeInterval(d perf.Difference) string {
+	if d.A == 0 {
+		return "n/a"
 	}
-	change := math.Inf(1)
-	if ma != 0 {
-		change = math.Abs(mb-ma) / math.Abs(ma)
-	} else if mb == 0 {
-		change = 0
+	ref := math.Abs(d.A)
+	s := fmt.Sprintf("[%+.1f %%, %+.1f %%] %.1f %%", 100*d.Low/ref, 100*d.High/ref, 100*d.Confidence)
+	if !d.HasInterval {
+		s += " (widest)"
 	}
-	switch {
-	case change < opts.MinChange:
-		return perf.VerdictWithinNoise
-	case (mb > ma) == higherIsBetter:
-		return perf.VerdictImprovement
-	}
-	return perf.VerdictRegression
-}
-
-// minUTestP is the smallest two-sided p-value a Mann-Whitney U test can give for samples of
-// n1 and n2 values (complete separation, no ties): 2 / C(n1+n2, n1). 3 against 3 gives 0.1,
-// so at alpha 0.05 no difference can show; 6 against 6 gives 0.0022.
-func minUTestP(n1, n2 int) float64 {
-	if n1 == 0 || n2 == 0 {
-		return 1
-	}
-	c := 1.0 // C(n1+n2, n1), built up as a product
-	for i := 1; i <= n1; i++ {
-		c = c * float64(n2+i) / float64(i)
-	}
-	return math.Min(1, 2/c)
+	return s
 }
 
 // gates reports whether figure's regressions count: it starts with one of prefixes, or
@@ -459,17 +451,18 @@ func changePercent(a, b float64) string {
 	return fmt.Sprintf("%+.1f %%", (b-a)/math.Abs(a)*100)
 }
 
-// verdictLine sums a comparison up in one line.
-func verdictLine(regressions []string, tooFew int, opts compareOptions) string {
-	rule := fmt.Sprintf("α = %g, minimum change %g %%", opts.Alpha, 100*opts.MinChange)
+// verdictLine sums a comparison up in one line, with its rule: the decision interval's
+// confidence, the minimum change and the margin.
+func verdictLine(regressions []string, undecided int, opts compareOptions) string {
+	rule := fmt.Sprintf("%g %% interval, minimum change %g %%, margin ± %g %%", 100*(1-opts.Alpha), 100*opts.MinChange, 100*opts.Margin)
 	var b strings.Builder
 	if len(regressions) == 0 {
-		fmt.Fprintf(&b, "No regression beyond noise (%s).", rule)
+		fmt.Fprintf(&b, "No gating figure regressed (%s).", rule)
 	} else {
-		fmt.Fprintf(&b, "**%s beyond noise** (%s): %s.", plural(len(regressions), "regression"), rule, strings.Join(regressions, "; "))
+		fmt.Fprintf(&b, "**%s regressed** (%s): %s.", plural(len(regressions), "figure"), rule, strings.Join(regressions, "; "))
 	}
-	if tooFew > 0 {
-		fmt.Fprintf(&b, " %s had too few rounds to tell.", plural(tooFew, "figure"))
+	if undecided > 0 {
+		fmt.Fprintf(&b, " %s undecided: more rounds may decide.", plural(undecided, "figure"))
 	}
 	return b.String()
 }

@@ -21,9 +21,11 @@ func runCharts(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// TestCompareGate: a 10 % regression of every main percentile over 6 rounds exits 1 naming the
-// figures; the same inputs on both sides exit 0, all within noise; a malformed, a missing and
-// an incomparable input exit 2 naming the file.
+// TestCompareGate: a 10 % regression of every main percentile over 6 rounds against 6 is
+// regressed, its 99 % Hodges–Lehmann interval clear of zero, and exits 1 naming the figures;
+// figures equal on both sides are same; the same inputs on both sides exit 0, every figure
+// same (the rounds spread ±2 %, inside the 5 % margin); a malformed, a missing and an
+// incomparable input exit 2 naming the file.
 func TestCompareGate(t *testing.T) {
 	code, out, errOut := runCharts(t, "compare", gateReference, gateRegressed)
 	if code != exitRegression {
@@ -33,35 +35,44 @@ func TestCompareGate(t *testing.T) {
 		cells := row(t, out, "service_invocation/http", figure)
 		assertCell(t, cells, 3, map[string]string{"latency p50 (main)": "+10.0 %", "latency p90 (main)": "+10.0 %",
 			"latency p99 (main)": "+10.0 %", "overhead p90": "+15.6 %"}[figure])
-		assertCell(t, cells, 4, "p=0.002 n=6+6")
-		assertCell(t, cells, 5, "**regression**")
+		// 6 against 6: 1 − 2·P(U <= 2) = 1 − 8/924 = 99.1 %, the 3rd smallest and largest of the
+		// 36 differences.
+		assertCell(t, cells, 4, map[string]string{"latency p50 (main)": "[+6.9 %, +13.1 %] 99.1 %", "latency p90 (main)": "[+6.9 %, +13.1 %] 99.1 %",
+			"latency p99 (main)": "[+6.9 %, +13.1 %] 99.1 %", "overhead p90": "[+10.8 %, +20.5 %] 99.1 %"}[figure])
+		assertCell(t, cells, 5, "p=0.002 n=6+6")
+		assertCell(t, cells, 6, "**regressed**")
 	}
 	for _, figure := range []string{"callee sidecar CPU", "caller sidecar memory", "actual QPS (main)"} {
-		assertCell(t, row(t, out, "service_invocation/http", figure), 5, perf.VerdictWithinNoise)
+		assertCell(t, row(t, out, "service_invocation/http", figure), 6, perf.VerdictSame)
 	}
-	if !strings.Contains(out, "regressions beyond noise") || !strings.Contains(out, "service_invocation/http latency p90 (main) (+10.0 %, p=0.002 n=6+6)") {
+	if !strings.Contains(out, "**7 figures regressed** (99 % interval, minimum change 5 %, margin ± 5 %)") ||
+		!strings.Contains(out, "service_invocation/http latency p90 (main) (+10.0 %, p=0.002 n=6+6)") ||
+		!strings.Contains(out, "same when the 90 % interval lies within ± 5 % of A (the margin)") {
 		t.Errorf("no verdict line naming the regression:\n%s", out)
 	}
 
-	// Raising the minimum change above 10 % makes the same difference "within noise", and
-	// -gate restricts which figures fail.
+	// Raising the minimum change above 10 % leaves the same difference undecided (its 90 %
+	// interval, about +8 to +12 %, is not within the 5 % margin either), and -gate restricts
+	// which figures fail.
 	if code, out, _ := runCharts(t, "compare", "-min-change", "20%", gateReference, gateRegressed); code != exitNoRegression {
 		t.Errorf("-min-change 20%%: exit %d, want 0\n%s", code, out)
 	} else {
-		assertCell(t, row(t, out, "service_invocation/http", "latency p90 (main)"), 5, perf.VerdictWithinNoise)
+		assertCell(t, row(t, out, "service_invocation/http", "latency p90 (main)"), 6, perf.VerdictUndecided)
 	}
 	if code, out, _ := runCharts(t, "compare", "-gate", "caller sidecar", gateReference, gateRegressed); code != exitNoRegression {
 		t.Errorf("-gate caller sidecar: exit %d, want 0\n%s", code, out)
 	} else {
-		assertCell(t, row(t, out, "service_invocation/http", "latency p90 (main)"), 5, "**regression** (not gating)")
+		assertCell(t, row(t, out, "service_invocation/http", "latency p90 (main)"), 6, "**regressed** (not gating)")
 	}
 
 	code, out, errOut = runCharts(t, "compare", gateReference, gateReference)
 	if code != exitNoRegression {
 		t.Fatalf("identical inputs: exit %d, want 0\n%s%s", code, out, errOut)
 	}
-	for _, figure := range []string{"latency p90 (main)", "overhead p99", "callee sidecar CPU"} {
-		assertCell(t, row(t, out, "service_invocation/http", figure), 5, perf.VerdictWithinNoise)
+	for figure, iv := range map[string]string{"latency p90 (main)": "[-3.0 %, +3.0 %] 99.1 %", "overhead p99": "[-4.2 %, +4.2 %] 99.1 %", "callee sidecar CPU": "[+0.0 %, +0.0 %] 99.1 %"} {
+		cells := row(t, out, "service_invocation/http", figure)
+		assertCell(t, cells, 4, iv)
+		assertCell(t, cells, 6, perf.VerdictSame)
 	}
 	file := filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json")
 	if code, out, _ := runCharts(t, "compare", file, file); code != exitNoRegression {
@@ -98,7 +109,7 @@ func TestCompareGate(t *testing.T) {
 	if code, _, errOut := runCharts(t, "compare", file, other); code != exitBadInput || !strings.Contains(errOut, "no scenario in both") {
 		t.Errorf("no scenario in common: exit %d, stderr %q", code, errOut)
 	}
-	for _, bad := range [][]string{{"-min-change", "x"}, {"-alpha", "2"}, {"-min-change", "150%"}} {
+	for _, bad := range [][]string{{"-min-change", "x"}, {"-alpha", "2"}, {"-min-change", "150%"}, {"-margin", "-1%"}} {
 		if code, _, _ := runCharts(t, append(append([]string{"compare"}, bad...), file, file)...); code != exitBadInput {
 			t.Errorf("%q: exit %d, want 2", bad, code)
 		}
@@ -116,26 +127,17 @@ func writeJSON(t *testing.T, path string, v any) {
 	}
 }
 
-func TestMinUTestP(t *testing.T) {
-	for _, c := range []struct {
-		n1, n2 int
-		want   float64
-	}{{3, 3, 0.1}, {6, 6, 2.0 / 924}, {3, 6, 2.0 / 84}, {1, 1, 1}, {0, 5, 1}} {
-		if got := minUTestP(c.n1, c.n2); !near(got, c.want) {
-			t.Errorf("minUTestP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
-		}
-	}
-}
-
-// abReport is the gate reference with a build B beside it: B's main latency is A's times
-// factor in every round, except that noise (when set) adds +1 % in odd rounds and -1 % in even
-// ones, so that B − A changes sign.
+// abReport is the gate reference, its 6 rounds followed by copies of its first two (8 rounds:
+// the fewest whose sign-test interval reaches 99 %), with a build B beside it: B's main latency
+// is A's times factor in every round, except that noise (when set) adds +1 % in odd rounds and
+// -1 % in even ones, so that B − A changes sign.
 func abReport(t *testing.T, factor float64, noise bool) *perf.Report {
 	t.Helper()
 	rep, err := report.ReadReport(filepath.Join(gateReference, "v1.17.5", "service_invocation", "http", "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep.Rounds = append(rep.Rounds, rep.Rounds[0], rep.Rounds[1])
 	ab := &perf.ABReport{A: perf.Build{Version: "1.17.5"}, B: perf.Build{Version: "1.17.5"}}
 	for i, rd := range rep.Rounds {
 		f := factor
@@ -152,16 +154,18 @@ func abReport(t *testing.T, factor float64, noise bool) *perf.Report {
 		ab.Rounds = append(ab.Rounds, b)
 		ab.Order = append(ab.Order, map[bool]string{true: "AB", false: "BA"}[i%2 == 0])
 	}
-	ab.Differences = report.PairedDifferences(rep.Rounds, ab.Rounds, report.DefaultConfidence, report.DefaultMinChange)
+	rule := report.DefaultChangeRule()
+	ab.Rule = &rule
+	ab.Differences = report.PairedDifferences(rep.Rounds, ab.Rounds, rule)
 	ab.Validity = perf.Validity{Valid: true}
 	rep.AB = ab
 	return rep
 }
 
 // TestCompareAB: one A/B result file compares B against A round by round: the same build (B −
-// A alternating in sign) is within noise and exits 0; B 10 % slower in every round is a
-// regression with a 97 % interval (6 rounds), and exits 1; a side without A/B results is bad
-// input.
+// A alternating ±1 % in sign) is same, its 90 % interval inside the 5 % margin, and exits 0;
+// B 10 % slower in every round is regressed, its 8 rounds' interval [min, max] at
+// 1 − 2/2^8 = 99.2 % clear of zero, and exits 1; a side without A/B results is bad input.
 func TestCompareAB(t *testing.T) {
 	dir := t.TempDir()
 	same := filepath.Join(dir, "same", "result.json")
@@ -177,16 +181,16 @@ func TestCompareAB(t *testing.T) {
 		t.Fatalf("same build: exit %d\n%s%s", code, out, errOut)
 	}
 	cells := row(t, out, "service_invocation/http", "latency p90")
-	assertCell(t, cells, 5, "96.9 %")
-	assertCell(t, cells, 7, perf.VerdictWithinNoise)
+	assertCell(t, cells, 5, "99.2 %")
+	assertCell(t, cells, 7, perf.VerdictSame)
 
 	code, out, _ = runCharts(t, "compare", slower)
 	if code != exitRegression {
 		t.Fatalf("B 10 %% slower: exit %d\n%s", code, out)
 	}
 	cells = row(t, out, "service_invocation/http", "latency p90")
-	assertCells(t, cells, "latency p90", "2.500 ms", "2.750 ms", "+0.250 ms", "[+0.245 ms, +0.255 ms]", "96.9 %", "+10.0 %", "**regression**")
-	assertCell(t, row(t, out, "service_invocation/http", "callee-sidecar CPU"), 7, perf.VerdictWithinNoise)
+	assertCells(t, cells, "latency p90", "2.500 ms", "2.750 ms", "+0.250 ms", "[+0.245 ms, +0.255 ms]", "99.2 %", "+10.0 %", "**regressed**")
+	assertCell(t, row(t, out, "service_invocation/http", "callee-sidecar CPU"), 7, perf.VerdictSame)
 
 	if code, _, errOut := runCharts(t, "compare", gateReference); code != exitBadInput || !strings.Contains(errOut, "no A/B result") {
 		t.Errorf("no A/B result: exit %d, %q", code, errOut)
@@ -360,21 +364,32 @@ func TestPublish(t *testing.T) {
 	}
 }
 
+// TestRunSummary: a run's summary shows each outcome and the A/B verdicts as written, those of
+// a file written before the four-way verdict mapped to it (within noise → undecided,
+// regression → regressed).
 func TestRunSummary(t *testing.T) {
 	root := t.TempDir()
+	old := abReport(t, 1, true)
+	old.Test = "old_ab"
+	old.AB.Rule = nil
+	for i := range old.AB.Differences {
+		old.AB.Differences[i].Verdict = map[bool]string{true: perf.OldVerdictRegression, false: perf.OldVerdictWithinNoise}[old.AB.Differences[i].Figure == "latency p50"]
+	}
 	dir := writeRun(t, root, "summary", gateRun(t, "a", nil), gateRun(t, "b", func(r *perf.Report) {
 		r.Pass, r.Validity = false, perf.Validity{Reasons: []string{"round 1 main: fell behind"}}
-	}), abReport(t, 1, true))
+	}), abReport(t, 1, true), old)
 	code, out, errOut := runCharts(t, "summary", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	assertCell(t, row(t, out, "", "a/http"), 1, "pass (0)")
 	assertCell(t, row(t, out, "", "b/http"), 1, "invalid run (4)")
-	if !strings.Contains(out, "**invalid run**: round 1 main: fell behind") || !strings.Contains(out, "A/B: A = daprd 1.17.5, B = daprd 1.17.5, 6 rounds") {
+	if !strings.Contains(out, "**invalid run**: round 1 main: fell behind") || !strings.Contains(out, "A/B: A = daprd 1.17.5, B = daprd 1.17.5, 8 rounds") {
 		t.Errorf("summary:\n%s", out)
 	}
-	assertCell(t, row(t, out, "service_invocation/http", "latency p90"), 6, perf.VerdictWithinNoise)
+	assertCell(t, row(t, out, "service_invocation/http", "latency p90"), 6, perf.VerdictSame)
+	assertCell(t, row(t, out, "old_ab/http", "latency p50"), 6, perf.VerdictRegressed)
+	assertCell(t, row(t, out, "old_ab/http", "latency p90"), 6, perf.VerdictUndecided)
 }
 
 func TestIsResultFile(t *testing.T) {

@@ -62,7 +62,7 @@ func main() {
 
 const usage = `usage: charts [-reports DIR]
        charts [-reports DIR] publish [-force] <run id | run dir>
-       charts [-reports DIR] compare [-out FILE] [-alpha P] [-min-change X] [-confidence C] [-gate LIST] [-allow-param-change] <A> [<B>]
+       charts [-reports DIR] compare [-out FILE] [-alpha P] [-min-change X] [-margin X] [-confidence C] [-gate LIST] [-allow-param-change] <A> [<B>]
        charts [-reports DIR] report <run id | run dir>
        charts exitcode [-go-test-exit N] <run dir>
        charts summary <run dir>
@@ -108,8 +108,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		opts.Reports = *reports
 		sub.StringVar(&opts.Reports, "reports", opts.Reports, "report root `DIR` for run ids and versions")
 		sub.StringVar(&opts.Out, "out", "", "write the Markdown to `FILE` (and the chart next to it) instead of stdout")
-		sub.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test, in (0, 1)")
-		minChange := sub.String("min-change", "5%", "smallest change of the medians that counts as a regression: a percentage (5%) or a fraction (0.05)")
+		sub.Float64Var(&opts.Alpha, "alpha", opts.Alpha, "false-alarm rate of regressed and improved per figure, in (0, 1): the decision interval is at 1 - alpha")
+		minChange := sub.String("min-change", "5%", "smallest change that counts as regressed or improved: a percentage (5%) or a fraction (0.05)")
+		margin := sub.String("margin", "5%", "equivalence margin of the verdict same, relative to A: a percentage (5%) or a fraction (0.05)")
 		sub.Float64Var(&opts.Confidence, "confidence", opts.Confidence, "confidence of the median intervals, in (0, 1)")
 		gate := sub.String("gate", "", "comma-separated figure-name prefixes whose regressions fail (e.g. latency,overhead); empty: all")
 		sub.BoolVar(&opts.AllowParamChange, "allow-param-change", false, "compare scenarios whose load settings differ")
@@ -117,7 +118,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 		var err error
-		if opts.MinChange, err = parseChange(*minChange); err != nil {
+		if opts.MinChange, err = parseChange("-min-change", *minChange); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitBadInput
+		}
+		if opts.Margin, err = parseChange("-margin", *margin); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitBadInput
 		}
@@ -202,8 +207,8 @@ func fail(err error, stderr io.Writer) int {
 	return 0
 }
 
-// parseChange reads -min-change: "5%" or "0.05", from 0 to 1.
-func parseChange(s string) (float64, error) {
+// parseChange reads flag (-min-change, -margin): "5%" or "0.05", from 0 to below 1.
+func parseChange(flag, s string) (float64, error) {
 	raw := strings.TrimSpace(s)
 	scale := 1.0
 	if v, ok := strings.CutSuffix(raw, "%"); ok {
@@ -214,7 +219,7 @@ func parseChange(s string) (float64, error) {
 		err = errors.New("out of range")
 	}
 	if err != nil {
-		return 0, fmt.Errorf("charts compare: -min-change %q: must be a percentage such as 5%% or a fraction such as 0.05, from 0 to below 1 (%v)", s, err)
+		return 0, fmt.Errorf("charts compare: %s %q: must be a percentage such as 5%% or a fraction such as 0.05, from 0 to below 1 (%v)", flag, s, err)
 	}
 	return x * scale, nil
 }

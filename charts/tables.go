@@ -500,11 +500,12 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 	fmt.Fprintf(&b, "# %s vs %s\n\n", c.A, c.B)
 	fmt.Fprintf(&b, "%s: %s %s; %s: %s %s.\n\n", c.A, c.SideA.Kind, relTo(dir, c.SideA.Path), c.B, c.SideB.Kind, relTo(dir, c.SideB.Path))
 	fmt.Fprintf(&b, "Each side is the median over its rounds, with the order-statistics interval of the median at %g %% when\n", 100*o.Confidence)
-	b.WriteString("the rounds give one (6 rounds or more at 95 %). Change is the change of the medians. The test is a\n")
-	b.WriteString("Mann-Whitney U test of the per-round values (golang.org/x/perf/benchmath, as benchstat): its p and the\n")
-	fmt.Fprintf(&b, "rounds on each side. Verdict: regression or improvement when p ≤ %g and the change is at least %g %%;\n", o.Alpha, 100*o.MinChange)
-	b.WriteString("within noise otherwise; too few rounds to tell when no outcome of the test could reach that p with\n")
-	b.WriteString("these rounds (3 against 3 cannot go below p = 0.1; 6 against 6 can reach 0.002).\n")
+	b.WriteString("the rounds give one (6 rounds or more at 95 %). Change is the change of the medians; the U test is a\n")
+	b.WriteString("Mann-Whitney U test of the per-round values (golang.org/x/perf/benchmath, as benchstat), its p and the\n")
+	b.WriteString("rounds on each side. The interval is that of the Hodges–Lehmann shift B − A, relative to A's median,\n")
+	b.WriteString("from the Mann-Whitney distribution, with its actual confidence (\"widest\": the rounds give none at the\n")
+	b.WriteString("confidence asked for).\n")
+	b.WriteString(report.RuleLine(o.rule()) + "\n")
 	if len(o.Gate) > 0 {
 		fmt.Fprintf(&b, "Only figures starting with %s gate.\n", strings.Join(o.Gate, ", "))
 	}
@@ -528,15 +529,15 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 		rows := make([][]string, 0, len(s.Rows))
 		for _, r := range s.Rows {
 			verdict := r.Verdict
-			if r.Verdict == perf.VerdictRegression {
+			if r.Verdict == perf.VerdictRegressed {
 				verdict = "**" + verdict + "**"
 				if !r.Gates {
 					verdict += " (not gating)"
 				}
 			}
-			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Test, verdict})
+			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Interval, r.Test, verdict})
 		}
-		writeTable(&b, []string{"figure", c.A, c.B, "change", "U test", "verdict"}, "lrrrrl", rows)
+		writeTable(&b, []string{"figure", c.A, c.B, "change", "interval of the change", "U test", "verdict"}, "lrrrrrl", rows)
 	}
 	if len(c.OnlyA) > 0 {
 		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.A, strings.Join(c.OnlyA, ", "))
@@ -544,7 +545,7 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 	if len(c.OnlyB) > 0 {
 		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.B, strings.Join(c.OnlyB, ", "))
 	}
-	fmt.Fprintf(&b, "\n%s\n", verdictLine(c.Regressions, c.TooFew, o))
+	fmt.Fprintf(&b, "\n%s\n", verdictLine(c.Regressions, c.Undecided, o))
 	return b.String()
 }
 

@@ -1,9 +1,5 @@
 package perf
 
-import (
-	"math"
-)
-
 // SideBDeployment is implemented by deployments that run a second daprd build beside each
 // sidecar.
 type SideBDeployment interface {
@@ -50,7 +46,39 @@ type ABReport struct {
 	Verdicts  []Verdict         `json:"verdicts"`
 	// Differences are B − A per round, figure by figure.
 	Differences []Difference `json:"differences"`
+	// Rule is what the differences' verdicts were decided by (absent in files written before
+	// the four-way verdict).
+	Rule *ChangeRule `json:"rule,omitempty"`
+	// Stop says how many rounds ran and why no more did (absent in files written before the
+	// adaptive rounds).
+	Stop *ABStop `json:"stop,omitempty"`
 }
+
+// ABStop is how the rounds of an A/B run ended. The run starts with the rounds asked for
+// (DAPR_PERF_REPEATS) and, while any of Gated is VerdictUndecided, adds interleaved round pairs
+// until each is decided or MaxRounds have run (DAPR_PERF_AB_MAX_ROUNDS).
+type ABStop struct {
+	// Planned is the rounds asked for; MaxRounds the budget; Ran the rounds run to the end.
+	Planned   int `json:"planned"`
+	MaxRounds int `json:"maxRounds"`
+	Ran       int `json:"ran"`
+	// Gated names the figures (Difference.Figure) whose verdicts decide when to stop.
+	Gated []string `json:"gated"`
+	// Reason is one of the ABStop* words.
+	Reason string `json:"reason"`
+	// Undecided names the gated figures still undecided when the rounds stopped.
+	Undecided []string `json:"undecided,omitempty"`
+}
+
+// Why the rounds of an A/B run stopped (ABStop.Reason).
+const (
+	// ABStopDecided: every gated figure had a verdict other than undecided.
+	ABStopDecided = "decided"
+	// ABStopBudget: MaxRounds ran and a gated figure was still undecided.
+	ABStopBudget = "budget"
+	// ABStopFailed: a load failed, so no more rounds ran.
+	ABStopFailed = "failed"
+)
 
 // Difference is one figure compared between two sets of rounds.
 type Difference struct {
@@ -66,42 +94,28 @@ type Difference struct {
 	B float64 `json:"b"`
 	// PerRound is B − A in each round, in round order (A/B runs only).
 	PerRound []float64 `json:"perRound,omitempty"`
-	// Median is the median of PerRound; Low and High bound it with an order-statistics interval
-	// of confidence Confidence (the actual one, at least report.DefaultConfidence when HasInterval;
-	// otherwise the widest interval the rounds give, [min, max], with its lower confidence).
+	// Median is the estimate of the change B − A: the median of PerRound (paired), or the
+	// Hodges–Lehmann shift of B against A (unpaired). Low and High bound it with the interval
+	// the regressed/improved decision uses, of actual confidence Confidence (at least
+	// ChangeRule.Confidence when HasInterval; otherwise the widest interval the rounds give,
+	// [min, max] of PerRound, with its lower confidence).
 	Median      float64 `json:"median"`
 	Low         float64 `json:"low"`
 	High        float64 `json:"high"`
 	Confidence  float64 `json:"confidence"`
 	HasInterval bool    `json:"hasInterval"`
+	// SameLow and SameHigh bound Median with the interval the equivalence decision uses, of
+	// actual confidence SameConfidence (at least ChangeRule.SameConfidence when HasSameInterval).
+	// Absent in files written before the four-way verdict.
+	SameLow         float64 `json:"sameLow,omitempty"`
+	SameHigh        float64 `json:"sameHigh,omitempty"`
+	SameConfidence  float64 `json:"sameConfidence,omitempty"`
+	HasSameInterval bool    `json:"hasSameInterval,omitempty"`
 	// Change is Median / |A|: the relative change of B against A.
 	Change float64 `json:"change"`
-	// Verdict is one of the Verdict* words.
+	// Margin is the equivalence margin the verdict used, relative to |A| (0.05: ± 5 %).
+	Margin float64 `json:"margin,omitempty"`
+	// Verdict is one of VerdictRegressed, VerdictImproved, VerdictSame, VerdictUndecided (files
+	// written before them hold the older words; VerdictWord maps them).
 	Verdict string `json:"verdict"`
 }
-
-// PairedVerdict says what the per-round differences B − A of a figure show: too few rounds
-// when no interval at the confidence exists; within noise when the interval contains 0 (or the
-// change is below minChange, relative to a); else a regression or an improvement, by direction.
-func PairedVerdict(d Difference, minChange float64) string {
-	switch {
-	case !d.HasInterval:
-		return VerdictTooFew
-	case d.Low <= 0 && d.High >= 0:
-		return VerdictWithinNoise
-	case math.Abs(d.Change) < minChange:
-		return VerdictWithinNoise
-	case (d.Median > 0) == d.HigherIsBetter:
-		return VerdictImprovement
-	default:
-		return VerdictRegression
-	}
-}
-
-// Comparison verdicts, shared by A/B runs and charts compare.
-const (
-	VerdictRegression  = "regression"
-	VerdictImprovement = "improvement"
-	VerdictWithinNoise = "within noise"
-	VerdictTooFew      = "too few rounds to tell"
-)

@@ -30,9 +30,10 @@ type Env struct {
 	WarmupDuration *time.Duration `envconfig:"DAPR_PERF_WARMUP_DURATION" min:"1s" max:"24h" accepts:"a Go duration from 1s to 24h, such as 10s" unset:"10s" desc:"warmup duration"`
 
 	// The overhead plan.
-	Repeats    *int           `envconfig:"DAPR_PERF_REPEATS" min:"1" max:"50" accepts:"an integer from 1 to 50 (interleaved baseline/main rounds)" unset:"1" desc:"interleaved baseline/main rounds"`
-	IdleWindow *time.Duration `envconfig:"DAPR_PERF_IDLE_WINDOW" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 10s" unset:"10s" desc:"resources sampled with no load after the last main phase; never shorter than a scenario's own checks need (actor_timer: 15s)"`
-	Preflight  *string        `envconfig:"DAPR_PERF_PREFLIGHT" oneof:"ladder off" accepts:"ladder or off" unset:"off (ladder under make perf)" desc:"without DAPR_PERF_QPS, pick the highest load of 1000, 500, 250, 100 QPS (or the scenario's own ladder: bulk publish, jobs scheduling) a short preflight keeps on schedule"`
+	Repeats     *int           `envconfig:"DAPR_PERF_REPEATS" min:"1" max:"50" accepts:"an integer from 1 to 50 (interleaved baseline/main rounds)" unset:"1" desc:"interleaved baseline/main rounds"`
+	IdleWindow  *time.Duration `envconfig:"DAPR_PERF_IDLE_WINDOW" min:"0s" max:"1h" accepts:"a Go duration from 0s to 1h, such as 10s" unset:"10s" desc:"resources sampled with no load after the last main phase; never shorter than a scenario's own checks need (actor_timer: 15s)"`
+	Preflight   *string        `envconfig:"DAPR_PERF_PREFLIGHT" oneof:"ladder off" accepts:"ladder or off" unset:"off (ladder under make perf)" desc:"without DAPR_PERF_QPS, pick the highest load of 1000, 500, 250, 100 QPS (or the scenario's own ladder: bulk publish, jobs scheduling) a short preflight keeps on schedule"`
+	ABMaxRounds *int           `envconfig:"DAPR_PERF_AB_MAX_ROUNDS" min:"1" max:"50" accepts:"an integer from 1 to 50, at least DAPR_PERF_REPEATS" unset:"16, or DAPR_PERF_REPEATS when that is more" desc:"A/B runs (DAPR_PERF_DAPRD_B): while the B − A difference of latency p50 or p90 is undecided after the rounds asked for, add interleaved round pairs up to this many rounds in all; DAPR_PERF_REPEATS's value adds none"`
 
 	// The bounds.
 	MaxErrors       *int           `envconfig:"DAPR_PERF_MAX_ERRORS" min:"0" accepts:"a count >= 0" unset:"0" desc:"failed requests allowed (every non-2xx, socket error, non-OK gRPC status)"`

@@ -78,6 +78,9 @@ type RunConfig struct {
 	// overhead plan's; EnvRepeats, EnvIdleWindow).
 	Rounds int
 	Idle   time.Duration
+	// ABMaxRounds is the rounds an A/B run may grow to while a gated figure is undecided
+	// (EnvABMaxRounds; at least Rounds).
+	ABMaxRounds int
 	// PreflightLadder is EnvPreflight=ladder: a preflight picks the main load from the ladder.
 	PreflightLadder bool
 	// Stepped is the preflight of an earlier attempt whose full-length run at the load it chose

@@ -153,6 +153,23 @@ const EnvRepeats = "DAPR_PERF_REPEATS"
 // MaxRepeats bounds DAPR_PERF_REPEATS.
 const MaxRepeats = 50
 
+// EnvABMaxRounds is the budget of an A/B run's rounds (Env.ABMaxRounds).
+const EnvABMaxRounds = "DAPR_PERF_AB_MAX_ROUNDS"
+
+// ABMaxRoundsFromEnv returns the rounds an A/B run of planned rounds may grow to: env's
+// DAPR_PERF_AB_MAX_ROUNDS, or def when unset; never fewer than planned when unset. A set
+// value below planned is an error naming both variables.
+func ABMaxRoundsFromEnv(env Env, planned, def int) (int, error) {
+	if env.ABMaxRounds == nil {
+		return max(def, planned), nil
+	}
+	if *env.ABMaxRounds < planned {
+		return planned, fmt.Errorf("%s=%d: must be at least the rounds asked for (%s or its default: %d); set it to %d for no added rounds",
+			EnvABMaxRounds, *env.ABMaxRounds, EnvRepeats, planned, planned)
+	}
+	return *env.ABMaxRounds, nil
+}
+
 // RepeatsFromEnv returns env's DAPR_PERF_REPEATS, 1 when unset.
 func RepeatsFromEnv(env Env) int {
 	if env.Repeats == nil {

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -38,6 +39,9 @@ func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 	add := errs.add
 	loadParams(sc, cfg, add)
 	cfg.Rounds = perf.RepeatsFromEnv(cfg.Env)
+	var err error
+	cfg.ABMaxRounds, err = perf.ABMaxRoundsFromEnv(cfg.Env, cfg.Rounds, report.DefaultABMaxRounds)
+	add(err)
 	var note string
 	cfg.Idle, note = sc.IdleWindowFromEnv(cfg.Env)
 	if note != "" {
@@ -91,7 +95,8 @@ func (OverheadPlan) Run(s perf.Session) error {
 	rep.Params = cfg.Main // the preflight may have lowered its QPS
 	sides := []*side{{name: "A", dep: dep}}
 	if b, ok := perf.SideB(dep); ok {
-		rep.AB = &perf.ABReport{A: buildOf(dep), B: buildOf(b)}
+		rule := report.ABRule(cfg.Rounds, cfg.ABMaxRounds)
+		rep.AB = &perf.ABReport{A: buildOf(dep), B: buildOf(b), Rule: &rule}
 		t.Logf("A/B run: A is daprd %s (%s), B is daprd %s (%s)", rep.AB.A.Version, report.OrUnknown(rep.AB.A.Daprd), rep.AB.B.Version, report.OrUnknown(rep.AB.B.Daprd))
 		sides = append(sides, &side{name: "B", dep: b})
 	}
@@ -117,8 +122,9 @@ type side struct {
 
 // runOverheadRounds runs cfg.Rounds rounds: the baseline through dep's apps, then each side's
 // main phase (A B in odd rounds, B A in even ones), each side's first main phase preceded by
-// its warmup. After each phase it records what is complete in s.Report() (Rounds, PartialRound,
-// and build B's in s.Report().AB) and checkpoints. It stops at the first load that fails.
+// its warmup; an A/B run then adds rounds while a gated figure is undecided (extendAB). After
+// each phase it records what is complete in s.Report() (Rounds, PartialRound, and build B's in
+// s.Report().AB) and checkpoints. It stops at the first load that fails.
 func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error {
 	sc, cfg, rep := s.Scenario(), s.Config(), s.Report()
 	tester, err := startTester(s, dep)
@@ -144,8 +150,12 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 			return fmt.Errorf("warmup%s: %w", buildName(sd), err)
 		}
 	}
-	for i := range cfg.Rounds {
-		b, err := runPhase(s, tester, perf.Step{Name: fmt.Sprintf("round %d/%d: baseline, %d QPS to %s", i+1, cfg.Rounds, baseline.QPS, baseline.Target), Duration: baseline.Duration}, baseline)
+	runRound := func(i int) error {
+		of := fmt.Sprintf("%d/%d", i+1, cfg.Rounds)
+		if i >= cfg.Rounds {
+			of = fmt.Sprintf("%d (added, at most %d)", i+1, cfg.ABMaxRounds)
+		}
+		b, err := runPhase(s, tester, perf.Step{Name: fmt.Sprintf("round %s: baseline, %d QPS to %s", of, baseline.QPS, baseline.Target), Duration: baseline.Duration}, baseline)
 		if err != nil {
 			return fmt.Errorf("round %d baseline: %w", i+1, err)
 		}
@@ -166,7 +176,7 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 				}
 				sd.warm = true
 			}
-			phase := perf.Step{Name: fmt.Sprintf("round %d/%d: main%s, %d QPS to %s", i+1, cfg.Rounds, buildName(sd), sd.main.QPS, sd.main.Target), Duration: sd.main.Duration}
+			phase := perf.Step{Name: fmt.Sprintf("round %s: main%s, %d QPS to %s", of, buildName(sd), sd.main.QPS, sd.main.Target), Duration: sd.main.Duration}
 			m, series, err := measure(s, sd.dep, tester, phase, sd.main, sc.Roles(), fmt.Sprintf("round %d%s", i+1, buildName(sd)))
 			if err != nil {
 				return fmt.Errorf("round %d main%s: %w", i+1, buildName(sd), err)
@@ -192,8 +202,56 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 		} else {
 			s.Checkpoint(fmt.Sprintf("round %d main", i+1))
 		}
+		return nil
 	}
-	return nil
+	for i := range cfg.Rounds {
+		if err := runRound(i); err != nil {
+			if ab {
+				rep.AB.Stop = &perf.ABStop{Planned: cfg.Rounds, MaxRounds: cfg.ABMaxRounds, Ran: len(rep.AB.Rounds), Gated: report.ABGatedFigures(), Reason: perf.ABStopFailed}
+			}
+			return err
+		}
+	}
+	if !ab {
+		return nil
+	}
+	return extendAB(rep, cfg.Rounds, cfg.ABMaxRounds, runRound, s.T().Logf)
+}
+
+// extendAB decides an A/B run's rounds: after the planned rounds, and after each pair added
+// since, it judges rep's A and B rounds (report.PairedDifferences by rep.AB.Rule); while a
+// figure of report.ABGatedFigures is undecided and fewer than maxRounds have run, it runs the
+// next two rounds through runRound (round index from 0; runRound appends to rep.Rounds and
+// rep.AB.Rounds and keeps the A B / B A alternation by index), or the one the budget leaves.
+// It records how and why the rounds stopped in rep.AB.Stop, and returns runRound's first error.
+func extendAB(rep *perf.Report, planned, maxRounds int, runRound func(i int) error, logf func(format string, args ...any)) error {
+	rule := report.ABRule(planned, maxRounds)
+	if rep.AB.Rule != nil {
+		rule = *rep.AB.Rule
+	}
+	stop := &perf.ABStop{Planned: planned, MaxRounds: maxRounds, Gated: report.ABGatedFigures()}
+	rep.AB.Stop = stop
+	for {
+		stop.Ran = min(len(rep.Rounds), len(rep.AB.Rounds))
+		stop.Undecided = report.Undecided(report.PairedDifferences(rep.Rounds, rep.AB.Rounds, rule), stop.Gated)
+		switch {
+		case len(stop.Undecided) == 0:
+			stop.Reason = perf.ABStopDecided
+			return nil
+		case stop.Ran >= maxRounds:
+			stop.Reason = perf.ABStopBudget
+			return nil
+		}
+		add := min(2, maxRounds-stop.Ran)
+		logf("A/B: %s undecided after %d rounds: %d more (at most %d in all)", strings.Join(stop.Undecided, ", "), stop.Ran, add, maxRounds)
+		for j := range add {
+			if err := runRound(stop.Ran + j); err != nil {
+				stop.Ran = min(len(rep.Rounds), len(rep.AB.Rounds))
+				stop.Reason = perf.ABStopFailed
+				return err
+			}
+		}
+	}
 }
 
 // Finish derives the overhead on service and response time, the validity of every measured

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -25,18 +27,80 @@ import (
 // cancels out of a per-round difference, which comparing runs taken at different times cannot
 // do.
 
-// Defaults of a comparison: the confidence asked of intervals, and the smallest relative change
-// of a median that counts as a regression or an improvement (benchstat shows any significant
-// change; a gate needs a floor, and 5 % sits well inside this machine's ±20 % run-to-run drift
-// but above what interleaved rounds resolve).
+// Defaults of a comparison. DefaultConfidence is asked of the intervals of a median that tables
+// show beside each side. DefaultMinChange is the smallest relative change of a median that
+// counts as regressed or improved (benchstat shows any significant change; a gate needs a
+// floor, and 5 % sits well inside this machine's ±20 % run-to-run drift but above what
+// interleaved rounds resolve). DefaultMargin is the equivalence margin of the verdict same, set
+// to the same 5 % so that a change too small to count as regressed can be shown same.
+// DefaultDecideConfidence (0.99) bounds the false alarms (regressed or improved on data of one
+// build) of a figure at 1 %, the project's goal, and DefaultSameConfidence (0.90) is
+// equivalence at Schuirmann's usual α = 5 % per side (perf.ChangeRule says why).
 const (
-	DefaultConfidence = 0.95
-	DefaultMinChange  = 0.05
+	DefaultConfidence       = 0.95
+	DefaultMinChange        = 0.05
+	DefaultMargin           = 0.05
+	DefaultDecideConfidence = 0.99
+	DefaultSameConfidence   = 0.90
 )
 
-// FinishAB derives build B's figures and the differences once the rounds are in; the report's
-// validity then covers both builds, and runner.planChecksPass B's verdicts. A nil ABReport
-// does nothing.
+// DefaultABMaxRounds is the rounds an A/B run may grow to while a gated figure is undecided,
+// when DAPR_PERF_AB_MAX_ROUNDS is unset. From the 6 rounds a comparison is usually asked with,
+// 16 allows 6 looks (after 6, 8, ..., 16 rounds); with Bonferroni over them, a look's decision
+// interval is at 99.83 %, which the sign-test interval of the median first reaches at 11 rounds
+// (2·0.5^11 < 0.0017), so a change seen in every round can be called regressed at 12, and two
+// more looks remain for a noisier one. Same needs 98.3 %, first reached at 7 rounds. Each added
+// round is a baseline and both main phases: 16 rounds of 1-minute phases are 48 minutes.
+const DefaultABMaxRounds = 16
+
+// DefaultChangeRule is the rule of a comparison judged once: DefaultMinChange, DefaultMargin,
+// DefaultDecideConfidence, DefaultSameConfidence, one look.
+func DefaultChangeRule() perf.ChangeRule {
+	return perf.ChangeRule{MinChange: DefaultMinChange, Margin: DefaultMargin, Confidence: DefaultDecideConfidence, SameConfidence: DefaultSameConfidence, Looks: 1}
+}
+
+// ABLooks is how many times an A/B run that starts with planned rounds and may grow to
+// maxRounds judges its rounds: after the planned ones, then after each added pair (the last
+// addition may be a single round): 1 + ⌈(maxRounds − planned) / 2⌉, and 1 when maxRounds <=
+// planned.
+func ABLooks(planned, maxRounds int) int {
+	if maxRounds <= planned {
+		return 1
+	}
+	return 1 + (maxRounds-planned+1)/2
+}
+
+// ABRule is DefaultChangeRule over the looks of an A/B run from planned to at most maxRounds
+// rounds (ABLooks), so that its false alarms over all looks stay within 1 %.
+func ABRule(planned, maxRounds int) perf.ChangeRule {
+	r := DefaultChangeRule()
+	r.Looks = ABLooks(planned, maxRounds)
+	return r
+}
+
+// ABGatedFigures are the figures of PairedDifferences whose verdicts decide when an A/B run
+// stops adding rounds: the main latency at p50 and p90. Both builds share each round's
+// baseline, so these are also the differences of the overhead at p50 and p90, Dapr's gated
+// figure and its median. p99 and beyond, CPU and memory are reported and judged, but waiting
+// for their noisier rounds would spend the budget on every run.
+func ABGatedFigures() []string { return []string{"latency p50", "latency p90"} }
+
+// Undecided names the figures of gated that ds leaves undecided: a verdict of
+// perf.VerdictUndecided, or no difference of that figure at all.
+func Undecided(ds []perf.Difference, gated []string) []string {
+	var out []string
+	for _, g := range gated {
+		i := slices.IndexFunc(ds, func(d perf.Difference) bool { return d.Figure == g })
+		if i < 0 || perf.VerdictWord(ds[i].Verdict) == perf.VerdictUndecided {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// FinishAB derives build B's figures and the differences once the rounds are in, by ab.Rule
+// (DefaultChangeRule when nil, and then recorded); the report's validity then covers both
+// builds, and runner.planChecksPass B's verdicts. A nil ABReport does nothing.
 func FinishAB(ab *perf.ABReport, rep *perf.Report, thresholds []perf.Threshold) {
 	if ab == nil {
 		return
@@ -56,7 +120,12 @@ func FinishAB(ab *perf.ABReport, rep *perf.Report, thresholds []perf.Threshold) 
 		rep.Validity.Valid = false
 		rep.Validity.Reasons = append(rep.Validity.Reasons, ab.Validity.Reasons...)
 	}
-	ab.Differences = PairedDifferences(rep.Rounds, ab.Rounds, DefaultConfidence, DefaultMinChange)
+	rule := DefaultChangeRule()
+	if ab.Rule != nil {
+		rule = *ab.Rule
+	}
+	ab.Rule = &rule
+	ab.Differences = PairedDifferences(rep.Rounds, ab.Rounds, rule)
 }
 
 // ABVerdictsPass is true when every one of build B's verdicts that is not WarnOnly passed.
@@ -72,9 +141,8 @@ func ABVerdictsPass(ab *perf.ABReport) bool {
 // PairedDifferences compares the main phases of rounds a and b pairwise (round i of a with
 // round i of b; the shorter decides how many): latency at OverheadPercentiles and the mean
 // (seconds), mean CPU (cores) and peak RSS (bytes) of the caller's and the callee's sidecar.
-// Each gets its per-round B − A, the median with its interval at confidence, and a verdict
-// (PairedVerdict with minChange). A figure missing from a round is left out.
-func PairedDifferences(a, b []perf.Round, confidence, minChange float64) []perf.Difference {
+// Each gets PairedDifference by rule. A figure missing from a round is left out.
+func PairedDifferences(a, b []perf.Round, rule perf.ChangeRule) []perf.Difference {
 	n := min(len(a), len(b))
 	type figure struct {
 		name, unit string
@@ -121,16 +189,71 @@ func PairedDifferences(a, b []perf.Round, confidence, minChange float64) []perf.
 		if len(diffs) == 0 {
 			continue
 		}
-		d := perf.Difference{Figure: f.name, Unit: f.unit, A: median(as), B: median(bs), PerRound: diffs}
-		iv := stats.MedianIntervalAt(diffs, confidence)
-		d.Median, d.Low, d.High, d.Confidence, d.HasInterval = iv.Median, iv.Low, iv.High, iv.Confidence, iv.Method == stats.MethodOrderStatistics
-		if d.A != 0 {
-			d.Change = d.Median / math.Abs(d.A)
-		}
-		d.Verdict = perf.PairedVerdict(d, minChange)
-		out = append(out, d)
+		out = append(out, PairedDifference(f.name, f.unit, as, bs, false, rule))
 	}
 	return out
+}
+
+// PairedDifference compares the paired values a[i] and b[i] of one figure (in unit; the
+// shorter slice decides how many pairs): the per-round differences B − A, their median with
+// its order-statistics interval (benchmath.AssumeNothing, the sign test's interval of a
+// median) at rule.DecideConfidence and at rule.EquivalenceConfidence, the change relative to
+// the median of a, and rule.Verdict. A and B are the medians of a and b. With no pair it is
+// the zero Difference with Verdict undecided.
+func PairedDifference(figure, unit string, a, b []float64, higherIsBetter bool, rule perf.ChangeRule) perf.Difference {
+	n := min(len(a), len(b))
+	diffs := make([]float64, n)
+	for i := range n {
+		diffs[i] = b[i] - a[i]
+	}
+	d := perf.Difference{Figure: figure, Unit: unit, HigherIsBetter: higherIsBetter, A: median(a[:n]), B: median(b[:n]), PerRound: diffs, Margin: rule.Margin}
+	if n == 0 {
+		d.Verdict = perf.VerdictUndecided
+		return d
+	}
+	iv := stats.MedianIntervalAt(diffs, rule.DecideConfidence())
+	d.Median, d.Low, d.High, d.Confidence, d.HasInterval = iv.Median, iv.Low, iv.High, iv.Confidence, iv.Method == stats.MethodOrderStatistics
+	eq := stats.MedianIntervalAt(diffs, rule.EquivalenceConfidence())
+	d.SameLow, d.SameHigh, d.SameConfidence, d.HasSameInterval = eq.Low, eq.High, eq.Confidence, eq.Method == stats.MethodOrderStatistics
+	if d.A != 0 {
+		d.Change = d.Median / math.Abs(d.A)
+	}
+	d.Verdict = rule.Verdict(d)
+	return d
+}
+
+// UnpairedDifference compares two independent samples of one figure (in unit): a, the rounds
+// of one run or of several pooled, and b, those of another. Median is the Hodges–Lehmann shift
+// of b against a, Low and High its Mann–Whitney interval at rule.DecideConfidence, SameLow
+// and SameHigh at rule.EquivalenceConfidence (stats.ShiftInterval); A and B are the medians,
+// Change is Median / |A|, and Verdict is rule.Verdict. PerRound is empty. An empty side gives
+// Verdict undecided.
+func UnpairedDifference(figure, unit string, a, b []float64, higherIsBetter bool, rule perf.ChangeRule) perf.Difference {
+	d := perf.Difference{Figure: figure, Unit: unit, HigherIsBetter: higherIsBetter, A: median(a), B: median(b), Margin: rule.Margin}
+	if len(a) == 0 || len(b) == 0 {
+		d.Verdict = perf.VerdictUndecided
+		return d
+	}
+	iv := stats.ShiftInterval(a, b, rule.DecideConfidence())
+	d.Median, d.Low, d.High, d.Confidence, d.HasInterval = iv.Estimate, iv.Low, iv.High, iv.Confidence, iv.Method == stats.MethodOrderStatistics
+	eq := stats.ShiftInterval(a, b, rule.EquivalenceConfidence())
+	d.SameLow, d.SameHigh, d.SameConfidence, d.HasSameInterval = eq.Low, eq.High, eq.Confidence, eq.Method == stats.MethodOrderStatistics
+	if d.A != 0 {
+		d.Change = d.Median / math.Abs(d.A)
+	}
+	d.Verdict = rule.Verdict(d)
+	return d
+}
+
+// CompareWithEarlier is the comparison a nightly job makes of one run's rounds of a figure
+// (current, in unit) with the rounds of earlier runs of the same scenario and figure
+// (earlier, one slice per run), pooled into one sample: UnpairedDifference(figure, unit,
+// pooled earlier, current, higherIsBetter, rule). Pooling treats the earlier runs' rounds as
+// one distribution, so the interval also covers the night-to-night drift they show; a run
+// compared with itself alone has none. Earlier runs of other load settings or machines must be
+// left out by the caller. No earlier rounds gives Verdict undecided.
+func CompareWithEarlier(figure, unit string, current []float64, earlier [][]float64, higherIsBetter bool, rule perf.ChangeRule) perf.Difference {
+	return UnpairedDifference(figure, unit, slices.Concat(earlier...), current, higherIsBetter, rule)
 }
 
 // FormatValue writes v, in base unit ("s", "cores" or "bytes"), for tables: seconds as ms with
@@ -153,16 +276,57 @@ func FormatValue(v float64, unit string, signed bool) string {
 	return fmt.Sprintf(f, v)
 }
 
-// abTable renders the A/B part of a summary: per figure A, B, the median B − A with its
-// interval and confidence, the change and the verdict.
+// abTable renders the A/B part of a summary: the builds, the rounds and why they stopped, per
+// figure A, B, the median B − A with its interval and confidence, the change and the verdict,
+// then the rule.
 func abTable(b *strings.Builder, r *perf.Report) {
 	ab := r.AB
 	fmt.Fprintf(b, "A/B: A = daprd %s (%s), B = daprd %s (%s); %d interleaved round(s), order %s\n",
 		ab.A.Version, OrUnknown(ab.A.Daprd), ab.B.Version, OrUnknown(ab.B.Daprd), len(ab.Rounds), strings.Join(ab.Order, " "))
+	if line := StopLine(ab.Stop); line != "" {
+		b.WriteString(line + "\n")
+	}
 	b.WriteString(DifferenceTable(ab.Differences))
+	if ab.Rule != nil {
+		b.WriteString(RuleLine(*ab.Rule) + "\n")
+	}
 }
 
-// DifferenceTable renders differences as an aligned text table.
+// StopLine says how an A/B run's rounds ended: "Rounds: 6 asked, up to 16 while latency p50,
+// latency p90 undecided; 10 ran: decided." "" for nil (files written before it).
+func StopLine(s *perf.ABStop) string {
+	if s == nil {
+		return ""
+	}
+	line := fmt.Sprintf("Rounds: %d asked, up to %d while %s undecided; %d ran: %s", s.Planned, s.MaxRounds, strings.Join(s.Gated, ", "), s.Ran, s.Reason)
+	if len(s.Undecided) > 0 {
+		line += " (" + strings.Join(s.Undecided, ", ") + " still undecided)"
+	}
+	return line + "."
+}
+
+// RuleLine states rule as a page shows it: "Verdict: regressed or improved when the 99 %
+// interval of B − A excludes 0 and the change is at least 5 %; same when the 90 % interval lies
+// within ± 5 % of A (the margin); undecided otherwise." With several looks it names them and
+// the per-look confidences.
+func RuleLine(rule perf.ChangeRule) string {
+	looks := ""
+	if rule.Looks > 1 {
+		looks = fmt.Sprintf(" Over %d looks at growing rounds, each look asks %s and %s (Bonferroni).", rule.Looks,
+			pct(rule.DecideConfidence()), pct(rule.EquivalenceConfidence()))
+	}
+	return fmt.Sprintf("Verdict: regressed or improved when the %s interval of B − A excludes 0 and the change is at least %g %%; "+
+		"same when the %s interval lies within ± %g %% of A (the margin); undecided otherwise.%s",
+		pct(rule.Confidence), 100*rule.MinChange, pct(rule.SameConfidence), 100*rule.Margin, looks)
+}
+
+// pct writes a confidence as a percentage with as many decimals as it needs: "99 %", "99.83 %".
+func pct(c float64) string {
+	return strconv.FormatFloat(math.Round(c*1e4)/1e2, 'f', -1, 64) + " %"
+}
+
+// DifferenceTable renders differences as an aligned text table: the interval is the decision
+// interval, the verdict the four-way word (VerdictWord maps those of older files).
 func DifferenceTable(ds []perf.Difference) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -171,10 +335,10 @@ func DifferenceTable(ds []perf.Difference) string {
 		iv := fmt.Sprintf("[%s, %s]", FormatValue(d.Low, d.Unit, true), FormatValue(d.High, d.Unit, true))
 		conf := fmt.Sprintf("%.1f %%", 100*d.Confidence)
 		if !d.HasInterval {
-			conf += " (< 95 %)"
+			conf += " (widest)"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%+.1f %%\t%s\t\n", d.Figure, FormatValue(d.A, d.Unit, false), FormatValue(d.B, d.Unit, false),
-			FormatValue(d.Median, d.Unit, true), iv, conf, 100*d.Change, d.Verdict)
+			FormatValue(d.Median, d.Unit, true), iv, conf, 100*d.Change, perf.VerdictWord(d.Verdict))
 	}
 	_ = w.Flush()
 	return b.String()

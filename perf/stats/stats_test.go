@@ -75,3 +75,66 @@ func TestIntervalCoverageMatchesItsStatedConfidence(t *testing.T) {
 		}
 	}
 }
+
+// TestMannWhitneyCDF: the null distribution of U for 3 against 3 counts 1, 1, 2, 3, 3, 3, 3,
+// 2, 1, 1 of the C(6,3) = 20 orderings (the Gaussian binomial [6 choose 3]).
+func TestMannWhitneyCDF(t *testing.T) {
+	counts := []float64{1, 1, 2, 3, 3, 3, 3, 2, 1, 1}
+	cdf := mannWhitneyCDF(3, 3)
+	if len(cdf) != len(counts) {
+		t.Fatalf("%d values, want %d", len(cdf), len(counts))
+	}
+	sum := 0.0
+	for u, c := range counts {
+		sum += c
+		if math.Abs(cdf[u]-sum/20) > 1e-12 {
+			t.Errorf("P(U <= %d) = %v, want %v", u, cdf[u], sum/20)
+		}
+	}
+	// 6 against 6: P(U = 0) = 1/924.
+	if got := mannWhitneyCDF(6, 6)[0]; math.Abs(got-1.0/924) > 1e-15 {
+		t.Errorf("6 against 6: P(U = 0) = %v, want 1/924", got)
+	}
+}
+
+// TestShiftInterval: y is x shifted by 1 (6 values each): the Hodges–Lehmann shift is 1 and
+// the 99 % interval is the 3rd smallest and 3rd largest of the 36 differences, at
+// 1 − 2·4/924; with 3 against 3 no 99 % interval exists and the range comes back with its
+// 1 − 2/20 = 90 %; with 40 against 40 the normal approximation gives an interval of at least
+// the asked confidence around the shift.
+func TestShiftInterval(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6}
+	y := []float64{2, 3, 4, 5, 6, 7}
+	s := ShiftInterval(x, y, 0.99)
+	if s.Estimate != 1 || s.Method != MethodOrderStatistics {
+		t.Fatalf("shift %v (%s), want 1 by order statistics", s.Estimate, s.Method)
+	}
+	// The differences y_j − x_i are −4 once, −3 twice, ..., 6 once: the 3rd smallest is −3,
+	// the 3rd largest 5.
+	if s.Low != -3 || s.High != 5 || math.Abs(s.Confidence-(1-8.0/924)) > 1e-12 {
+		t.Errorf("interval [%v, %v] at %v, want [-3, 5] at %v", s.Low, s.High, s.Confidence, 1-8.0/924)
+	}
+	few := ShiftInterval([]float64{1, 2, 3}, []float64{11, 12, 13}, 0.99)
+	if few.Method != MethodRange || few.Low != 8 || few.High != 12 || math.Abs(few.Confidence-0.9) > 1e-12 || few.Estimate != 10 {
+		t.Errorf("3 against 3: %+v, want the range [8, 12] at 90 %%, shift 10", few)
+	}
+	// The same 3 against 3 at exactly 90 %: the range is an interval at the asked confidence.
+	if s := ShiftInterval([]float64{1, 2, 3}, []float64{11, 12, 13}, 0.90); s.Method != MethodOrderStatistics {
+		t.Errorf("3 against 3 at 90 %%: %s, want order statistics", s.Method)
+	}
+	var a, b []float64
+	for i := range 40 {
+		a = append(a, float64(i))
+		b = append(b, float64(i)+5)
+	}
+	big := ShiftInterval(a, b, 0.95)
+	if big.Estimate != 5 || big.Low >= 5 || big.High <= 5 || big.Confidence < 0.95 || big.Method != MethodOrderStatistics {
+		t.Errorf("40 against 40: %+v", big)
+	}
+	if math.Abs((5-big.Low)-(big.High-5)) > 1e-9 {
+		t.Errorf("40 against 40: [%v, %v] not symmetric about 5", big.Low, big.High)
+	}
+	if none := ShiftInterval(nil, y, 0.99); none.Method != MethodNone {
+		t.Errorf("empty x: %s", none.Method)
+	}
+}
