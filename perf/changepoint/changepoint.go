@@ -107,10 +107,11 @@ type ChangePoint struct {
 	// Index is the index in the series of the first run after the change; Label is its label.
 	Index int
 	Label string
-	// PValue is the permutation p-value of the split at Index between the neighbouring change
-	// points (or the ends of the series), each side cut to Window/2 runs: the share of
-	// permutations of those runs whose statistic is at least Statistic, Phipson & Smyth's
-	// (1+b)/(m+1). It is at most Options.Alpha.
+	// PValue is the permutation p-value of the best single split of the runs between the
+	// neighbouring change points (or the ends of the series), each side cut to Window/2 runs,
+	// which is the split at Index: the share of permutations of those runs whose best split's
+	// statistic is at least Statistic, Phipson & Smyth's (1+b)/(m+1). It is at most
+	// Options.Alpha.
 	PValue float64
 	// Statistic is the weighted mean-shift statistic of that split, (mean after - mean
 	// before)² / (1/W before + 1/W after), with inverse-variance weights (dimensionless; about
