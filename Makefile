@@ -111,11 +111,13 @@ test-kube-all:
 	$(MAKE) test-kube DAPR_PERF_KUBE_PACKAGES=all KUBE_TEST_TIMEOUT=180m
 
 ## test-deps: install what make test uses, when missing: prometheus-pushgateway (or an upstream
-## pushgateway), chromium (the HTML report test) and every backend the local platform starts.
+## pushgateway), prometheus (the remote-write tests), chromium (the HTML report test) and every
+## backend the local platform starts.
 ## Without apt-get it names them, and their tests skip.
 test-deps:
 	@missing=""; \
 	command -v prometheus-pushgateway >/dev/null 2>&1 || command -v pushgateway >/dev/null 2>&1 || missing="$$missing prometheus-pushgateway"; \
+	command -v prometheus >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	./scripts/apt-install.sh --for "make test" --or-warn $$missing $$(./scripts/missing-backends.sh)
 

@@ -9,6 +9,7 @@ require (
 	github.com/dapr/dapr v1.17.5
 	github.com/dapr/durabletask-go v0.11.3
 	github.com/eclipse/paho.mqtt.golang v1.5.1
+	github.com/golang/snappy v1.0.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.7.4
 	github.com/kelseyhightower/envconfig v1.4.0

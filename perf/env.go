@@ -65,13 +65,14 @@ type Env struct {
 	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" oneof:"in-memory inmemory redis postgres postgresql" accepts:"in-memory (or inmemory), redis, postgres or postgresql" unset:"unset" desc:"Dapr's name for DAPR_PERF_WORKFLOW_BACKEND, used when that is unset (postgres is postgresql); both set to different stores is an error"`
 
 	// The run's record and its push.
-	RunID        *string `envconfig:"DAPR_PERF_RUN_ID" accepts:"letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters" unset:"UTC time and 4 hex digits (one per make perf, or per test binary)" desc:"the run's id and folder"`
-	ReportDir    *string `envconfig:"DAPR_PERF_REPORT_DIR" accepts:"a directory path" unset:"<repo>/reports" desc:"report root: runs write to <root>/runs/<run id>/, references live in <root>/v<version>/"`
-	Command      *string `envconfig:"DAPR_PERF_COMMAND" accepts:"text" unset:"unset (make perf sets it)" desc:"the command recorded in the result file"`
-	PlanOnly     *string `envconfig:"DAPR_PERF_PLAN_ONLY" oneof:"1 true 0 false" accepts:"1 or true (print the plan, start nothing), 0 or false" unset:"0 (make perf-plan sets 1)" desc:"print each scenario's plan and expected time as one daprperf-plan line and return without starting a process"`
-	PushURL      *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_URL" accepts:"an http or https URL such as http://127.0.0.1:9091 (host:port means http)" unset:"unset: no push" desc:"Pushgateway to push every result to"`
-	PushUsername *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_USERNAME" accepts:"text" unset:"unset" desc:"Pushgateway basic-auth user (with the password)"`
-	PushPassword *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_PASSWORD" accepts:"text" unset:"unset" desc:"Pushgateway basic-auth password (with the user)"`
+	RunID              *string `envconfig:"DAPR_PERF_RUN_ID" accepts:"letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters" unset:"UTC time and 4 hex digits (one per make perf, or per test binary)" desc:"the run's id and folder"`
+	ReportDir          *string `envconfig:"DAPR_PERF_REPORT_DIR" accepts:"a directory path" unset:"<repo>/reports" desc:"report root: runs write to <root>/runs/<run id>/, references live in <root>/v<version>/"`
+	Command            *string `envconfig:"DAPR_PERF_COMMAND" accepts:"text" unset:"unset (make perf sets it)" desc:"the command recorded in the result file"`
+	PlanOnly           *string `envconfig:"DAPR_PERF_PLAN_ONLY" oneof:"1 true 0 false" accepts:"1 or true (print the plan, start nothing), 0 or false" unset:"0 (make perf-plan sets 1)" desc:"print each scenario's plan and expected time as one daprperf-plan line and return without starting a process"`
+	PushURL            *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_URL" accepts:"an http or https URL such as http://127.0.0.1:9091 (host:port means http)" unset:"unset: no push" desc:"Pushgateway to push every result to"`
+	PushUsername       *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_USERNAME" accepts:"text" unset:"unset" desc:"Pushgateway basic-auth user (with the password)"`
+	PushPassword       *string `envconfig:"DAPR_PERF_METRICS_PROMETHEUS_PUSHGATEWAY_PASSWORD" accepts:"text" unset:"unset" desc:"Pushgateway basic-auth password (with the user)"`
+	PrometheusWriteURL *string `envconfig:"DAPR_PERF_PROMETHEUS_WRITE_URL" accepts:"an http or https URL of a remote-write endpoint, such as http://127.0.0.1:9090/api/v1/write (host:port means http; no path means /api/v1/write)" unset:"unset: no write" desc:"Prometheus remote-write endpoint every result is also written to, its samples stamped with the run's start time (a failed write is a warning)"`
 
 	// The platform.
 	Platform         *string `envconfig:"DAPR_PERF_PLATFORM" oneof:"local kubernetes" accepts:"local or kubernetes" unset:"local" desc:"the platform the scenarios run on"`

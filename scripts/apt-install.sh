@@ -5,9 +5,9 @@
 # with --or-warn, says so and exits 0 (the callers' tests then skip, or fail naming the package).
 #
 # Services the packages ship (redis-server, postgresql, rabbitmq-server with epmd on every
-# interface, mosquitto, prometheus-pushgateway, containerd) are not started: the tests start their
-# own, on loopback, and stop them. So a policy-rc.d answering 101 ("action forbidden") is put in
-# place for the install when there is none, and removed after it.
+# interface, mosquitto, prometheus-pushgateway, prometheus, containerd) are not started: the tests
+# start their own, on loopback, and stop them. So a policy-rc.d answering 101 ("action
+# forbidden") is put in place for the install when there is none, and removed after it.
 set -eu
 what=
 warn=

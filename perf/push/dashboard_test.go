@@ -23,6 +23,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/daprperf/daprperf/internal/promtest"
 	"github.com/daprperf/daprperf/perf"
 )
 
@@ -596,7 +597,13 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 		check(t, qs, map[string]string{"perf_test": perfTest})
 	})
 	t.Run("daprperf", func(t *testing.T) {
-		qs, vars := ourDashboardQueries(t)
+		all, vars := ourDashboardQueries(t)
+		var qs []dashboardQuery // the history panels read the remote write (TestDashboardHistoryPanel)
+		for _, q := range all {
+			if !strings.Contains(q.Expr, historyMatcher) {
+				qs = append(qs, q)
+			}
+		}
 		if len(qs) < 15 {
 			t.Fatalf("%d queries in grafana/daprperf-dashboard.json, want at least 15", len(qs))
 		}
@@ -609,6 +616,88 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 		check(t, qs, values)
 		t.Logf("%d queries hold against the gateway", len(qs))
 	})
+}
+
+// historyMatcher is in every query of a history panel: the series Write sends carry the
+// transport label, those the Pushgateway holds do not, so the panels draw only samples stamped
+// with their run's own time.
+const historyMatcher = `transport!=""`
+
+// TestDashboardHistoryPanel writes two runs of two daprd versions, far apart in time, to a
+// real Prometheus and runs every query of our dashboard's history panels on it, with the
+// dashboard's variables set to both versions and any run: each query's selectors and labels
+// hold against the written series, and the panel of the p90 overhead across runs draws one
+// line per version, named by its legend, with each run's value at its own time.
+func TestDashboardHistoryPanel(t *testing.T) {
+	s := promtest.Start(t, promtest.Options{OutOfOrderWindow: "10y"})
+	older, newer := historyRuns(t)
+	for _, rep := range []*perf.Report{newer, older} {
+		if err := writeRun(t, s, rep); err != nil {
+			t.Fatalf("Write %s: %v", rep.RunID, err)
+		}
+	}
+	var series []promSeries
+	for _, l := range s.Series(t, `{job="daprperf"}`) {
+		series = append(series, promSeries{Name: l["__name__"], Labels: l})
+	}
+	all, _ := ourDashboardQueries(t)
+	vars := map[string]string{
+		"perf_test":  PerfTestName(newer.Test, newer.Transport),
+		"version":    `1\\.16\\.5|1\\.17\\.5`, // two versions picked, as Grafana writes them into PromQL
+		"run_id":     ".*",                    // All
+		"__interval": "1h",                    // Grafana's step, the range query's below
+	}
+	start, end := older.Environment.StartTime.Add(-time.Hour), newer.Environment.StartTime.Add(time.Hour)
+	overhead := 0
+	for _, q := range all {
+		if !strings.Contains(q.Expr, historyMatcher) {
+			continue
+		}
+		expr, err := grafanaExpand(q.Expr, vars)
+		if err != nil {
+			t.Fatalf("%s: %v", q.Where, err)
+		}
+		pq, err := parsePromQuery(expr)
+		if err == nil {
+			err = checkPromQuery(pq, q.Legend, series)
+		}
+		if err != nil {
+			t.Errorf("%s: %s: %v", q.Where, q.Expr, err)
+			continue
+		}
+		if !strings.Contains(expr, "daprperf_overhead_seconds{") || !strings.Contains(expr, `quantile="0.9"`) {
+			continue
+		}
+		overhead++
+		lines := s.QueryRange(t, expr, start, end, time.Hour)
+		if len(lines) != 2 {
+			t.Fatalf("%s: %d lines, want 2 (one per version): %v", q.Where, len(lines), lines)
+		}
+		for _, rep := range []*perf.Report{older, newer} {
+			o, _ := rep.OverheadOf("p90")
+			v := rep.Environment.DaprVersion
+			i := slices.IndexFunc(lines, func(r promtest.Range) bool { return r.Labels["version"] == v })
+			if i < 0 {
+				t.Errorf("%s: no line of version %s: %v", q.Where, v, lines)
+				continue
+			}
+			if legend := strings.ReplaceAll(q.Legend, "{{version}}", lines[i].Labels["version"]); !strings.Contains(legend, v) {
+				t.Errorf("%s: legend %q does not name the version", q.Where, q.Legend)
+			}
+			stamp := rep.Environment.StartTime.Truncate(time.Millisecond)
+			if len(lines[i].Points) == 0 {
+				t.Errorf("%s: version %s: no point", q.Where, v)
+			}
+			for at, got := range lines[i].Points {
+				if at.Before(stamp) || at.After(stamp.Add(time.Hour)) || got != o.MedianSeconds {
+					t.Errorf("%s: version %s: %v at %s, want %v within the hour after %s", q.Where, v, got, at, o.MedianSeconds, stamp)
+				}
+			}
+		}
+	}
+	if overhead == 0 {
+		t.Errorf("grafana/daprperf-dashboard.json has no history panel of daprperf_overhead_seconds at quantile 0.9 (a query with %s)", historyMatcher)
+	}
 }
 
 func TestPromQueryCheckCanFail(t *testing.T) {

@@ -5,5 +5,10 @@
 // figure, named loads, per-process CPU and memory); the overhead and growth kinds add their own
 // (pushKinds). Metric names carry base units. docs/results.md lists every metric.
 //
+// Write sends the same series to a Prometheus remote-write endpoint (remote write 1.0), with
+// the grouping key's labels and transport and platform on each, stamped with the run's start
+// time (SampleTime), so that a Prometheus holds every run at the time it ran: a history across
+// runs and daprd versions.
+//
 // push imports perf and report.
 package push

@@ -1,7 +1,8 @@
 // Package runner runs a scenario (Run): it resolves the configuration and the env overrides,
 // creates the result file under the run's id before anything starts, hands the scenario's plan
 // a session (perf.Session) to start deployments and record phases in, reads exits, derives
-// figures and verdicts (package report), writes the result file, pushes it (package push),
+// figures and verdicts (package report), writes the result file, pushes it and writes it to a
+// Prometheus by remote write (package push; a failed write is a warning),
 // prints the summary and fails the test once per failed bound.
 //
 // It also owns the run's progress lines, the step-down ladder for plans whose preflight picks

@@ -47,6 +47,7 @@ type runConfig struct {
 	perf.RunConfig
 	reportRoot  string
 	push        push.PushConfig
+	write       push.WriteConfig // the remote write to a Prometheus (DAPR_PERF_PROMETHEUS_WRITE_URL)
 	runID       string
 	retries     int // DAPR_PERF_INVALID_RETRIES: runs again after an invalid run (retry.go)
 	env         *perf.Env
@@ -91,7 +92,9 @@ func planChecksPass(r *perf.Report) bool {
 //  4. exits and restarts of every deployment;
 //  5. the figures, derived once (report.DeriveFigures), and the verdicts on them;
 //  6. the result file's final write, then the push to the Pushgateway when one is configured
-//     (a failed push is an infrastructure error, written to the file too), then the summary;
+//     (a failed push is an infrastructure error, written to the file too), then the remote
+//     write to a Prometheus when one is configured (a failed write is a warning, written to
+//     the file too), then the summary;
 //  7. one test error per failed bound, per failed plan check, and for an invalid or
 //     incomplete run.
 //
@@ -171,7 +174,8 @@ func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *r
 }
 
 // conclude is the end of Run once the result file is written: the push (a failed one is
-// written to the file too), the summary, and the test errors (failOn).
+// written to the file too), the remote write (a failed one is a warning in the file), the
+// summary, and the test errors (failOn).
 func conclude(t *testing.T, cfg runConfig, rep *perf.Report, rf *runFile) {
 	t.Helper()
 	if perr := pushReport(t, cfg.push, rep); perr != nil {
@@ -179,6 +183,12 @@ func conclude(t *testing.T, cfg runConfig, rep *perf.Report, rf *runFile) {
 		rep.Pass = false
 		if werr := rf.finish(rep); werr != nil {
 			t.Errorf("%v", werr)
+		}
+	}
+	if werr := writeReport(t, cfg.write, rep); werr != nil {
+		rep.Warnings = append(rep.Warnings, werr.Error())
+		if ferr := rf.finish(rep); ferr != nil {
+			t.Errorf("%v", ferr)
 		}
 	}
 	t.Log("\n" + report.Summary(rep))
@@ -218,6 +228,8 @@ func newRunConfig(sc perf.Scenario, env perf.Env, opts []RunOption, start bool) 
 		add(err)
 	}
 	cfg.push, err = push.PushConfigFromEnv(env)
+	add(err)
+	cfg.write, err = push.WriteConfigFromEnv(env)
 	add(err)
 	cfg.runID, err = RunIDFromEnv(env)
 	add(err)
@@ -293,6 +305,25 @@ func pushReport(t *testing.T, cfg push.PushConfig, rep *perf.Report) error {
 		return err
 	}
 	t.Logf("pushed to %s (run_id %s)", cfg.URL, rep.RunID)
+	return nil
+}
+
+// writeReport writes rep's samples to the Prometheus remote-write endpoint when one is
+// configured (push.Write). A failed write is logged as a warning and returned, for the result
+// file's warnings: the run's figures are in its result file already, and a history can be
+// loaded from it later (cmd/promhistory).
+func writeReport(t *testing.T, cfg push.WriteConfig, rep *perf.Report) error {
+	t.Helper()
+	if !cfg.Enabled() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := push.Write(ctx, cfg, rep); err != nil {
+		t.Logf("warning: %s/%s: %v (load the result file later with go run ./cmd/promhistory)", rep.Test, rep.Transport, err)
+		return err
+	}
+	t.Logf("written to %s (run_id %s, at %s)", cfg.URL, rep.RunID, rep.Environment.StartTime.UTC().Format(time.RFC3339))
 	return nil
 }
 
