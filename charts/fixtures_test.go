@@ -242,7 +242,7 @@ func growthReport() *perf.Report {
 	return &perf.Report{
 		Schema: perf.ReportSchema, Test: "memory_growth", Transport: perf.HTTP, RunID: "20260501T140000Z-growth",
 		Environment: perf.Environment{DaprVersion: "1.17.5", Platform: "local", CPUModel: "AMD EPYC 7763 64-Core Processor",
-			CPUs: 2, GoVersion: "go1.26.8", GitCommit: "3f2a9c1d5e7b8a6c4d2e0f1a3b5c7d9e1f2a4b6c", StartTime: start},
+			CPUs: 2, GoVersion: "go1.26.8", DaprperfCommit: "3f2a9c1d5e7b8a6c4d2e0f1a3b5c7d9e1f2a4b6c", StartTime: start},
 		Params:   params,
 		Validity: perf.Validity{Valid: true},
 		Pass:     true,
@@ -274,7 +274,7 @@ func buildReport(s reportSpec) (*perf.Report, error) {
 	rep := &perf.Report{
 		Schema: perf.ReportSchema, Test: s.test, Transport: s.proto, RunID: s.runID,
 		Environment: perf.Environment{DaprVersion: s.version, Platform: "local", CPUModel: s.cpuName,
-			CPUs: s.cpus, GoVersion: "go1.26.8", GitCommit: s.commit, StartTime: s.start},
+			CPUs: s.cpus, GoVersion: "go1.26.8", DaprperfCommit: s.commit, StartTime: s.start},
 		Params: params, WarmupParams: warmup,
 		Validity: perf.Validity{Valid: len(s.invalid) == 0, Reasons: s.invalid},
 		Exits:    []perf.Exit{},

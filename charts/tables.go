@@ -481,7 +481,7 @@ func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 		{"platform", cell(orNone(env.Platform))},
 		{"CPU", cell(cpuText(env))},
 		{"Go", cell(orNone(env.GoVersion))},
-		{"git commit", cell(orNone(env.GitCommit))},
+		{"daprperf commit", cell(orNone(env.DaprperfCommit))},
 		{"date", fmtTime(env.StartTime)},
 		{"run", cell(orNone(rep.RunID))},
 	})

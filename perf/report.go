@@ -1,6 +1,8 @@
 package perf
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -124,13 +126,28 @@ type NamedLoad struct {
 type Environment struct {
 	// DaprVersion is what daprd --version printed, e.g. "1.17.5".
 	DaprVersion string `json:"daprVersion"`
+	// Daprd is how the daprd binary the sidecars ran was built, read from the binary itself;
+	// nil when the platform does not name its binary (kubernetes) and in older result files.
+	Daprd *DaprdBuild `json:"daprd,omitempty"`
 	// Platform is "local" or "kubernetes".
-	Platform  string    `json:"platform"`
-	CPUModel  string    `json:"cpuModel"`
-	CPUs      int       `json:"cpus"`
-	GoVersion string    `json:"goVersion"`
-	GitCommit string    `json:"gitCommit"`
-	StartTime time.Time `json:"startTime"`
+	Platform string `json:"platform"`
+	// CPUModel, CPUs, HostMemoryBytes and KernelRelease describe the machine the test process
+	// ran on (on kubernetes too, where the nodes may be other machines): the first processor's
+	// model name and the logical CPUs (/proc/cpuinfo, runtime.NumCPU), MemTotal in bytes
+	// (/proc/meminfo) and the kernel release (/proc/sys/kernel/osrelease, as uname -r prints
+	// it). Together they are the machine fingerprint (Fingerprint). HostMemoryBytes is 0 and
+	// KernelRelease "" in files written before they existed.
+	CPUModel        string `json:"cpuModel"`
+	CPUs            int    `json:"cpus"`
+	HostMemoryBytes uint64 `json:"hostMemoryBytes,omitempty"`
+	KernelRelease   string `json:"kernelRelease,omitempty"`
+	// GoVersion is the Go toolchain of the test process.
+	GoVersion string `json:"goVersion"`
+	// DaprperfCommit is the commit of this repository (daprperf's own, not daprd's: that is
+	// Daprd.Commit) checked out when the run started; "" when unknown. Files written before
+	// the name held it as gitCommit, which UnmarshalJSON still reads.
+	DaprperfCommit string    `json:"daprperfCommit"`
+	StartTime      time.Time `json:"startTime"`
 	// Backends are the stores and brokers the platform started for the run's components,
 	// with the versions they reported (empty when the scenario uses none).
 	Backends []BackendInfo `json:"backends,omitempty"`
@@ -141,6 +158,92 @@ type Environment struct {
 	// (perf.Secured: the local platform's DAPR_PERF_MTLS, the kubernetes injector's
 	// --enable-mtls); nil when the platform does not say, and in older result files.
 	MTLS *bool `json:"mtls,omitempty"`
+}
+
+// UnmarshalJSON reads an environment, also one written before DaprperfCommit was named,
+// whose commit is gitCommit (CHANGELOG.md, "Result file").
+func (e *Environment) UnmarshalJSON(b []byte) error {
+	type plain Environment
+	var v struct {
+		plain
+		LegacyGitCommit string `json:"gitCommit"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = Environment(v.plain)
+	if e.DaprperfCommit == "" {
+		e.DaprperfCommit = v.LegacyGitCommit
+	}
+	return nil
+}
+
+// Fingerprint returns the machine fingerprint of e: its CPU model, logical CPUs, host memory
+// and kernel release, and their hash (MachineFingerprint.Hash).
+func (e Environment) Fingerprint() MachineFingerprint {
+	f := MachineFingerprint{CPUModel: e.CPUModel, CPUs: e.CPUs, MemoryBytes: e.HostMemoryBytes, KernelRelease: e.KernelRelease}
+	f.Hash = f.hash()
+	return f
+}
+
+// MachineFingerprint names the machine a run was measured on, by the four facts that change
+// what a figure means: two runs compare as the same machine only when all four are equal.
+type MachineFingerprint struct {
+	CPUModel string `json:"cpuModel"`
+	CPUs     int    `json:"cpus"`
+	// MemoryBytes is the host's MemTotal, bytes; 0 when unknown (older result files).
+	MemoryBytes uint64 `json:"memoryBytes"`
+	// KernelRelease is uname -r's; "" when unknown (older result files).
+	KernelRelease string `json:"kernelRelease"`
+	// Hash is the first 12 hex digits of the SHA-256 of the four fields above (in this order,
+	// each followed by a NUL byte, numbers in decimal): short enough for a table, stable
+	// across runs and Go versions.
+	Hash string `json:"hash"`
+}
+
+// Complete says whether every field of f is known; a fingerprint of an older result file,
+// without memory and kernel, is not, and its hash differs from the same machine's complete one.
+func (f MachineFingerprint) Complete() bool {
+	return f.CPUModel != "" && f.CPUs > 0 && f.MemoryBytes > 0 && f.KernelRelease != ""
+}
+
+func (f MachineFingerprint) hash() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", f.CPUModel, f.CPUs, f.MemoryBytes, f.KernelRelease)
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// DaprdBuild is how a daprd binary was built, from the build information the Go toolchain
+// stores in every binary (what `go version -m <daprd>` prints). scripts/build-daprd.sh builds
+// daprd from the module proxy, without VCS information, so such a binary records the module
+// version (a release tag) and the content hash of the module, not a commit: Commit is then the
+// commit the tag named when the module proxy served it, from the Origin the go command keeps
+// in its module cache, when that is still there.
+type DaprdBuild struct {
+	// Path is the binary's path on the machine that ran it.
+	Path string `json:"path"`
+	// MainPackage is the package built ("github.com/dapr/dapr/cmd/daprd").
+	MainPackage string `json:"mainPackage"`
+	// Module and ModuleVersion are the module that holds MainPackage and its version: a tag
+	// ("v1.17.5") for a build from the module proxy, "(devel)" for one from a checkout.
+	Module        string `json:"module"`
+	ModuleVersion string `json:"moduleVersion"`
+	// ModuleSum is the go.sum hash of the module's content ("h1:..."); empty for a checkout.
+	ModuleSum string `json:"moduleSum,omitempty"`
+	// GoVersion is the toolchain that built the binary ("go1.26.8").
+	GoVersion string `json:"goVersion"`
+	// Settings are the build settings recorded in the binary, "key=value" in its order
+	// ("-tags=stablecomponents", "-trimpath=true", "CGO_ENABLED=0", "GOARCH=amd64", ...).
+	Settings []string `json:"settings,omitempty"`
+	// Commit is daprd's source commit where it is knowable, and CommitSource says how it is
+	// known: "vcs.revision" (the binary was built from a checkout, and Go stamped it),
+	// "module cache origin of v1.17.5" (the commit the tag named when the module proxy served
+	// it, read from <GOMODCACHE>/cache/download/<module>/@v/<version>.info). Both are empty
+	// when it is not knowable.
+	Commit       string `json:"commit,omitempty"`
+	CommitSource string `json:"commitSource,omitempty"`
+	// VCSModified is the binary's vcs.modified: a checkout with uncommitted changes.
+	VCSModified bool `json:"vcsModified,omitempty"`
 }
 
 // ResourceSummary is one process over all main phases, in base units.

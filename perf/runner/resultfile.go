@@ -309,13 +309,15 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 		Params:       cfg.Main,
 		WarmupParams: cfg.Warmup,
 		Environment: perf.Environment{
-			DaprVersion: "",
-			Platform:    cfg.Platform.Name(),
-			CPUModel:    cpuModel(),
-			CPUs:        runtime.NumCPU(),
-			GoVersion:   runtime.Version(),
-			GitCommit:   gitCommit(),
-			StartTime:   now,
+			DaprVersion:     "",
+			Platform:        cfg.Platform.Name(),
+			CPUModel:        cpuModel(),
+			CPUs:            runtime.NumCPU(),
+			HostMemoryBytes: hostMemoryBytes(),
+			KernelRelease:   kernelRelease(),
+			GoVersion:       runtime.Version(),
+			DaprperfCommit:  gitCommit(),
+			StartTime:       now,
 		},
 	}
 }

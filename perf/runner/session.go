@@ -80,6 +80,14 @@ func (s *session) Deploy(t perf.TB, label string, apps []perf.App, loads ...perf
 	if s.rep.Environment.DaprVersion == "" {
 		s.rep.Environment.DaprVersion = dep.DaprVersion()
 	}
+	if p, ok := dep.(perf.DaprdPather); ok && s.rep.Environment.Daprd == nil && p.DaprdPath() != "" {
+		b, err := readDaprdBuild(p.DaprdPath(), daprdModule, moduleCache())
+		if err != nil {
+			t.Logf("%v (left out of the result file)", err)
+		} else {
+			s.rep.Environment.Daprd = b
+		}
+	}
 	for _, b := range perf.BackendsOf(dep) { // a growth plan's variants start the same ones again
 		if !slices.ContainsFunc(s.rep.Environment.Backends, func(o perf.BackendInfo) bool { return o.Backend == b.Backend && o.Version == b.Version }) {
 			s.rep.Environment.Backends = append(s.rep.Environment.Backends, b)

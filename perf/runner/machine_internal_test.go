@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestMachineFingerprintFilled checks the fingerprint's host facts on this machine: MemTotal
+// above 0 and the kernel release uname(2) gives.
+func TestMachineFingerprintFilled(t *testing.T) {
+	if m := hostMemoryBytes(); m < 1<<20 {
+		t.Errorf("hostMemoryBytes = %d, want the host's MemTotal (at least 1 MiB)", m)
+	}
+	var u syscall.Utsname
+	if err := syscall.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var release strings.Builder
+	for _, c := range u.Release {
+		if c == 0 {
+			break
+		}
+		release.WriteByte(byte(c))
+	}
+	if got := kernelRelease(); got == "" || got != release.String() {
+		t.Errorf("kernelRelease = %q, want uname's %q", got, release.String())
+	}
+}
+
+// The build information is read from a real Go binary (testdata/buildinfo, built here; a test
+// binary records no dependencies): a module it links has the version go.mod requires and a
+// go.sum hash, and its commit comes from the module cache's Origin when the cache has one, and
+// not otherwise.
+func TestReadDaprdBuild(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the binary with")
+	}
+	exe := filepath.Join(t.TempDir(), "buildinfo")
+	if out, err := exec.Command(goBin, "build", "-o", exe, "./testdata/buildinfo").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/buildinfo: %v\n%s", err, out)
+	}
+	const mod, version = "github.com/prometheus/procfs", "v0.23.0" // as go.mod requires it
+	cache := t.TempDir()
+	b, err := readDaprdBuild(exe, mod, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Module != mod || b.ModuleVersion != version || !strings.HasPrefix(b.ModuleSum, "h1:") {
+		t.Errorf("module = %s %s %s, want %s %s h1:...", b.Module, b.ModuleVersion, b.ModuleSum, mod, version)
+	}
+	if b.MainPackage == "" || !strings.HasPrefix(b.GoVersion, "go1.") || b.Path != exe {
+		t.Errorf("main package %q, Go %q, path %q: want the test binary's", b.MainPackage, b.GoVersion, b.Path)
+	}
+	if b.Commit != "" || b.CommitSource != "" {
+		t.Errorf("commit %q (%s) with an empty module cache, want none", b.Commit, b.CommitSource)
+	}
+
+	const hash = "3974797d4325124650f3a6c9bf220ba327f84e6c"
+	dir := filepath.Join(cache, "cache", "download", "github.com", "prometheus", "procfs", "@v")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	info := `{"Version":"v0.23.0","Origin":{"VCS":"git","URL":"https://github.com/prometheus/procfs","Hash":"` + hash + `","Ref":"refs/tags/v0.23.0"}}`
+	if err := os.WriteFile(filepath.Join(dir, version+".info"), []byte(info), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err = readDaprdBuild(exe, mod, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Commit != hash || b.CommitSource != "module cache origin of v0.23.0" {
+		t.Errorf("commit %q (%s), want %s from the module cache", b.Commit, b.CommitSource, hash)
+	}
+
+	notGo := filepath.Join(t.TempDir(), "daprd")
+	if err := os.WriteFile(notGo, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readDaprdBuild(notGo, mod, cache); err == nil || !strings.Contains(err.Error(), notGo) {
+		t.Errorf("a file that is no Go binary: error %v, want one naming %s", err, notGo)
+	}
+}
+
+func TestEscapeModulePath(t *testing.T) {
+	if got := escapeModulePath("github.com/BurntSushi/toml"); got != "github.com/!burnt!sushi/toml" {
+		t.Errorf("escapeModulePath = %q", got)
+	}
+}
