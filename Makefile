@@ -58,7 +58,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
+.PHONY: all nightly daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -146,6 +146,17 @@ test-perf-all: daprd $(DAPRD_B)
 	@./scripts/perf-deps.sh "make perf" $(PERF_PACKAGES)
 	@echo "make perf: $(words $(PERF_PACKAGES)) scenario packages, one at a time: $(patsubst ./tests/%,%,$(PERF_PACKAGES)); each logs its plan and expected time first"
 	$(call perf_sh,make perf) $(PERF_PACKAGES)
+
+## nightly: the job a scheduled nightly run calls (cmd/perfnightly; docs/results.md#nightly-runs):
+## the scenarios of DAPR_PERF_NIGHTLY_SET (default: service invocation HTTP and gRPC, state get,
+## pub/sub publish, actor activation and memory growth, about 30 minutes; short: about 2) under
+## one run id, the run added to the history under reports/history/, each figure decided against
+## the nights before, the trend page drawn. Exit 7: a figure regressed; the rest as make perf.
+NIGHTLY_PACKAGES := $(addprefix ./tests/,service_invocation_http service_invocation_grpc state_get_http actor_activation pubsub_publish_http memory_growth)
+nightly: daprd
+	@./scripts/perf-deps.sh "make nightly" $(NIGHTLY_PACKAGES)
+	$(GO) build -o .bin/perfnightly ./cmd/perfnightly
+	GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) .bin/perfnightly
 
 ## perf-plan: make perf's plan only: every scenario's phases, loads and expected time, and the
 ## total; builds the test binaries, starts nothing, needs no daprd.

@@ -109,6 +109,8 @@ var binaryRules = []binaryRule{
 		mayNotLink: []string{"testing", envconfigPath}},
 	{bin: "cmd/perfhistory", what: "the history index's command (rebuild, add, list); it links `perf/growth` through `perf/report`, which reads the result files",
 		mayNotLink: []string{"testing", envconfigPath}},
+	{bin: "cmd/perfnightly", what: "the nightly job (`make nightly`): it runs `cmd/perfsuite`, adds the run to the history, decides and draws the trend page; it links `perf/growth` through `perf/report`",
+		mayNotLink: []string{"testing", envconfigPath}},
 	{bin: "kube/node/nodeprobe", what: "the probe the Kubernetes node image runs",
 		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
 }

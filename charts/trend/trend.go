@@ -152,10 +152,15 @@ func display(unit string, values []float64) (factor float64, shown string) {
 	return 1, unit
 }
 
-// label is a run's label on the x axis: its version, and its date when the series spans days.
+// label is a run's label on the x axis: its version, then its date when the series spans days,
+// or its time of day when it does not.
 func label(p Point, days bool) string {
-	if days && !p.Time.IsZero() {
-		return p.Version + " " + p.Time.UTC().Format("01-02")
+	v := strings.TrimPrefix(p.Version, "v")
+	switch {
+	case p.Time.IsZero():
+		return v
+	case days:
+		return v + " " + p.Time.UTC().Format("01-02")
 	}
-	return strings.TrimPrefix(p.Version, "v")
+	return v + " " + p.Time.UTC().Format("15:04")
 }

@@ -14,6 +14,10 @@
 package history
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +57,9 @@ type Entry struct {
 	Platform string `json:"platform"`
 	// Machine is the fingerprint of the machine the run was measured on.
 	Machine perf.MachineFingerprint `json:"machine"`
+	// Load names the main phase's load, so that runs are compared at the same one (LoadKey):
+	// "500 QPS x 30s, 16 connections, 1024 B", with the executor and mTLS off when they apply.
+	Load string `json:"load"`
 	// Pass and Valid are the report's; Incomplete is set for a run that ended early.
 	Pass       bool `json:"pass"`
 	Valid      bool `json:"valid"`
@@ -139,7 +146,7 @@ func entryOf(rep *perf.Report, rel string) Entry {
 		Schema: EntrySchema, Path: rel, RunID: rep.RunID,
 		Scenario:  Scenario{Test: rep.Test, Transport: rep.Transport, Plan: rep.Plan},
 		StartTime: env.StartTime.UTC(), DaprperfCommit: env.DaprperfCommit, DaprVersion: env.DaprVersion,
-		MTLS: env.MTLS, Platform: env.Platform, Machine: env.Fingerprint(),
+		MTLS: env.MTLS, Platform: env.Platform, Machine: env.Fingerprint(), Load: LoadKey(rep),
 		Pass: rep.Pass, Valid: rep.Validity.Valid, Incomplete: rep.Incomplete,
 	}
 	if b := env.Daprd; b != nil {
@@ -223,4 +230,26 @@ func sidecarFigures(rep *perf.Report) []Figure {
 		out = append(out, Figure{Name: RSSFigure(rs.Process), Unit: "bytes", Value: float64(rs.PeakRSSBytes), PerRound: rss, Source: source})
 	}
 	return out
+}
+
+// LoadKey names rep's main-phase load for comparing runs: rate, duration, connections and
+// payload size ("500 QPS x 30s, 16 connections, 1024 B"; "max rate" for an open throttle), then
+// the closed-loop executor's kind and a hash of its settings when it has one, and "mTLS off"
+// when the sidecars ran without mTLS. Two runs with one key ran the same load.
+func LoadKey(rep *perf.Report) string {
+	p := rep.Params
+	rate := fmt.Sprintf("%d QPS", p.QPS)
+	if p.MaxRate {
+		rate = "max rate"
+	}
+	key := fmt.Sprintf("%s x %v, %d connections, %d B", rate, p.Duration, p.Connections, p.PayloadBytes)
+	if p.Executor.Kind != "" {
+		b, _ := json.Marshal(p.Executor) // plain data: cannot fail
+		sum := sha256.Sum256(b)
+		key += fmt.Sprintf(", %s %s", p.Executor.Kind, hex.EncodeToString(sum[:4]))
+	}
+	if m := rep.Environment.MTLS; m != nil && !*m {
+		key += ", mTLS off"
+	}
+	return key
 }

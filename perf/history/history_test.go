@@ -11,6 +11,7 @@ import (
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/history"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // reports is the repository's report root, whose published result files the tests copy.
@@ -492,5 +493,26 @@ func TestCorruptFiles(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], aside) || len(idx.Entries) != len(published)+2 {
 		t.Errorf("rebuild over a corrupt index: warnings %q, %d entries", warnings, len(idx.Entries))
+	}
+}
+
+func TestLoadKeyNamesTheLoadARunRan(t *testing.T) {
+	rep, err := report.ReadReport(filepath.Join(reports, "v1.17.5", "service_invocation", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := history.LoadKey(rep), "500 QPS x 30s, 16 connections, 1024 B"; got != want {
+		t.Errorf("LoadKey = %q, want %q", got, want)
+	}
+	other := *rep
+	other.Params.QPS = 1000
+	if history.LoadKey(&other) == history.LoadKey(rep) {
+		t.Errorf("another rate has the same key %q", history.LoadKey(rep))
+	}
+	off := false
+	other = *rep
+	other.Environment.MTLS = &off
+	if got, want := history.LoadKey(&other), "500 QPS x 30s, 16 connections, 1024 B, mTLS off"; got != want {
+		t.Errorf("LoadKey without mTLS = %q, want %q", got, want)
 	}
 }

@@ -29,7 +29,9 @@ type Point struct {
 	Paths       []string
 	DaprVersion string
 	DaprdCommit string
-	Machine     string
+	// Load is the run's load (Entry.Load): points of one series may have run at different ones.
+	Load    string
+	Machine string
 	// OtherMachine is set when the point was measured on another machine than the series'
 	// Machine (another fingerprint hash, or one with fields unknown): it must not be compared
 	// as if it were the same machine.
@@ -86,7 +88,7 @@ func (idx *Index) Series(sc Scenario, figure, machine string) (Series, error) {
 		}
 		at[k] = len(s.Points)
 		p := Point{Time: e.StartTime, RunID: e.RunID, Paths: []string{e.Path}, DaprVersion: e.DaprVersion,
-			DaprdCommit: e.DaprdCommit, Machine: e.Machine.Hash, OtherMachine: e.Machine.Hash != machine,
+			DaprdCommit: e.DaprdCommit, Load: e.Load, Machine: e.Machine.Hash, OtherMachine: e.Machine.Hash != machine,
 			Pass: e.Pass, Valid: e.Valid, Missing: e.Missing, Figure: f}
 		if p.OtherMachine && !slices.Contains(s.OtherMachines, p.Machine) {
 			s.OtherMachines = append(s.OtherMachines, p.Machine)
