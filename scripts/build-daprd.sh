@@ -46,6 +46,10 @@ fi
 
 # Versions of dapr's dependencies that the module proxy refuses, raised to ones it serves.
 case "$version" in
+# v1.17.0's components-contrib v1.17.0 (and v1.17.1, v1.17.2) is refused too: v1.17.3, v1.17.5's,
+# stands in, so that build is v1.17.0's runtime with v1.17.5's components (result files record the
+# modules daprd was built with).
+v1.17.0) pins="github.com/dapr/durabletask-go@v0.11.3 github.com/dapr/components-contrib@v1.17.3" ;;
 v1.17.*) pins="github.com/dapr/durabletask-go@v0.11.3" ;;
 v1.16.*) pins="github.com/choleraehyq/pid@v0.0.24" ;;
 *) pins="" ;;
