@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -206,13 +205,4 @@ func checkFields(list string, i int, name string, add func(error), checks ...fie
 		}
 	}
 	return true
-}
-
-// joinInts is xs as "1, 2, 3".
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
 }

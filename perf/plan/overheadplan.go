@@ -259,9 +259,9 @@ func extendAB(rep *perf.Report, planned, maxRounds int, runRound func(i int) err
 // run is (markEnd).
 func (OverheadPlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
+	markEnd(r, s.Config().Rounds, runErr)
 	report.DeriveOverhead(r)
 	report.FinishAB(r.AB, r, s.Config().Thresholds)
-	markEnd(r, s.Config().Rounds, runErr)
 }
 
 // markEnd sets the run's incomplete flag and infrastructure errors from how its rounds ended:

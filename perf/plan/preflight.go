@@ -47,6 +47,15 @@ func ladderFrom(qps int, rungs []int) []int {
 	return out
 }
 
+// joinInts is xs as "1, 2, 3".
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
 // preflightStepLength is the length of each of n preflight loads: preflightMaxStep, less when n of
 // them would exceed preflightBudget, and never longer than the main phase itself.
 func preflightStepLength(n int, main time.Duration) time.Duration {

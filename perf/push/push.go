@@ -97,7 +97,7 @@ func PushConfigFromEnv(env perf.Env) (PushConfig, error) {
 	if raw := perf.Val(env.PushURL); raw != "" {
 		u, err := pushgatewayBaseURL(raw)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvPushgatewayURL, pushRedacted(raw), err))
+			errs = append(errs, fmt.Errorf("%s=%q: %w", EnvPushgatewayURL, redactedURL(raw), err))
 		}
 		cfg.URL = u
 	}
@@ -137,14 +137,6 @@ func pushgatewayBaseURL(raw string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-// pushRedacted hides a password written into a URL, for error messages.
-func pushRedacted(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return raw
-}
-
 // PushError is a failed push. Its text names the gateway and carries client_golang's error,
 // which for an answer other than 200/202 holds the status code and the gateway's message.
 type PushError struct {
@@ -179,7 +171,7 @@ func Push(ctx context.Context, cfg PushConfig, rep *perf.Report) error {
 	}
 	base, err := pushgatewayBaseURL(cfg.URL)
 	if err != nil {
-		return &PushError{URL: pushRedacted(cfg.URL), Err: err}
+		return &PushError{URL: redactedURL(cfg.URL), Err: err}
 	}
 	if rep == nil {
 		return &PushError{URL: base, Err: errors.New("no report")}

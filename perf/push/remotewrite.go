@@ -74,7 +74,7 @@ func WriteConfigFromEnv(env perf.Env) (WriteConfig, error) {
 	}
 	u, err := RemoteWriteURL(raw)
 	if err != nil {
-		return WriteConfig{}, fmt.Errorf("perf: %s=%q: %w", EnvPrometheusWriteURL, pushRedacted(raw), err)
+		return WriteConfig{}, fmt.Errorf("perf: %s=%q: %w", EnvPrometheusWriteURL, redactedURL(raw), err)
 	}
 	return WriteConfig{URL: u}, nil
 }
@@ -156,7 +156,7 @@ func Write(ctx context.Context, cfg WriteConfig, rep *perf.Report) error {
 	}
 	endpoint, err := RemoteWriteURL(cfg.URL)
 	if err != nil {
-		return &WriteError{URL: pushRedacted(cfg.URL), Err: err}
+		return &WriteError{URL: redactedURL(cfg.URL), Err: err}
 	}
 	body, err := writeRequest(rep)
 	if err != nil {
@@ -317,4 +317,13 @@ func remoteSeries(rep *perf.Report) ([]writeSeries, []*dto.MetricFamily, error) 
 		}
 	}
 	return out, families, nil
+}
+
+// redactedURL hides a password written into a URL, for the error messages of the push and
+// the remote write.
+func redactedURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
 }

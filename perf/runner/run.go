@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,15 +178,15 @@ func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *r
 // summary, and the test errors (failOn).
 func conclude(t *testing.T, cfg runConfig, rep *perf.Report, rf *runFile) {
 	t.Helper()
-	if perr := pushReport(t, cfg.push, rep); perr != nil {
+	perr, werr := publish(t, cfg, rep)
+	if perr != nil {
 		rep.InfraErrors = append(rep.InfraErrors, "push: "+perr.Error())
 		rep.Pass = false
-		if werr := rf.finish(rep); werr != nil {
-			t.Errorf("%v", werr)
-		}
 	}
-	if werr := writeReport(t, cfg.write, rep); werr != nil {
+	if werr != nil {
 		rep.Warnings = append(rep.Warnings, werr.Error())
+	}
+	if perr != nil || werr != nil {
 		if ferr := rf.finish(rep); ferr != nil {
 			t.Errorf("%v", ferr)
 		}
@@ -284,47 +284,39 @@ func withTesterLimits(apps []perf.App, loads ...perf.Params) []perf.App {
 	return out
 }
 
-var noPushOnce sync.Once
+// noPushOnce is set once the missing Pushgateway was said, once per test binary.
+var noPushOnce atomic.Bool
 
-// pushReport pushes rep when a Pushgateway is configured; a failed push is a test error with
-// the server's message, and is returned. Without one it says so, once per test binary.
-func pushReport(t *testing.T, cfg push.PushConfig, rep *perf.Report) error {
+// publish sends rep, after its result file is written, to the Pushgateway and to the
+// Prometheus remote-write endpoint, each when configured. A failed push is a test error with the
+// server's message (pushErr); a failed write is logged as a warning (writeErr), since the run's
+// figures are in its result file already and a history can load it later (cmd/promhistory).
+// Without a Pushgateway it says so, once per test binary.
+func publish(t *testing.T, cfg runConfig, rep *perf.Report) (pushErr, writeErr error) {
 	t.Helper()
-	if !cfg.Enabled() {
-		first := false
-		noPushOnce.Do(func() { first = true })
-		if first {
-			t.Logf("no Pushgateway configured (%s unset): results are not pushed", push.EnvPushgatewayURL)
+	if cfg.push.Enabled() {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		pushErr = push.Push(ctx, cfg.push, rep)
+		cancel()
+		if pushErr != nil {
+			t.Errorf("%s/%s: %v", rep.Test, rep.Transport, pushErr)
+		} else {
+			t.Logf("pushed to %s (run_id %s)", cfg.push.URL, rep.RunID)
 		}
-		return nil
+	} else if first := noPushOnce.CompareAndSwap(false, true); first {
+		t.Logf("no Pushgateway configured (%s unset): results are not pushed", push.EnvPushgatewayURL)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := push.Push(ctx, cfg, rep); err != nil {
-		t.Errorf("%s/%s: %v", rep.Test, rep.Transport, err)
-		return err
+	if cfg.write.Enabled() {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		writeErr = push.Write(ctx, cfg.write, rep)
+		cancel()
+		if writeErr != nil {
+			t.Logf("warning: %s/%s: %v (load the result file later with go run ./cmd/promhistory)", rep.Test, rep.Transport, writeErr)
+		} else {
+			t.Logf("written to %s (run_id %s, at %s)", cfg.write.URL, rep.RunID, rep.Environment.StartTime.UTC().Format(time.RFC3339))
+		}
 	}
-	t.Logf("pushed to %s (run_id %s)", cfg.URL, rep.RunID)
-	return nil
-}
-
-// writeReport writes rep's samples to the Prometheus remote-write endpoint when one is
-// configured (push.Write). A failed write is logged as a warning and returned, for the result
-// file's warnings: the run's figures are in its result file already, and a history can be
-// loaded from it later (cmd/promhistory).
-func writeReport(t *testing.T, cfg push.WriteConfig, rep *perf.Report) error {
-	t.Helper()
-	if !cfg.Enabled() {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := push.Write(ctx, cfg, rep); err != nil {
-		t.Logf("warning: %s/%s: %v (load the result file later with go run ./cmd/promhistory)", rep.Test, rep.Transport, err)
-		return err
-	}
-	t.Logf("written to %s (run_id %s, at %s)", cfg.URL, rep.RunID, rep.Environment.StartTime.UTC().Format(time.RFC3339))
-	return nil
+	return pushErr, writeErr
 }
 
 // failOn fails t once per failed bound that is not warn-only, once per failed check of the
