@@ -1,10 +1,9 @@
-// Package promtest runs a real Prometheus server for a test: Debian's prometheus binary (apt
-// package prometheus, which make test-deps installs), on a free 127.0.0.1 port, with its
-// remote-write receiver on, its data in t.TempDir(), stopped by its PID when the test ends.
-// Query reads it back over the HTTP API.
+// Package promtest runs a real Prometheus server or Pushgateway for a test: Debian's binaries
+// (apt packages prometheus and prometheus-pushgateway, which make test-deps installs), on a free
+// 127.0.0.1 port, their data in t.TempDir(), stopped by their PID when the test ends.
+// Prometheus runs with its remote-write receiver on; Query reads it back over the HTTP API.
 //
-// Without the binary a test skips, naming make test-deps, and fails when CI is set: the
-// convention of the Pushgateway tests (perf/push).
+// Without a binary a test skips, naming make test-deps, and fails when CI is set.
 package promtest
 
 import (
@@ -21,17 +20,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// Server is one running Prometheus process owned by a test.
+// Server is one running Prometheus or Pushgateway process owned by a test.
 type Server struct {
+	// Name is the server's kind, for messages: "prometheus" or "pushgateway".
+	Name string
 	// URL is its base URL, http://127.0.0.1:<port>.
 	URL string
-	// WriteURL is its remote-write receiver, URL + /api/v1/write.
+	// WriteURL is a Prometheus's remote-write receiver, URL + /api/v1/write.
 	WriteURL string
 	// PID is the process id, which Stop signals.
 	PID int
@@ -55,15 +57,32 @@ type Options struct {
 // it when the CI variable is set).
 func Binary(t testing.TB) string {
 	t.Helper()
-	if p, err := exec.LookPath("prometheus"); err == nil {
-		return p
+	return binary(t, "Prometheus", "prometheus")
+}
+
+// PushgatewayBinary returns the path of the Pushgateway binary (Debian's
+// prometheus-pushgateway, or an upstream pushgateway), or skips t as Binary does.
+func PushgatewayBinary(t testing.TB) string {
+	t.Helper()
+	return binary(t, "Pushgateway", "prometheus-pushgateway", "pushgateway")
+}
+
+// binary is the first of names on PATH or in /usr/bin; without one it skips t naming make
+// test-deps, or fails it when CI is set.
+func binary(t testing.TB, what string, names ...string) string {
+	t.Helper()
+	for _, name := range names {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+		p := filepath.Join("/usr/bin", name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
 	}
-	if fi, err := os.Stat("/usr/bin/prometheus"); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-		return "/usr/bin/prometheus"
-	}
-	msg := "no prometheus binary on PATH: run make test-deps (it installs Debian's package prometheus)"
+	msg := fmt.Sprintf("no %s binary (%s) on PATH: run make test-deps (it installs Debian's package %s)", what, strings.Join(names, " or "), names[0])
 	if os.Getenv("CI") != "" {
-		t.Fatal(msg + " (CI is set, so a missing Prometheus is a failure)")
+		t.Fatal(msg + " (CI is set, so a missing " + what + " is a failure)")
 	}
 	t.Skip(msg)
 	return ""
@@ -75,10 +94,36 @@ func Binary(t testing.TB) string {
 // port taken between choosing and binding it is retried with another. t.Cleanup stops it.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
-	bin := Binary(t)
+	return start(t, "prometheus", Binary(t), 60*time.Second, func(addr, dir string) ([]string, error) {
+		cfg := "global: {}\n"
+		if opts.OutOfOrderWindow != "" {
+			cfg += fmt.Sprintf("storage:\n  tsdb:\n    out_of_order_time_window: %s\n", opts.OutOfOrderWindow)
+		}
+		cfgPath := filepath.Join(dir, "prometheus.yml")
+		if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+			return nil, err
+		}
+		return []string{"--config.file=" + cfgPath, "--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			"--storage.tsdb.retention.time=100y", "--web.listen-address=" + addr, "--web.enable-remote-write-receiver"}, nil
+	})
+}
+
+// StartPushgateway runs a Pushgateway on 127.0.0.1 without persistence and returns once
+// /-/ready answers 200 (at most 10 s); t.Cleanup stops it.
+func StartPushgateway(t testing.TB) *Server {
+	t.Helper()
+	return start(t, "pushgateway", PushgatewayBinary(t), 10*time.Second, func(addr, _ string) ([]string, error) {
+		return []string{"--web.listen-address=" + addr, "--persistence.file="}, nil
+	})
+}
+
+// start runs bin with the arguments args gives for a free 127.0.0.1 address and a temp folder,
+// trying three addresses, since a port can be taken between choosing and binding it.
+func start(t testing.TB, name, bin string, ready time.Duration, args func(addr, dir string) ([]string, error)) *Server {
+	t.Helper()
 	var errs []error
 	for range 3 {
-		s, err := tryStart(t, bin, opts)
+		s, err := tryStart(t, name, bin, ready, args)
 		if err == nil {
 			return s
 		}
@@ -88,16 +133,7 @@ func Start(t testing.TB, opts Options) *Server {
 	return nil
 }
 
-func tryStart(t testing.TB, bin string, opts Options) (*Server, error) {
-	dir := t.TempDir()
-	cfg := "global: {}\n"
-	if opts.OutOfOrderWindow != "" {
-		cfg += fmt.Sprintf("storage:\n  tsdb:\n    out_of_order_time_window: %s\n", opts.OutOfOrderWindow)
-	}
-	cfgPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		return nil, err
-	}
+func tryStart(t testing.TB, name, bin string, ready time.Duration, args func(addr, dir string) ([]string, error)) (*Server, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -106,15 +142,15 @@ func tryStart(t testing.TB, bin string, opts Options) (*Server, error) {
 	if err := l.Close(); err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + addr, WriteURL: "http://" + addr + "/api/v1/write", t: t,
-		done: make(chan struct{}), log: &lockedBuffer{}}
-	s.cmd = exec.Command(bin,
-		"--config.file="+cfgPath,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--storage.tsdb.retention.time=100y",
-		"--web.listen-address="+addr,
-		"--web.enable-remote-write-receiver",
-	)
+	argv, err := args(addr, t.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Name: name, URL: "http://" + addr, t: t, done: make(chan struct{}), log: &lockedBuffer{}}
+	if name == "prometheus" {
+		s.WriteURL = s.URL + "/api/v1/write"
+	}
+	s.cmd = exec.Command(bin, argv...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
@@ -124,14 +160,14 @@ func tryStart(t testing.TB, bin string, opts Options) (*Server, error) {
 	t.Cleanup(s.Stop)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("prometheus %s (pid %d) log:\n%s", addr, s.PID, s.log)
+			t.Logf("%s %s (pid %d) log:\n%s", name, addr, s.PID, s.log)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ready)
 	defer cancel()
 	if err := s.waitReady(ctx); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("prometheus on %s: %w; log:\n%s", addr, err, s.log)
+		return nil, fmt.Errorf("%s on %s: %w; log:\n%s", name, addr, err, s.log)
 	}
 	return s, nil
 }
@@ -174,12 +210,12 @@ func (s *Server) Stop() {
 		default:
 		}
 		if err := syscall.Kill(s.PID, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-			s.t.Errorf("SIGTERM prometheus (pid %d): %v", s.PID, err)
+			s.t.Errorf("SIGTERM %s (pid %d): %v", s.Name, s.PID, err)
 		}
 		select {
 		case <-s.done:
 		case <-time.After(10 * time.Second):
-			s.t.Errorf("prometheus (pid %d) ignored SIGTERM for 10 s: killing it", s.PID)
+			s.t.Errorf("%s (pid %d) ignored SIGTERM for 10 s: killing it", s.Name, s.PID)
 			_ = syscall.Kill(s.PID, syscall.SIGKILL)
 			<-s.done
 		}

@@ -114,6 +114,21 @@ func PushConfigFromEnv(env perf.Env) (PushConfig, error) {
 // pushgatewayBaseURL validates a gateway base URL and returns it normalised. Like
 // client_golang's push.New it accepts host:port and assumes http.
 func pushgatewayBaseURL(raw string) (string, error) {
+	u, err := httpURL(raw, "http://127.0.0.1:9091", fmt.Sprintf(": use %s and %s", EnvPushgatewayUsername, EnvPushgatewayPassword))
+	switch {
+	case err != nil:
+		return "", err
+	case strings.Contains(u.Path+"/", "/metrics/"):
+		return "", fmt.Errorf("must be the gateway's base URL: /metrics/job/... is added per push")
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// httpURL parses raw as the URL of a server the run sends to, http:// added to host:port,
+// checking what both the Pushgateway and the remote-write endpoint need: an http or https
+// URL with a host, and no credentials (errors print the URL; credHint says where they go
+// instead), query or fragment. The errors name example.
+func httpURL(raw, example, credHint string) (*url.URL, error) {
 	s := raw
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
@@ -121,20 +136,26 @@ func pushgatewayBaseURL(raw string) (string, error) {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("must be a URL such as http://127.0.0.1:9091: %w", err)
+		return nil, fmt.Errorf("must be a URL such as %s: %w", example, err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("must be an http or https URL, such as http://127.0.0.1:9091")
+		return nil, fmt.Errorf("must be an http or https URL, such as %s", example)
 	case u.Hostname() == "":
-		return "", fmt.Errorf("must name a host, such as http://127.0.0.1:9091")
+		return nil, fmt.Errorf("must name a host, such as %s", example)
 	case u.User != nil:
-		return "", fmt.Errorf("must not hold credentials (they would be printed in errors): use %s and %s",
-			EnvPushgatewayUsername, EnvPushgatewayPassword)
+		return nil, fmt.Errorf("must not hold credentials (they would be printed in errors)%s", credHint)
 	case u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("must not have a query or fragment")
-	case strings.Contains(u.Path+"/", "/metrics/"):
-		return "", fmt.Errorf("must be the gateway's base URL: /metrics/job/... is added per push")
+		return nil, errors.New("must not have a query or fragment")
 	}
-	return strings.TrimSuffix(u.String(), "/"), nil
+	return u, nil
+}
+
+// redactedURL hides a password written into a URL, for the error messages of the push and
+// the remote write.
+func redactedURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
 }
 
 // PushError is a failed push. Its text names the gateway and carries client_golang's error,

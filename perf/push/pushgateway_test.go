@@ -9,21 +9,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/daprperf/daprperf/internal/promtest"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
 
@@ -31,161 +27,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/push"
 )
 
-// pushgatewayNames are the binary's names: Debian's, then upstream's.
-var pushgatewayNames = []string{"prometheus-pushgateway", "pushgateway"}
+// pushgateway is a real Pushgateway a test started (promtest.StartPushgateway), with the
+// reads the tests make of it.
+type pushgateway struct{ *promtest.Server }
 
-// pushgateway is a running Pushgateway process owned by one test.
-type pushgateway struct {
-	t    testing.TB
-	URL  string // http://127.0.0.1:<port>
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
-	log  *lockedBuffer
-	once sync.Once
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// pushgatewayBinary finds the gateway, or skips the test (fails it when CI is set).
-func pushgatewayBinary(t testing.TB) string {
-	t.Helper()
-	for _, name := range pushgatewayNames {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-		if p := filepath.Join("/usr/bin", name); isExecutable(p) {
-			return p
-		}
-	}
-	msg := fmt.Sprintf("no Pushgateway binary (%s) on PATH: install it, e.g. apt-get install -y prometheus-pushgateway",
-		strings.Join(pushgatewayNames, " or "))
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg + " (CI is set, so a missing gateway is a failure)")
-	}
-	t.Skip(msg)
-	return ""
-}
-
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-// startPushgateway runs a Pushgateway on a free 127.0.0.1 port, without persistence, and
-// returns once /-/ready answers 200. t.Cleanup stops it. A port taken between choosing and
-// binding it is retried with another port.
+// startPushgateway runs a Pushgateway on a free 127.0.0.1 port, without persistence, stopped
+// by its PID when the test ends; without the binary the test skips (fails under CI).
 func startPushgateway(t testing.TB) *pushgateway {
 	t.Helper()
-	bin := pushgatewayBinary(t)
-	var errs []error
-	for range 3 {
-		g, err := tryStartPushgateway(t, bin)
-		if err == nil {
-			return g
-		}
-		errs = append(errs, err)
-	}
-	t.Fatalf("start %s: %v", bin, errors.Join(errs...))
-	return nil
-}
-
-func tryStartPushgateway(t testing.TB, bin string) (*pushgateway, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		return nil, err
-	}
-	g := &pushgateway{t: t, URL: "http://" + addr, done: make(chan struct{}), log: &lockedBuffer{}}
-	// Debian's build defaults --persistence.file to /var/lib/prometheus/pushgateway.data:
-	// set it empty, or tests would read and write the system's store.
-	g.cmd = exec.Command(bin, "--web.listen-address="+addr, "--persistence.file=")
-	g.cmd.Stdout, g.cmd.Stderr = g.log, g.log
-	if err := g.cmd.Start(); err != nil {
-		return nil, err
-	}
-	go func() { _ = g.cmd.Wait(); close(g.done) }()
-	t.Cleanup(g.stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("pushgateway %s log:\n%s", addr, g.log)
-		}
-	})
-
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := g.waitReady(ctx); err != nil {
-		g.stop()
-		return nil, fmt.Errorf("pushgateway on %s: %w; log:\n%s", addr, err, g.log)
-	}
-	return g, nil
-}
-
-// waitReady polls /-/ready until it answers 200, the process exits or ctx ends; the error
-// carries the last failure.
-func (g *pushgateway) waitReady(ctx context.Context) error {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.URL+"/-/ready", nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("/-/ready answered %s", resp.Status)
-		}
-		select {
-		case <-g.done:
-			return fmt.Errorf("exited before it was ready (last poll: %v)", err)
-		case <-ctx.Done():
-			return fmt.Errorf("not ready: %w (last poll: %v)", ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
-}
-
-// stop sends SIGTERM to the process by PID, waits up to 5 s, then sends SIGKILL, and returns
-// once it has exited. Safe to call more than once.
-func (g *pushgateway) stop() {
-	g.once.Do(func() {
-		select {
-		case <-g.done:
-			return
-		default:
-		}
-		if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			g.t.Errorf("SIGTERM pushgateway (pid %d): %v", g.cmd.Process.Pid, err)
-		}
-		select {
-		case <-g.done:
-		case <-time.After(5 * time.Second):
-			g.t.Errorf("pushgateway (pid %d) ignored SIGTERM for 5 s: killing it", g.cmd.Process.Pid)
-			_ = g.cmd.Process.Kill()
-			<-g.done
-		}
-	})
+	return &pushgateway{promtest.StartPushgateway(t)}
 }
 
 // get fetches path from the gateway, bounded to 5 s.
@@ -389,7 +239,7 @@ func TestPushGatewayKeepsTheLatestRun(t *testing.T) {
 func TestPushGatewayFailures(t *testing.T) {
 	t.Run("gateway stopped", func(t *testing.T) {
 		g := startPushgateway(t)
-		g.stop()
+		g.Stop()
 		err := Push(t.Context(), PushConfig{URL: g.URL}, pushFixture(t, "run-1", 1, true))
 		var pe *PushError
 		if !errors.As(err, &pe) || pe.StatusCode != 0 || !strings.Contains(err.Error(), "push to "+g.URL+":") {

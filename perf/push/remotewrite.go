@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -84,22 +83,9 @@ func WriteConfigFromEnv(env perf.Env) (WriteConfig, error) {
 // The error says what is accepted: an http or https URL with a host, and no credentials
 // (errors print the URL), query or fragment.
 func RemoteWriteURL(raw string) (string, error) {
-	s := raw
-	if !strings.Contains(s, "://") {
-		s = "http://" + s
-	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("must be a URL such as http://127.0.0.1:9090/api/v1/write: %w", err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", errors.New("must be an http or https URL, such as http://127.0.0.1:9090/api/v1/write")
-	case u.Hostname() == "":
-		return "", errors.New("must name a host, such as http://127.0.0.1:9090/api/v1/write")
-	case u.User != nil:
-		return "", errors.New("must not hold credentials (they would be printed in errors)")
-	case u.RawQuery != "" || u.Fragment != "":
-		return "", errors.New("must not have a query or fragment")
+	u, err := httpURL(raw, "http://127.0.0.1:9090/api/v1/write", "")
+	if err != nil {
+		return "", err
 	}
 	if u.Path == "" || u.Path == "/" {
 		u.Path = prometheusWritePath
@@ -317,13 +303,4 @@ func remoteSeries(rep *perf.Report) ([]writeSeries, []*dto.MetricFamily, error) 
 		}
 	}
 	return out, families, nil
-}
-
-// redactedURL hides a password written into a URL, for the error messages of the push and
-// the remote write.
-func redactedURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return raw
 }
