@@ -254,9 +254,9 @@ func extendAB(rep *perf.Report, planned, maxRounds int, runRound func(i int) err
 	}
 }
 
-// Finish derives the overhead on service and response time, the validity of every measured
-// phase, the warnings and the resource summaries, then build B's (ab.go), then how complete the
-// run is (markEnd).
+// Finish marks how complete the run is (markEnd), then derives the overhead on service and
+// response time, the validity of every measured phase, the warnings and the resource summaries,
+// then build B's (ab.go).
 func (OverheadPlan) Finish(s perf.Session, runErr error) {
 	r := s.Report()
 	markEnd(r, s.Config().Rounds, runErr)
