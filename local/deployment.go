@@ -30,6 +30,10 @@ type Deployment struct {
 	// (sentry.go); trustAnchors is sentry's root certificate, PEM, once sentry is ready.
 	mtls         bool
 	trustAnchors string
+	// abDelay and proxies: every sidecar's HTTP and gRPC port reached through a delayProxy,
+	// build B's delayed by abDelay (abdelay.go); nil and empty without DAPR_PERF_AB_DELAY.
+	abDelay *time.Duration
+	proxies map[proxyKey]*delayProxy
 	// logs are where close keeps the logs when the test failed (perf.LogsDir; "": none), shared
 	// with the signal handler so that they are kept once.
 	logs *runLogs
@@ -334,6 +338,7 @@ func stopAt(procs []*process) error {
 // writes the end of each log into t's output; then it removes the run directory, also when t
 // failed.
 func (d *Deployment) close(t perf.TB) {
+	d.closeDelayProxies()
 	if err := d.stopAll(); err != nil {
 		t.Errorf("local: teardown: %v", err)
 	}
@@ -433,8 +438,14 @@ func (d *Deployment) endpoint(app string, e perf.Endpoint, b bool) (string, erro
 	}
 	switch e {
 	case perf.SidecarHTTP:
+		if px := d.proxies[proxyKey{app, e, b}]; px != nil {
+			return httpURL(px.port()), nil
+		}
 		return httpURL(sp.HTTP), nil
 	case perf.SidecarGRPC:
+		if px := d.proxies[proxyKey{app, e, b}]; px != nil {
+			return grpcAddr(px.port()), nil
+		}
 		return grpcAddr(sp.GRPC), nil
 	case perf.SidecarMetrics:
 		if da.app.Sidecar.DisableMetrics {

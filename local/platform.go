@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/daprperf/daprperf/perf"
 )
@@ -19,6 +20,9 @@ type Platform struct {
 	alloc     PortAllocator // where every port comes from
 	runParent string        // run directories are created here; "" is os.TempDir()
 	mtls      bool          // a sentry and mTLS in every deployment with a sidecar (sentry.go)
+	// abDelay is DAPR_PERF_AB_DELAY: build B's sidecars reached through delayProxy with it, A's
+	// through one without (abdelay.go); nil without.
+	abDelay *time.Duration
 }
 
 var _ perf.Platform = (*Platform)(nil)
@@ -117,6 +121,9 @@ func New(opts ...Option) (*Platform, error) {
 			return nil, fmt.Errorf("local: %w", err)
 		}
 	}
+	if p.abDelay = o.env.ABDelay; p.abDelay != nil && p.b == nil {
+		return nil, fmt.Errorf("local: %s=%v: a slowdown of build B needs an A/B run: set %s too", perf.EnvABDelay, *p.abDelay, EnvDaprdB)
+	}
 	return p, nil
 }
 
@@ -167,13 +174,16 @@ func (p *Platform) StartE(ctx context.Context, t perf.TB, apps ...perf.App) (*De
 		return nil, fmt.Errorf("start: run dir: %w", err)
 	}
 	d := newDeployment(dir, build{path: p.daprd, version: p.version}, p.b, len(apps)*3+maxBackendProcs+len(perf.PlacementGroups(apps))+2)
-	d.mtls = p.mtls
+	d.mtls, d.abDelay = p.mtls, p.abDelay
 	d.logs.dir = perf.LogsDir(ctx)
 	trackRunDir(d.logs, perf.InterruptHook(ctx))
 	t.Cleanup(func() { d.close(t) }) // registered as soon as there is something to clean up
 
 	if err := d.plan(p.alloc, apps); err != nil {
 		return nil, fmt.Errorf("start: %w", err)
+	}
+	if err := d.startDelayProxies(); err != nil {
+		return nil, stopAfter(fmt.Errorf("start: %w", err), d)
 	}
 	bins, err := p.buildApps(ctx, apps)
 	if err != nil {

@@ -1,5 +1,7 @@
 package perf
 
+import "time"
+
 // SideBDeployment is implemented by deployments that run a second daprd build beside each
 // sidecar.
 type SideBDeployment interface {
@@ -20,12 +22,23 @@ func SideB(dep Deployment) (Deployment, bool) {
 // DaprdPather is implemented by deployments that know the daprd binary they run.
 type DaprdPather interface{ DaprdPath() string }
 
+// EnvABDelay slows build B of an A/B run by a known delay (Env.ABDelay; local platform).
+const EnvABDelay = "DAPR_PERF_AB_DELAY"
+
+// Slowed is implemented by a build-B view whose sidecars are reached through an injected delay
+// (EnvABDelay): InjectedDelay is what every request to them is held for, 0 when none is.
+type Slowed interface{ InjectedDelay() time.Duration }
+
 // Build names one daprd build of an A/B run.
 type Build struct {
 	// Daprd is the binary's path ("" when the platform does not say).
 	Daprd string `json:"daprd,omitempty"`
 	// Version is what the binary reports ("1.17.5").
 	Version string `json:"version"`
+	// InjectedDelaySeconds is the delay every request to this build's sidecars was held for
+	// (EnvABDelay), seconds: a known slowdown for measuring what a comparison detects. 0 for a
+	// build measured as it is.
+	InjectedDelaySeconds float64 `json:"injectedDelaySeconds,omitempty"`
 }
 
 // ABReport is the second build's side of an A/B run and its difference from the first.

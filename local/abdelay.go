@@ -1,0 +1,62 @@
+package local
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// proxyKey names one proxied sidecar port: the app, the endpoint (perf.SidecarHTTP or
+// perf.SidecarGRPC) and the build (true: B).
+type proxyKey struct {
+	app string
+	e   perf.Endpoint
+	b   bool
+}
+
+// startDelayProxies puts a delayProxy in front of every sidecar's HTTP and gRPC port under
+// DAPR_PERF_AB_DELAY: build B's holding what a client sends for the delay, build A's
+// forwarding only, so that both pay one extra hop and build B is slower by the delay alone.
+// Endpoint then names the proxies. Nothing without DAPR_PERF_AB_DELAY.
+func (d *Deployment) startDelayProxies() error {
+	if d.abDelay == nil {
+		return nil
+	}
+	d.proxies = map[proxyKey]*delayProxy{}
+	for _, da := range d.apps {
+		for _, side := range []struct {
+			b     bool
+			ports *sidecarPorts
+			delay time.Duration
+		}{{false, da.sidecar, 0}, {true, da.sidecarB, *d.abDelay}} {
+			if side.ports == nil {
+				continue
+			}
+			for e, port := range map[perf.Endpoint]int{perf.SidecarHTTP: side.ports.HTTP, perf.SidecarGRPC: side.ports.GRPC} {
+				px, err := startDelayProxy("127.0.0.1:"+strconv.Itoa(port), side.delay)
+				if err != nil {
+					return fmt.Errorf("%s=%v: a proxy for %s's %s: %w", perf.EnvABDelay, *d.abDelay, da.app.Name, e, err)
+				}
+				d.proxies[proxyKey{da.app.Name, e, side.b}] = px
+			}
+		}
+	}
+	return nil
+}
+
+// closeDelayProxies closes every proxy, and with them every connection through them.
+func (d *Deployment) closeDelayProxies() {
+	for _, px := range d.proxies {
+		_ = px.Close()
+	}
+}
+
+// InjectedDelay is build B's slowdown under DAPR_PERF_AB_DELAY (perf.Slowed); 0 without.
+func (s sideB) InjectedDelay() time.Duration {
+	if s.d.abDelay == nil {
+		return 0
+	}
+	return *s.d.abDelay
+}
