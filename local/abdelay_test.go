@@ -60,11 +60,15 @@ func TestABDelaySlowsBuildB(t *testing.T) {
 func TestABDelayNeedsASecondBuild(t *testing.T) {
 	d := time.Millisecond
 	env := runner.EnvFor(t)
-	env.ABDelay = &d
-	_, err := local.New(local.WithEnv(env), local.WithoutDaprdB())
+	env.ABDelay, env.DaprdB = &d, nil
+	_, err := local.New(local.WithEnv(env))
 	if errors.Is(err, local.ErrDaprdNotFound) && os.Getenv("CI") == "" {
 		t.Skipf("skipping: %v", err)
 	}
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DAPR_PERF_AB_DELAY=1ms: a slowdown of build B needs an A/B run: set DAPR_PERF_DAPRD_B too")
+
+	// A plan of one build (memory growth) has no build B: the delay does not apply there.
+	_, err = local.New(local.WithEnv(env), local.WithoutDaprdB())
+	require.NoError(t, err)
 }

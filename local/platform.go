@@ -121,7 +121,10 @@ func New(opts ...Option) (*Platform, error) {
 			return nil, fmt.Errorf("local: %w", err)
 		}
 	}
-	if p.abDelay = o.env.ABDelay; p.abDelay != nil && p.b == nil {
+	// A plan that runs one build (WithoutDaprdB) has no build B to slow.
+	if p.abDelay = o.env.ABDelay; o.noB {
+		p.abDelay = nil
+	} else if p.abDelay != nil && p.b == nil {
 		return nil, fmt.Errorf("local: %s=%v: a slowdown of build B needs an A/B run: set %s too", perf.EnvABDelay, *p.abDelay, EnvDaprdB)
 	}
 	return p, nil

@@ -28,6 +28,9 @@ func NewPlatform(env perf.Env, single bool) (perf.Platform, error) {
 		if b := perf.Val(env.DaprdB); b != "" {
 			return nil, fmt.Errorf("%s=%s: A/B runs of two daprd builds are for the local platform only (%s=kubernetes runs the cluster's daprd)", local.EnvDaprdB, b, EnvPlatform)
 		}
+		if d := env.ABDelay; d != nil {
+			return nil, fmt.Errorf("%s=%v: a slowed build B is for the local platform's A/B runs only (%s=kubernetes runs the cluster's daprd)", perf.EnvABDelay, *d, EnvPlatform)
+		}
 		// KUBECONFIG (or in-cluster), DAPR_PERF_IMAGE_REGISTRY, DAPR_PERF_IMAGE_TAG: see package kube.
 		p, err := kube.New(kube.WithEnv(env))
 		if err != nil {
