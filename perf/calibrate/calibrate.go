@@ -1,0 +1,130 @@
+// Package calibrate measures what a comparison's verdict does on data whose truth is known:
+// how often it calls a change between two sides of one build (A/A: the false-alarm rate), and
+// how often it catches a change of known size (a build slowed on purpose: its power).
+//
+//	runs := []calibrate.Run{...}                 // A/A runs' rounds of one figure
+//	c := calibrate.Resample(runs, 6, 1000, report.DefaultChangeRule(), 1)
+//	fmt.Println(c.FalseAlarms(), "of", c.N)
+//
+// The comparisons are real runs' rounds: Real judges each run as it ran; Resample draws rounds
+// with replacement from the runs' pooled rounds to make many comparisons of a chosen size, the
+// bootstrap of Efron and Tibshirani ("An Introduction to the Bootstrap", 1993, ch. 6), so that
+// a rate near 1 % is measured with more than the handful of real runs a machine gives in a
+// night. A round keeps its pair (A and B of one round): the drift the interleaving cancels
+// stays cancelled in every resampled comparison.
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// Pair is one interleaved round of an A/B run: side A's and side B's value of one figure, in
+// the figure's unit.
+type Pair struct{ A, B float64 }
+
+// Run is one A/B run's rounds of one figure. InjectedDelay is the slowdown build B was given
+// (perf.Build.InjectedDelaySeconds, seconds; 0 for an A/A run).
+type Run struct {
+	ID            string
+	Pairs         []Pair
+	InjectedDelay float64
+}
+
+// Counts are how many comparisons got each verdict.
+type Counts struct {
+	N, Regressed, Improved, Same, Undecided int
+}
+
+// FalseAlarms is how many comparisons called a change either way: on A/A data, each is false.
+func (c Counts) FalseAlarms() int { return c.Regressed + c.Improved }
+
+// Rate is n / c.N; 0 when c.N is 0.
+func (c Counts) Rate(n int) float64 {
+	if c.N == 0 {
+		return 0
+	}
+	return float64(n) / float64(c.N)
+}
+
+func (c *Counts) add(verdict string) {
+	c.N++
+	switch verdict {
+	case perf.VerdictRegressed:
+		c.Regressed++
+	case perf.VerdictImproved:
+		c.Improved++
+	case perf.VerdictSame:
+		c.Same++
+	default:
+		c.Undecided++
+	}
+}
+
+// judge is the verdict on pairs by rule (report.PairedDifference, lower is better).
+func judge(pairs []Pair, rule perf.ChangeRule) string {
+	a, b := make([]float64, len(pairs)), make([]float64, len(pairs))
+	for i, p := range pairs {
+		a[i], b[i] = p.A, p.B
+	}
+	return report.PairedDifference("figure", "", a, b, false, rule).Verdict
+}
+
+// Real judges every run as it ran, all its rounds.
+func Real(runs []Run, rule perf.ChangeRule) Counts {
+	var c Counts
+	for _, r := range runs {
+		c.add(judge(r.Pairs, rule))
+	}
+	return c
+}
+
+// Resample makes n comparisons of k rounds each, every round drawn with replacement from the
+// pooled rounds of runs (seeded by seed, so the same inputs give the same counts), and judges
+// each by rule. It returns no comparison when runs hold no round, or k or n is below 1.
+func Resample(runs []Run, k, n int, rule perf.ChangeRule, seed uint64) Counts {
+	var pool []Pair
+	for _, r := range runs {
+		pool = append(pool, r.Pairs...)
+	}
+	var c Counts
+	if len(pool) == 0 || k < 1 {
+		return c
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	draw := make([]Pair, k)
+	for range n {
+		for i := range draw {
+			draw[i] = pool[rng.IntN(len(pool))]
+		}
+		c.add(judge(draw, rule))
+	}
+	return c
+}
+
+// Interval is the Wilson score interval of a rate of x in n at the given confidence (Wilson,
+// "Probable inference, the law of succession, and statistical inference", JASA 1927): unlike
+// the normal one it stays inside [0, 1] and is fair for a rate near 0, as a false-alarm rate is.
+func Interval(x, n int, confidence float64) (low, high float64, err error) {
+	if n < 1 || x < 0 || x > n {
+		return 0, 0, fmt.Errorf("calibrate: interval of %d in %d: want 0 <= x <= n and n >= 1", x, n)
+	}
+	if !(confidence > 0 && confidence < 1) {
+		return 0, 0, errors.New("calibrate: confidence must lie between 0 and 1")
+	}
+	z := normalQuantile(1 - (1-confidence)/2)
+	p, nn := float64(x)/float64(n), float64(n)
+	den := 1 + z*z/nn
+	mid := (p + z*z/(2*nn)) / den
+	half := z * math.Sqrt(p*(1-p)/nn+z*z/(4*nn*nn)) / den
+	return math.Max(0, mid-half), math.Min(1, mid+half), nil
+}
+
+// normalQuantile is the standard normal's quantile at p (0 < p < 1), through the inverse error
+// function.
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }

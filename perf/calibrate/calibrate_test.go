@@ -1,0 +1,73 @@
+package calibrate_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf/calibrate"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// runs makes n A/B runs of rounds rounds each: A around 3 ms with 4 % noise per round, a
+// drift per round that both sides share, and B = A's level × (1 + shift) with its own noise.
+func runs(rng *rand.Rand, n, rounds int, shift float64) []calibrate.Run {
+	out := make([]calibrate.Run, n)
+	for i := range out {
+		for range rounds {
+			drift := 1 + 0.10*rng.NormFloat64() // the machine's, shared by the round's two sides
+			a := 0.003 * drift * (1 + 0.04*rng.NormFloat64())
+			b := 0.003 * drift * (1 + shift) * (1 + 0.04*rng.NormFloat64())
+			out[i].Pairs = append(out[i].Pairs, calibrate.Pair{A: a, B: b})
+		}
+	}
+	return out
+}
+
+func TestSameBuildRaisesFewAlarms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	aa := runs(rng, 20, 6, 0)
+	rule := report.DefaultChangeRule()
+	real := calibrate.Real(aa, rule)
+	assert.Equal(t, 20, real.N)
+	c := calibrate.Resample(aa, 8, 2000, rule, 7)
+	require.Equal(t, 2000, c.N)
+	assert.Equal(t, c.N, c.Regressed+c.Improved+c.Same+c.Undecided)
+	low, high, err := calibrate.Interval(c.FalseAlarms(), c.N, 0.95)
+	require.NoError(t, err)
+	t.Logf("A/A: %d of %d false alarms (%.2f %%, 95 %% interval %.2f to %.2f %%); same %d, undecided %d",
+		c.FalseAlarms(), c.N, 100*c.Rate(c.FalseAlarms()), 100*low, 100*high, c.Same, c.Undecided)
+	assert.LessOrEqual(t, c.Rate(c.FalseAlarms()), 0.01, "the rule asks 99 %% intervals: at most about 1 %% false alarms")
+
+	again := calibrate.Resample(aa, 8, 2000, rule, 7)
+	assert.Equal(t, c, again, "the same seed gives the same counts")
+}
+
+func TestAClearSlowdownIsCaught(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	slowed := runs(rng, 20, 8, 0.15)
+	c := calibrate.Resample(slowed, 8, 1000, report.DefaultChangeRule(), 11)
+	t.Logf("+15 %%: regressed in %d of %d", c.Regressed, c.N)
+	assert.GreaterOrEqual(t, c.Rate(c.Regressed), 0.95, "a 15 %% slowdown with 4 %% noise is caught at 8 rounds")
+	assert.Zero(t, c.Improved)
+}
+
+func TestWilsonInterval(t *testing.T) {
+	// Wilson's interval of 0 in 1000 at 95 %: [0, z²/(n+z²)] = [0, 0.00383].
+	low, high, err := calibrate.Interval(0, 1000, 0.95)
+	require.NoError(t, err)
+	assert.Zero(t, low)
+	assert.InDelta(t, 0.00383, high, 0.00002)
+	// 10 in 1000: about [0.0054, 0.0183].
+	low, high, err = calibrate.Interval(10, 1000, 0.95)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.00544, low, 0.0001)
+	assert.InDelta(t, 0.01831, high, 0.0001)
+	_, _, err = calibrate.Interval(3, 2, 0.95)
+	assert.ErrorContains(t, err, "want 0 <= x <= n")
+	_, _, err = calibrate.Interval(1, 2, 1)
+	assert.ErrorContains(t, err, "confidence")
+	assert.Equal(t, calibrate.Counts{}, calibrate.Resample(nil, 6, 10, report.DefaultChangeRule(), 1), "no rounds, no comparison")
+}
