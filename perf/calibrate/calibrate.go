@@ -128,3 +128,25 @@ func Interval(x, n int, confidence float64) (low, high float64, err error) {
 // normalQuantile is the standard normal's quantile at p (0 < p < 1), through the inverse error
 // function.
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// RunsOf returns the A/B run rep's rounds of every figure of report.ABFigures, by figure name:
+// round i of build A (rep.Rounds) paired with round i of build B (rep.AB.Rounds). It is an
+// error when rep is no A/B run.
+func RunsOf(rep *perf.Report) (map[string]Run, error) {
+	if rep.AB == nil {
+		return nil, fmt.Errorf("calibrate: %s/%s run %s is no A/B run (no ab section)", rep.Test, rep.Transport, rep.RunID)
+	}
+	out := map[string]Run{}
+	for _, f := range report.ABFigures() {
+		as, bs := f.Pairs(rep.Rounds, rep.AB.Rounds)
+		if len(as) == 0 {
+			continue
+		}
+		r := Run{ID: rep.RunID, InjectedDelay: rep.AB.B.InjectedDelaySeconds}
+		for i := range as {
+			r.Pairs = append(r.Pairs, Pair{A: as[i], B: bs[i]})
+		}
+		out[f.Name] = r
+	}
+	return out, nil
+}

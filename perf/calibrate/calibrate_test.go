@@ -2,11 +2,13 @@ package calibrate_test
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/calibrate"
 	"github.com/daprperf/daprperf/perf/report"
 )
@@ -70,4 +72,38 @@ func TestWilsonInterval(t *testing.T) {
 	_, _, err = calibrate.Interval(1, 2, 1)
 	assert.ErrorContains(t, err, "confidence")
 	assert.Equal(t, calibrate.Counts{}, calibrate.Resample(nil, 6, 10, report.DefaultChangeRule(), 1), "no rounds, no comparison")
+}
+
+// RunsOf pairs each round of build A with the same round of build B, figure by figure, from a
+// real result file given a build B whose main latencies are A's × 1.1.
+func TestRunsOfPairsTheRoundsOfAnABRun(t *testing.T) {
+	rep, err := report.ReadReport(filepath.Join("..", "..", "reports", "v1.17.5", "service_invocation", "http", "result.json"))
+	require.NoError(t, err)
+	_, err = calibrate.RunsOf(rep)
+	require.ErrorContains(t, err, "is no A/B run")
+
+	ab := &perf.ABReport{B: perf.Build{Version: "1.17.5", InjectedDelaySeconds: 0.0005}}
+	for _, rd := range rep.Rounds {
+		b := rd
+		b.Main.Latency.Percentiles = nil
+		for _, q := range rd.Main.Latency.Percentiles {
+			q.Seconds *= 1.1
+			b.Main.Latency.Percentiles = append(b.Main.Latency.Percentiles, q)
+		}
+		ab.Rounds = append(ab.Rounds, b)
+	}
+	rep.AB = ab
+	byFigure, err := calibrate.RunsOf(rep)
+	require.NoError(t, err)
+	p90, ok := byFigure["latency p90"]
+	require.True(t, ok, "figures: %v", byFigure)
+	require.Len(t, p90.Pairs, len(rep.Rounds))
+	assert.Equal(t, 0.0005, p90.InjectedDelay)
+	assert.Equal(t, rep.RunID, p90.ID)
+	for i, p := range p90.Pairs {
+		want, err := rep.Rounds[i].Main.Percentile(90)
+		require.NoError(t, err)
+		assert.InDelta(t, want.Seconds(), p.A, 1e-12, "round %d: A is build A's p90", i)
+		assert.InDelta(t, 1.1*p.A, p.B, 1e-6, "round %d: B is build B's", i)
+	}
 }

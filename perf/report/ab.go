@@ -139,23 +139,54 @@ func ABVerdictsPass(ab *perf.ABReport) bool {
 }
 
 // PairedDifferences compares the main phases of rounds a and b pairwise (round i of a with
-// round i of b; the shorter decides how many): latency at OverheadPercentiles and the mean
-// (seconds), mean CPU (cores) and peak RSS (bytes) of the caller's and the callee's sidecar.
-// Each gets PairedDifference by rule. A figure missing from a round is left out.
+// round i of b; the shorter decides how many): each of ABFigures. Each gets PairedDifference by
+// rule. A figure missing from a round is left out.
 func PairedDifferences(a, b []perf.Round, rule perf.ChangeRule) []perf.Difference {
-	n := min(len(a), len(b))
-	type figure struct {
-		name, unit string
-		value      func(perf.Round) (float64, bool)
+	var out []perf.Difference
+	for _, f := range ABFigures() {
+		as, bs := f.Pairs(a, b)
+		if len(as) == 0 {
+			continue
+		}
+		out = append(out, PairedDifference(f.Name, f.Unit, as, bs, false, rule))
 	}
-	var figs []figure
+	return out
+}
+
+// ABFigure is one figure an A/B comparison reads from each round's main phase.
+type ABFigure struct {
+	// Name is the figure as a comparison names it ("latency p90"); Unit its unit: "s",
+	// "cores" or "bytes".
+	Name, Unit string
+	// Value reads the figure from a round; false when the round lacks it.
+	Value func(perf.Round) (float64, bool)
+}
+
+// Pairs are the figure's values in round i of a and of b, for every i both have it.
+func (f ABFigure) Pairs(a, b []perf.Round) (as, bs []float64) {
+	for i := range min(len(a), len(b)) {
+		va, okA := f.Value(a[i])
+		vb, okB := f.Value(b[i])
+		if okA && okB {
+			as, bs = append(as, va), append(bs, vb)
+		}
+	}
+	return as, bs
+}
+
+// ABFigures are the figures two builds are compared on, lower being better for each: main
+// latency at OverheadPercentiles and its mean (seconds), and the mean CPU (cores) and peak RSS
+// (bytes) of the caller's and the callee's sidecar. Both builds share each round's baseline,
+// so a latency's B − A is the overhead's.
+func ABFigures() []ABFigure {
+	var figs []ABFigure
 	for _, p := range perf.OverheadPercentiles {
-		figs = append(figs, figure{"latency " + perf.PercentileName(p), "s", func(r perf.Round) (float64, bool) {
+		figs = append(figs, ABFigure{"latency " + perf.PercentileName(p), "s", func(r perf.Round) (float64, bool) {
 			d, err := r.Main.Percentile(p)
 			return d.Seconds(), err == nil
 		}})
 	}
-	figs = append(figs, figure{"latency mean", "s", func(r perf.Round) (float64, bool) { return r.Main.Latency.AvgSeconds, true }})
+	figs = append(figs, ABFigure{"latency mean", "s", func(r perf.Round) (float64, bool) { return r.Main.Latency.AvgSeconds, true }})
 	for _, role := range []string{perf.RoleCallerSidecar, perf.RoleCalleeSidecar} {
 		series := func(r perf.Round) (perf.Series, bool) {
 			for _, s := range r.Resources {
@@ -166,32 +197,16 @@ func PairedDifferences(a, b []perf.Round, rule perf.ChangeRule) []perf.Differenc
 			return perf.Series{}, false
 		}
 		figs = append(figs,
-			figure{role + " CPU", "cores", func(r perf.Round) (float64, bool) {
+			ABFigure{role + " CPU", "cores", func(r perf.Round) (float64, bool) {
 				s, ok := series(r)
 				return s.MeanCPU(), ok
 			}},
-			figure{role + " memory", "bytes", func(r perf.Round) (float64, bool) {
+			ABFigure{role + " memory", "bytes", func(r perf.Round) (float64, bool) {
 				s, ok := series(r)
 				return float64(s.PeakRSS()), ok
 			}})
 	}
-	var out []perf.Difference
-	for _, f := range figs {
-		var as, bs, diffs []float64
-		for i := range n {
-			va, okA := f.value(a[i])
-			vb, okB := f.value(b[i])
-			if !okA || !okB {
-				continue
-			}
-			as, bs, diffs = append(as, va), append(bs, vb), append(diffs, vb-va)
-		}
-		if len(diffs) == 0 {
-			continue
-		}
-		out = append(out, PairedDifference(f.name, f.unit, as, bs, false, rule))
-	}
-	return out
+	return figs
 }
 
 // PairedDifference compares the paired values a[i] and b[i] of one figure (in unit; the
