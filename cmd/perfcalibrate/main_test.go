@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
+)
+
+// writeAB writes the published HTTP reference as an A/B run whose build B's main latencies are
+// A's × factor in every round, with delay recorded as B's injected slowdown.
+func writeAB(t *testing.T, dir string, factor, delay float64) {
+	t.Helper()
+	rep, err := report.ReadReport(filepath.Join("..", "..", "reports", "v1.17.5", "service_invocation", "http", "result.json"))
+	require.NoError(t, err)
+	ab := &perf.ABReport{B: perf.Build{Version: "1.17.5", InjectedDelaySeconds: delay}}
+	for _, rd := range rep.Rounds {
+		b := rd
+		b.Main.Latency.Percentiles = nil
+		for _, q := range rd.Main.Latency.Percentiles {
+			q.Seconds *= factor
+			b.Main.Latency.Percentiles = append(b.Main.Latency.Percentiles, q)
+		}
+		ab.Rounds = append(ab.Rounds, b)
+	}
+	rep.AB = ab
+	b, err := json.Marshal(rep)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "result.json"), b, 0o644))
+}
+
+func TestTableOfAnAAAndASlowedRun(t *testing.T) {
+	root := t.TempDir()
+	writeAB(t, filepath.Join(root, "aa"), 1, 0)
+	writeAB(t, filepath.Join(root, "slowed"), 1.5, 0.002)
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"-rounds", "8", "-n", "200", root}, &out, &errs), errs.String())
+	s := out.String()
+	assert.Contains(t, s, "### Same build (A/A)")
+	assert.Contains(t, s, "### Build B slowed by 2.000 ms")
+	aa := s[strings.Index(s, "### Same build"):strings.Index(s, "### Build B slowed")]
+	slowed := s[strings.Index(s, "### Build B slowed"):]
+	// B equal to A in every round: no alarm; 1.5 times A in every round: always regressed.
+	assert.Regexp(t, `\| latency p90 \| 1 \| 0 \| 6 \| 0 of 200 \(0\.00 %\) \|`, aa)
+	assert.Regexp(t, `\| latency p90 \| 1 \| 0 \| 6 \| 200 of 200 \(100\.00 %\) \|`, slowed,
+		"6 real rounds cannot reach 99 %%; 8 resampled ones can")
+}
+
+func TestBadInputIsNamed(t *testing.T) {
+	var out, errs bytes.Buffer
+	assert.Equal(t, 2, run(nil, &out, &errs))
+	assert.Equal(t, 2, run([]string{"-rounds", "0", "x"}, &out, &errs))
+	errs.Reset()
+	assert.Equal(t, 1, run([]string{filepath.Join("..", "..", "reports", "v1.17.5", "service_invocation", "http")}, &out, &errs))
+	assert.Contains(t, errs.String(), "is no A/B run")
+}
