@@ -58,7 +58,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all nightly daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
+.PHONY: all nightly calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -157,6 +157,13 @@ nightly: daprd
 	@./scripts/perf-deps.sh "make nightly" $(NIGHTLY_PACKAGES)
 	$(GO) build -o .bin/perfnightly ./cmd/perfnightly
 	GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) .bin/perfnightly
+
+## calibrate: the comparison verdict's false alarms and power on this machine (scripts/calibrate.sh):
+## CALIBRATE_RUNS (20) pairs of A/B runs of service invocation over HTTP, the same daprd as both
+## builds, one plain (A/A) and one with build B slowed by CALIBRATE_DELAY (370us), then the table
+## of cmd/perfcalibrate. A run already there is skipped, so it can be split over sittings.
+calibrate: daprd
+	./scripts/calibrate.sh
 
 ## perf-plan: make perf's plan only: every scenario's phases, loads and expected time, and the
 ## total; builds the test binaries, starts nothing, needs no daprd.

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# calibrate.sh: the comparison verdict's calibration on this machine (make calibrate;
+# docs/method.md). It runs CALIBRATE_RUNS pairs of A/B runs of service invocation over HTTP with
+# the same daprd as both builds: in each pair one plain (A/A: any change called is a false alarm)
+# and one with build B slowed by CALIBRATE_DELAY (DAPR_PERF_AB_DELAY: a known change to catch),
+# alternating so that both see the machine alike. Each run is its own run id,
+# calibrate-aa-<n> or calibrate-slowed-<n>, under <report root>/runs/; a run id already there is
+# skipped, so a calibration can be split over several sittings. Then cmd/perfcalibrate prints
+# the table of every calibrate-* run.
+#
+# Environment: CALIBRATE_RUNS (default 20), CALIBRATE_DELAY (default 370us, about 10 % of the
+# published HTTP overhead p90 at 500 QPS), DAPR_VERSION (the daprd, default v1.17.5), and the
+# load, which defaults to DAPR_PERF_QPS=500, DAPR_TEST_DURATION=10s, DAPR_PERF_REPEATS=6 with
+# no added rounds (DAPR_PERF_AB_MAX_ROUNDS = DAPR_PERF_REPEATS).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${CALIBRATE_RUNS:-20}
+delay=${CALIBRATE_DELAY:-370us}
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "calibrate: CALIBRATE_RUNS=$runs: must be a whole number >= 1" >&2; exit 2; }
+daprd=$PWD/.daprd/${DAPR_VERSION:-v1.17.5}/daprd
+[ -x "$daprd" ] || { echo "calibrate: no daprd at $daprd: run make daprd" >&2; exit 2; }
+root=${DAPR_PERF_REPORT_DIR:-reports}
+export DAPR_PERF_QPS=${DAPR_PERF_QPS:-500} DAPR_TEST_DURATION=${DAPR_TEST_DURATION:-10s}
+export DAPR_PERF_REPEATS=${DAPR_PERF_REPEATS:-6}
+export DAPR_PERF_AB_MAX_ROUNDS=${DAPR_PERF_AB_MAX_ROUNDS:-$DAPR_PERF_REPEATS}
+export DAPR_PERF_DAPRD_B=$daprd DAPR_PERF_OVERHEAD_GATE=warn DAPR_PERF_COMMAND="make calibrate"
+for i in $(seq 1 "$runs"); do
+	for kind in aa slowed; do
+		id=calibrate-$kind-$i
+		if [ -e "$root/runs/$id" ]; then
+			echo "calibrate: $id is there already: skipped"
+			continue
+		fi
+		slow=()
+		[ "$kind" = aa ] || slow=(DAPR_PERF_AB_DELAY="$delay")
+		echo "calibrate: $id ($((2 * i - 1 + ${#slow[@]})) of $((2 * runs)))"
+		env "${slow[@]}" DAPR_PERF_RUN_ID="$id" DAPR_PERF_REPORT_DIR="$root" ./scripts/perf.sh ./tests/service_invocation_http ||
+			echo "calibrate: $id exited $?: its result file, if any, is judged with the rest"
+	done
+done
+shopt -s nullglob
+files=("$root"/runs/calibrate-*/service_invocation/http/result.json)
+((${#files[@]} > 0)) || { echo "calibrate: no calibrate-* result file under $root/runs" >&2; exit 1; }
+go run ./cmd/perfcalibrate "${files[@]}"
