@@ -5,8 +5,10 @@
 # and one with build B slowed by CALIBRATE_DELAY (DAPR_PERF_AB_DELAY: a known change to catch),
 # alternating so that both see the machine alike. Each run is its own run id,
 # calibrate-aa-<n> or calibrate-slowed-<n>, under <report root>/runs/; a run id already there is
-# skipped, so a calibration can be split over several sittings. Then cmd/perfcalibrate prints
-# the table of every calibrate-* run.
+# skipped, as is one whose rounds CALIBRATE_SAVE holds, so a calibration can be split over
+# several sittings. Then cmd/perfcalibrate adds every calibrate-* run's rounds to CALIBRATE_SAVE
+# (default reports/calibration/service_invocation_http.json, committed: perf/calibrate's test
+# reads it) and prints the table of all of them.
 #
 # Environment: CALIBRATE_RUNS (default 20), CALIBRATE_DELAY (default 370us, about 10 % of the
 # published HTTP overhead p90 at 500 QPS), DAPR_VERSION (the daprd, default v1.17.5), and the
@@ -20,6 +22,7 @@ delay=${CALIBRATE_DELAY:-370us}
 daprd=$PWD/.daprd/${DAPR_VERSION:-v1.17.5}/daprd
 [ -x "$daprd" ] || { echo "calibrate: no daprd at $daprd: run make daprd" >&2; exit 2; }
 root=${DAPR_PERF_REPORT_DIR:-reports}
+save=${CALIBRATE_SAVE:-reports/calibration/service_invocation_http.json}
 export DAPR_PERF_QPS=${DAPR_PERF_QPS:-500} DAPR_TEST_DURATION=${DAPR_TEST_DURATION:-10s}
 export DAPR_PERF_REPEATS=${DAPR_PERF_REPEATS:-6}
 export DAPR_PERF_AB_MAX_ROUNDS=${DAPR_PERF_AB_MAX_ROUNDS:-$DAPR_PERF_REPEATS}
@@ -27,7 +30,7 @@ export DAPR_PERF_DAPRD_B=$daprd DAPR_PERF_OVERHEAD_GATE=warn DAPR_PERF_COMMAND="
 for i in $(seq 1 "$runs"); do
 	for kind in aa slowed; do
 		id=calibrate-$kind-$i
-		if [ -e "$root/runs/$id" ]; then
+		if [ -e "$root/runs/$id" ] || { [ -e "$save" ] && grep -q "\"id\": \"$id\"" "$save"; }; then
 			echo "calibrate: $id is there already: skipped"
 			continue
 		fi
@@ -40,5 +43,11 @@ for i in $(seq 1 "$runs"); do
 done
 shopt -s nullglob
 files=("$root"/runs/calibrate-*/service_invocation/http/result.json)
-((${#files[@]} > 0)) || { echo "calibrate: no calibrate-* result file under $root/runs" >&2; exit 1; }
-go run ./cmd/perfcalibrate "${files[@]}"
+if ((${#files[@]} > 0)); then
+	go run ./cmd/perfcalibrate -save "$save" "${files[@]}"
+elif [ -e "$save" ]; then
+	go run ./cmd/perfcalibrate -stored "$save"
+else
+	echo "calibrate: no calibrate-* result file under $root/runs and no $save" >&2
+	exit 1
+fi

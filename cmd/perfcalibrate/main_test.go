@@ -12,15 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/calibrate"
 	"github.com/daprperf/daprperf/perf/report"
 )
 
 // writeAB writes the published HTTP reference as an A/B run whose build B's main latencies are
-// A's × factor in every round, with delay recorded as B's injected slowdown.
+// A's × factor in every round, with delay recorded as B's injected slowdown; its run id is the
+// folder's name.
 func writeAB(t *testing.T, dir string, factor, delay float64) {
 	t.Helper()
 	rep, err := report.ReadReport(filepath.Join("..", "..", "reports", "v1.17.5", "service_invocation", "http", "result.json"))
 	require.NoError(t, err)
+	rep.RunID = filepath.Base(dir)
 	ab := &perf.ABReport{B: perf.Build{Version: "1.17.5", InjectedDelaySeconds: delay}}
 	for _, rd := range rep.Rounds {
 		b := rd
@@ -62,4 +65,45 @@ func TestBadInputIsNamed(t *testing.T) {
 	errs.Reset()
 	assert.Equal(t, 1, run([]string{filepath.Join("..", "..", "reports", "v1.17.5", "service_invocation", "http")}, &out, &errs))
 	assert.Contains(t, errs.String(), "is no A/B run")
+}
+
+func TestSavedRoundsGiveTheSameTable(t *testing.T) {
+	root := t.TempDir()
+	writeAB(t, filepath.Join(root, "aa"), 1, 0)
+	writeAB(t, filepath.Join(root, "slowed"), 1.1, 0.0004)
+	saved := filepath.Join(root, "calibration", "stored.json")
+	var fromFiles, fromStored, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"-n", "300", "-save", saved, root}, &fromFiles, &errs), errs.String())
+	require.Equal(t, 0, run([]string{"-n", "300", "-stored", saved}, &fromStored, &errs), errs.String())
+	assert.Equal(t, fromFiles.String(), fromStored.String())
+	assert.Contains(t, fromStored.String(), "### Build B slowed by 0.400 ms")
+
+	errs.Reset()
+	assert.Equal(t, 2, run([]string{"-stored", saved, root}, &fromStored, &errs), "rounds from both a file and paths")
+	assert.Contains(t, errs.String(), "usage")
+
+	// A second sitting: the saved runs stay, a run already saved is not added twice.
+	writeAB(t, filepath.Join(root, "aa-2"), 1, 0)
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "slowed")))
+	require.Equal(t, 0, run([]string{"-n", "300", "-save", saved, root}, &fromFiles, &errs), errs.String())
+	data, err := calibrate.ReadStored(saved)
+	require.NoError(t, err)
+	assert.Len(t, data.AA("latency p90"), 2)
+	assert.Len(t, data.Figures["latency p90"], 3)
+}
+
+func TestRunsOfAnotherMachineAreRefused(t *testing.T) {
+	root := t.TempDir()
+	writeAB(t, filepath.Join(root, "a"), 1, 0)
+	writeAB(t, filepath.Join(root, "b"), 1, 0)
+	f := filepath.Join(root, "b", "result.json")
+	rep, err := report.ReadReport(f)
+	require.NoError(t, err)
+	rep.Environment.CPUs++
+	b, err := json.Marshal(rep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(f, b, 0o644))
+	var out, errs bytes.Buffer
+	assert.Equal(t, 1, run([]string{root}, &out, &errs))
+	assert.Contains(t, errs.String(), "a calibration holds one machine's runs")
 }

@@ -26,14 +26,17 @@ import (
 
 // Pair is one interleaved round of an A/B run: side A's and side B's value of one figure, in
 // the figure's unit.
-type Pair struct{ A, B float64 }
+type Pair struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+}
 
 // Run is one A/B run's rounds of one figure. InjectedDelay is the slowdown build B was given
 // (perf.Build.InjectedDelaySeconds, seconds; 0 for an A/A run).
 type Run struct {
-	ID            string
-	Pairs         []Pair
-	InjectedDelay float64
+	ID            string  `json:"id"`
+	Pairs         []Pair  `json:"pairs"`
+	InjectedDelay float64 `json:"injectedDelaySeconds,omitempty"`
 }
 
 // Counts are how many comparisons got each verdict.
