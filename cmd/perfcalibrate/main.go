@@ -39,16 +39,18 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("perfcalibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rounds := fs.Int("rounds", 6, "rounds in each resampled comparison")
-	n := fs.Int("n", 1000, "resampled comparisons per group and figure")
+	rounds := fs.Int("rounds", 6, "rounds each resampled comparison draws first")
+	budget := fs.Int("budget", 16, "rounds an adaptive paired comparison may grow to (DAPR_PERF_AB_MAX_ROUNDS)")
+	n := fs.Int("n", 1000, "resampled comparisons per group, figure and column")
+	power := fs.Float64("power", 0.8, "the power the smallest change caught is found at, in (0, 1)")
 	seed := fs.Uint64("seed", 1, "the resampling's seed")
 	save := fs.String("save", "", "also write the runs' rounds to this file")
 	stored := fs.String("stored", "", "read the rounds from this file (written by -save) instead of result files")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if (fs.NArg() == 0) == (*stored == "") || *rounds < 1 || *n < 1 {
-		fmt.Fprintln(stderr, "perfcalibrate: usage: perfcalibrate [-rounds K >= 1] [-n N >= 1] [-seed S] [-save FILE] PATH... | -stored FILE")
+	if (fs.NArg() == 0) == (*stored == "") || *rounds < 1 || *budget < *rounds || *n < 1 || !(*power > 0 && *power < 1) {
+		fmt.Fprintln(stderr, "perfcalibrate: usage: perfcalibrate [-rounds K >= 1] [-budget B >= K] [-n N >= 1] [-power 0 < P < 1] [-seed S] [-save FILE] PATH... | -stored FILE")
 		return 2
 	}
 	data, err := readRuns(*stored, *save, fs.Args())
@@ -72,7 +74,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			groups[r.InjectedDelay][fig] = append(groups[r.InjectedDelay][fig], r)
 		}
 	}
-	printTable(stdout, groups, *rounds, *n, *seed)
+	printTable(stdout, groups, table{n: *n, seed: *seed, power: *power, comparisons: []calibrate.Comparison{
+		{Rounds: *rounds}, {Rounds: *rounds, Budget: *budget}, {Rounds: *rounds, Unpaired: true},
+	}})
 	return 0
 }
 
@@ -114,43 +118,105 @@ func readRuns(stored, save string, paths []string) (calibrate.Stored, error) {
 	return data, nil
 }
 
-// printTable prints the Markdown tables of groups, by injected delay then figure.
-func printTable(stdout io.Writer, groups map[float64]map[string][]calibrate.Run, rounds, n int, seed uint64) {
+// table is what printTable draws: the comparisons made of every group's rounds.
+type table struct {
+	comparisons []calibrate.Comparison
+	n           int
+	seed        uint64
+	power       float64
+}
+
+// printTable prints the Markdown tables of groups, by injected delay then figure: for same-build
+// runs their false alarms and the smallest change each comparison catches at t.power, for
+// slowed ones their detections.
+func printTable(stdout io.Writer, groups map[float64]map[string][]calibrate.Run, t table) {
 	rule := report.DefaultChangeRule()
-	fmt.Fprintf(stdout, "%s\n\nResampled: %d comparisons of %d rounds each, drawn with replacement from each group's rounds (seed %d); intervals: Wilson, 95 %%.\n",
-		report.RuleLine(rule), n, rounds, seed)
+	fmt.Fprintf(stdout, "%s\n\nAs run: each run judged once, all its rounds paired. Resampled: %d comparisons per column, rounds drawn with replacement from the group's rounds (seed %d); a rate's interval is Wilson's at 95 %%.\n",
+		report.RuleLine(rule), t.n, t.seed)
 	delays := make([]float64, 0, len(groups))
 	for d := range groups {
 		delays = append(delays, d)
 	}
 	slices.Sort(delays)
-	for _, d := range delays {
-		what, count := "false alarms (regressed or improved)", func(c calibrate.Counts) int { return c.FalseAlarms() }
-		title := "Same build (A/A)"
-		if d > 0 {
-			what, count = "regressed (detections)", func(c calibrate.Counts) int { return c.Regressed }
-			title = "Build B slowed by " + report.FormatValue(d, "s", false)
+	header := func(first string) string {
+		h, sep := "| figure | runs | rounds | "+first+" |", "|---|---:|---:|---:|"
+		for _, c := range t.comparisons {
+			h += " " + c.String() + " |"
+			sep += "---:|"
 		}
-		fmt.Fprintf(stdout, "\n### %s\n\n| figure | runs | %s, as run | rounds | resampled: %s | 95 %% interval | same | undecided |\n|---|---:|---:|---:|---:|---|---:|---:|\n",
-			title, what, what)
+		return h + "\n" + sep + "\n"
+	}
+	for _, d := range delays {
 		figs := make([]string, 0, len(groups[d]))
 		for f := range groups[d] {
 			figs = append(figs, f)
 		}
 		slices.Sort(figs)
+		count := func(c calibrate.Counts) int { return c.Regressed }
+		title := "Build B slowed by " + report.FormatValue(d, "s", false) + ": regressed (detections)"
+		if d == 0 {
+			count = func(c calibrate.Counts) int { return c.FalseAlarms() }
+			title = "Same build (A/A): false alarms (regressed or improved)"
+		}
+		fmt.Fprintf(stdout, "\n### %s\n\n%s", title, header("as run"))
 		for _, f := range figs {
 			runs := groups[d][f]
-			real := calibrate.Real(runs, rule)
-			c := calibrate.Resample(runs, rounds, n, rule, seed)
-			low, high, _ := calibrate.Interval(count(c), c.N, 0.95)
 			total := 0
 			for _, r := range runs {
 				total += len(r.Pairs)
 			}
-			fmt.Fprintf(stdout, "| %s | %d | %d | %d | %d of %d (%s) | %s to %s | %d | %d |\n", f, len(runs), count(real), total,
-				count(c), c.N, pct(c.Rate(count(c))), pct(low), pct(high), c.Same, c.Undecided)
+			real := calibrate.Real(runs, rule)
+			fmt.Fprintf(stdout, "| %s | %d | %d | %d of %d |", f, len(runs), total, count(real), real.N)
+			for _, cmp := range t.comparisons {
+				fmt.Fprintf(stdout, " %s |", rate(count(calibrate.Resample(runs, cmp, t.n, rule, t.seed)), t.n))
+			}
+			fmt.Fprintln(stdout)
+		}
+		if d != 0 {
+			continue
+		}
+		fmt.Fprintf(stdout, "\n### Smallest change caught with %.0f %% power, from the A/A rounds with B's shifted\n\n", 100*t.power)
+		fmt.Fprintf(stdout, "A model of a change that moves every round of B alike, found by bisection in whole percent; \"none\" when even +100 %% is caught less often.\n\n%s", header("A's median"))
+		for _, f := range figs {
+			runs := groups[d][f]
+			var as []float64
+			for _, r := range runs {
+				for _, p := range r.Pairs {
+					as = append(as, p.A)
+				}
+			}
+			slices.Sort(as)
+			fmt.Fprintf(stdout, "| %s | %d | %d | %s |", f, len(runs), len(as), report.FormatValue(as[len(as)/2], unitOf(f), false))
+			for _, cmp := range t.comparisons {
+				mde, ok := calibrate.MDE(runs, cmp, t.n, rule, t.seed, t.power)
+				cell := "none"
+				if ok {
+					cell = fmt.Sprintf("+%.0f %%", 100*mde)
+				}
+				fmt.Fprintf(stdout, " %s |", cell)
+			}
+			fmt.Fprintln(stdout)
 		}
 	}
+}
+
+// unitOf is the unit of the figure named name (report.ABFigures), "" when none is.
+func unitOf(name string) string {
+	for _, f := range report.ABFigures() {
+		if f.Name == name {
+			return f.Unit
+		}
+	}
+	return ""
+}
+
+// rate writes x of n with its rate and Wilson 95 % interval: "3 of 1000: 0.30 % (0.10 to 0.88 %)".
+func rate(x, n int) string {
+	low, high, err := calibrate.Interval(x, n, 0.95)
+	if err != nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d of %d: %s (%s to %s)", x, n, pct(float64(x)/float64(n)), strings.TrimSuffix(pct(low), " %"), pct(high))
 }
 
 // pct writes a rate as a percentage: "0.40 %".

@@ -48,20 +48,36 @@ func TestTableOfAnAAAndASlowedRun(t *testing.T) {
 	var out, errs bytes.Buffer
 	require.Equal(t, 0, run([]string{"-rounds", "8", "-n", "200", root}, &out, &errs), errs.String())
 	s := out.String()
-	assert.Contains(t, s, "### Same build (A/A)")
-	assert.Contains(t, s, "### Build B slowed by 2.000 ms")
-	aa := s[strings.Index(s, "### Same build"):strings.Index(s, "### Build B slowed")]
+	assert.Contains(t, s, "| figure | runs | rounds | as run | paired, 8 rounds | paired, 8 to 16 rounds | unpaired, 8 against 8 |")
+	aa := s[strings.Index(s, "### Same build"):strings.Index(s, "### Smallest change")]
+	mde := s[strings.Index(s, "### Smallest change"):strings.Index(s, "### Build B slowed by 2.000 ms")]
 	slowed := s[strings.Index(s, "### Build B slowed"):]
-	// B equal to A in every round: no alarm; 1.5 times A in every round: always regressed.
-	assert.Regexp(t, `\| latency p90 \| 1 \| 0 \| 6 \| 0 of 200 \(0\.00 %\) \|`, aa)
-	assert.Regexp(t, `\| latency p90 \| 1 \| 0 \| 6 \| 200 of 200 \(100\.00 %\) \|`, slowed,
-		"6 real rounds cannot reach 99 %%; 8 resampled ones can")
+	// B equal to A in every round: no alarm; 1.5 times A in every round: always regressed, but
+	// not as run: 6 real rounds cannot reach 99 %, 8 resampled ones can.
+	none := "0 of 200: 0.00 % (0.00 to 1.88 %)"
+	assert.Contains(t, aa, "| latency p90 | 1 | 6 | 0 of 1 | "+none+" | "+none+" | "+none+" |")
+	all := "200 of 200: 100.00 % (98.12 to 100.00 %)"
+	assert.Contains(t, slowed, "| latency p90 | 1 | 6 | 0 of 1 | "+all+" | "+all+" | "+all+" |")
+	// B = A in every round: any shift beyond the 5 % floor moves every round, caught at once.
+	assert.Regexp(t, `\| latency p90 \| 1 \| 6 \| 4\.[0-9]+ ms \| \+[5-9] % \| \+[5-9] % \| \+[5-9] % \|`, mde)
+}
+
+func TestSixPairedRoundsAreNoneInTheMDETable(t *testing.T) {
+	root := t.TempDir()
+	writeAB(t, filepath.Join(root, "aa"), 1, 0)
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"-n", "100", root}, &out, &errs), errs.String())
+	s := out.String()
+	assert.Regexp(t, `\| latency p90 \| 1 \| 6 \| 4\.[0-9]+ ms \| none \| \+[5-9] % \| \+[0-9]+ % \|`, s[strings.Index(s, "### Smallest"):],
+		"the sign test's 99 %% interval needs 8 pairs")
 }
 
 func TestBadInputIsNamed(t *testing.T) {
 	var out, errs bytes.Buffer
 	assert.Equal(t, 2, run(nil, &out, &errs))
 	assert.Equal(t, 2, run([]string{"-rounds", "0", "x"}, &out, &errs))
+	assert.Equal(t, 2, run([]string{"-budget", "4", "x"}, &out, &errs), "a budget below the rounds")
+	assert.Equal(t, 2, run([]string{"-power", "1", "x"}, &out, &errs))
 	errs.Reset()
 	assert.Equal(t, 1, run([]string{filepath.Join("..", "..", "reports", "v1.17.5", "service_invocation", "http")}, &out, &errs))
 	assert.Contains(t, errs.String(), "is no A/B run")

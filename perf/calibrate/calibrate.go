@@ -69,45 +69,121 @@ func (c *Counts) add(verdict string) {
 	}
 }
 
-// judge is the verdict on pairs by rule (report.PairedDifference, lower is better).
-func judge(pairs []Pair, rule perf.ChangeRule) string {
+// Comparison is how each resampled comparison is made and judged.
+type Comparison struct {
+	// Rounds is how many rounds a comparison draws first, >= 1.
+	Rounds int
+	// Budget, when above Rounds, makes the comparison adaptive as an A/B run is (perf/runner,
+	// DAPR_PERF_AB_MAX_ROUNDS): while undecided it draws two more rounds and judges again, up
+	// to Budget rounds, each look at report.ABRule(Rounds, Budget)'s Bonferroni-spread
+	// confidences. Each figure is simulated as if it alone gated the run.
+	Budget int
+	// Unpaired judges the drawn rounds' A values and B values as two independent samples
+	// (report.UnpairedDifference: Mann–Whitney), as a night is judged against earlier nights;
+	// otherwise as paired rounds (report.PairedDifference: the sign test), as an A/B run is.
+	Unpaired bool
+	// Shift multiplies every drawn B value by 1 + Shift (0.1: B 10 % higher): a modelled change,
+	// used only to find the smallest change detected (MDE); 0 for false alarms and for real
+	// slowed runs.
+	Shift float64
+}
+
+// String names c for a table: "paired, 6 rounds", "paired, 6 to 16 rounds", "unpaired, 6
+// against 6".
+func (c Comparison) String() string {
+	switch {
+	case c.Unpaired:
+		return fmt.Sprintf("unpaired, %d against %d", c.Rounds, c.Rounds)
+	case c.Budget > c.Rounds:
+		return fmt.Sprintf("paired, %d to %d rounds", c.Rounds, c.Budget)
+	}
+	return fmt.Sprintf("paired, %d rounds", c.Rounds)
+}
+
+// judge is the verdict on pairs by rule, paired or not (lower is better).
+func judge(pairs []Pair, unpaired bool, shift float64, rule perf.ChangeRule) string {
 	a, b := make([]float64, len(pairs)), make([]float64, len(pairs))
 	for i, p := range pairs {
-		a[i], b[i] = p.A, p.B
+		a[i], b[i] = p.A, p.B*(1+shift)
+	}
+	if unpaired {
+		return report.UnpairedDifference("figure", "", a, b, false, rule).Verdict
 	}
 	return report.PairedDifference("figure", "", a, b, false, rule).Verdict
 }
 
-// Real judges every run as it ran, all its rounds.
+// decided says whether a verdict ends an adaptive comparison.
+func decided(v string) bool {
+	return v == perf.VerdictRegressed || v == perf.VerdictImproved || v == perf.VerdictSame
+}
+
+// Real judges every run as it ran, all its rounds paired, by rule.
 func Real(runs []Run, rule perf.ChangeRule) Counts {
 	var c Counts
 	for _, r := range runs {
-		c.add(judge(r.Pairs, rule))
+		c.add(judge(r.Pairs, false, 0, rule))
 	}
 	return c
 }
 
-// Resample makes n comparisons of k rounds each, every round drawn with replacement from the
-// pooled rounds of runs (seeded by seed, so the same inputs give the same counts), and judges
-// each by rule. It returns no comparison when runs hold no round, or k or n is below 1.
-func Resample(runs []Run, k, n int, rule perf.ChangeRule, seed uint64) Counts {
+// Resample makes n comparisons as cmp says, every round drawn with replacement from the pooled
+// rounds of runs (seeded by seed, so the same inputs give the same counts). A comparison judged
+// once uses rule; an adaptive one (cmp.Budget > cmp.Rounds) report.ABRule's. It returns no
+// comparison when runs hold no round, or cmp.Rounds or n is below 1.
+func Resample(runs []Run, cmp Comparison, n int, rule perf.ChangeRule, seed uint64) Counts {
 	var pool []Pair
 	for _, r := range runs {
 		pool = append(pool, r.Pairs...)
 	}
 	var c Counts
-	if len(pool) == 0 || k < 1 {
+	if len(pool) == 0 || cmp.Rounds < 1 {
 		return c
 	}
+	total := max(cmp.Rounds, cmp.Budget)
+	if cmp.Budget > cmp.Rounds {
+		rule = report.ABRule(cmp.Rounds, cmp.Budget)
+	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	draw := make([]Pair, k)
+	draw := make([]Pair, total)
 	for range n {
 		for i := range draw {
 			draw[i] = pool[rng.IntN(len(pool))]
 		}
-		c.add(judge(draw, rule))
+		v := judge(draw[:cmp.Rounds], cmp.Unpaired, cmp.Shift, rule)
+		for k := cmp.Rounds; !decided(v) && k < total; {
+			k = min(k+2, total)
+			v = judge(draw[:k], cmp.Unpaired, cmp.Shift, rule)
+		}
+		c.add(v)
 	}
 	return c
+}
+
+// MDE is the smallest change, relative and in whole percent from 1 % to 100 %, that cmp (its
+// Shift ignored) calls regressed in at least power of n resampled comparisons of runs: the
+// minimum detectable effect at that power, in the model of Comparison.Shift (a change that
+// moves every round of B alike). It searches by bisection, the power growing with the change;
+// ok is false when even 100 % is caught less often than power (as when the rounds are too few
+// for an interval at the rule's confidence).
+func MDE(runs []Run, cmp Comparison, n int, rule perf.ChangeRule, seed uint64, power float64) (change float64, ok bool) {
+	caught := func(pct int) bool {
+		cmp.Shift = float64(pct) / 100
+		c := Resample(runs, cmp, n, rule, seed)
+		return c.N > 0 && c.Rate(c.Regressed) >= power
+	}
+	if !caught(100) {
+		return 0, false
+	}
+	lo, hi := 0, 100 // caught(hi), and lo is 0 or not caught
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if caught(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return float64(hi) / 100, true
 }
 
 // Interval is the Wilson score interval of a rate of x in n at the given confidence (Wilson,

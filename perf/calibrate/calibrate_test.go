@@ -34,7 +34,7 @@ func TestSameBuildRaisesFewAlarms(t *testing.T) {
 	rule := report.DefaultChangeRule()
 	real := calibrate.Real(aa, rule)
 	assert.Equal(t, 20, real.N)
-	c := calibrate.Resample(aa, 8, 2000, rule, 7)
+	c := calibrate.Resample(aa, calibrate.Comparison{Rounds: 8}, 2000, rule, 7)
 	require.Equal(t, 2000, c.N)
 	assert.Equal(t, c.N, c.Regressed+c.Improved+c.Same+c.Undecided)
 	low, high, err := calibrate.Interval(c.FalseAlarms(), c.N, 0.95)
@@ -43,14 +43,14 @@ func TestSameBuildRaisesFewAlarms(t *testing.T) {
 		c.FalseAlarms(), c.N, 100*c.Rate(c.FalseAlarms()), 100*low, 100*high, c.Same, c.Undecided)
 	assert.LessOrEqual(t, c.Rate(c.FalseAlarms()), 0.01, "the rule asks 99 %% intervals: at most about 1 %% false alarms")
 
-	again := calibrate.Resample(aa, 8, 2000, rule, 7)
+	again := calibrate.Resample(aa, calibrate.Comparison{Rounds: 8}, 2000, rule, 7)
 	assert.Equal(t, c, again, "the same seed gives the same counts")
 }
 
 func TestAClearSlowdownIsCaught(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	slowed := runs(rng, 20, 8, 0.15)
-	c := calibrate.Resample(slowed, 8, 1000, report.DefaultChangeRule(), 11)
+	c := calibrate.Resample(slowed, calibrate.Comparison{Rounds: 8}, 1000, report.DefaultChangeRule(), 11)
 	t.Logf("+15 %%: regressed in %d of %d", c.Regressed, c.N)
 	assert.GreaterOrEqual(t, c.Rate(c.Regressed), 0.95, "a 15 %% slowdown with 4 %% noise is caught at 8 rounds")
 	assert.Zero(t, c.Improved)
@@ -71,7 +71,7 @@ func TestWilsonInterval(t *testing.T) {
 	assert.ErrorContains(t, err, "want 0 <= x <= n")
 	_, _, err = calibrate.Interval(1, 2, 1)
 	assert.ErrorContains(t, err, "confidence")
-	assert.Equal(t, calibrate.Counts{}, calibrate.Resample(nil, 6, 10, report.DefaultChangeRule(), 1), "no rounds, no comparison")
+	assert.Equal(t, calibrate.Counts{}, calibrate.Resample(nil, calibrate.Comparison{Rounds: 6}, 10, report.DefaultChangeRule(), 1), "no rounds, no comparison")
 }
 
 // RunsOf pairs each round of build A with the same round of build B, figure by figure, from a
@@ -106,4 +106,42 @@ func TestRunsOfPairsTheRoundsOfAnABRun(t *testing.T) {
 		assert.InDelta(t, want.Seconds(), p.A, 1e-12, "round %d: A is build A's p90", i)
 		assert.InDelta(t, 1.1*p.A, p.B, 1e-6, "round %d: B is build B's", i)
 	}
+}
+
+func TestSixPairedRoundsCannotDecideButSixAgainstSixCan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	aa := runs(rng, 20, 6, 0)
+	rule := report.DefaultChangeRule()
+	// The sign test's 99 % interval of a median needs 8 pairs: at 6 no change is ever called.
+	_, ok := calibrate.MDE(aa, calibrate.Comparison{Rounds: 6}, 300, rule, 1, 0.8)
+	assert.False(t, ok, "6 paired rounds decide nothing at 99 %%")
+	// Mann–Whitney's 99 % interval is there at 6 against 6; the shared drift (10 %) is noise to
+	// it, so it needs a larger change than the pairs do at 8 rounds.
+	unpaired, ok := calibrate.MDE(aa, calibrate.Comparison{Rounds: 6, Unpaired: true}, 300, rule, 1, 0.8)
+	require.True(t, ok)
+	paired8, ok := calibrate.MDE(aa, calibrate.Comparison{Rounds: 8}, 300, rule, 1, 0.8)
+	require.True(t, ok)
+	t.Logf("MDE at 80 %% power: paired, 8 rounds %.0f %%; unpaired, 6 against 6 %.0f %%", 100*paired8, 100*unpaired)
+	// B − A has 4 % × √2 noise per round; all 8 signs positive with chance 0.8 needs
+	// P(d > 0) >= 0.8^(1/8) = 0.972, about 1.9 σ: 11 % for normal noise, more from the
+	// heavier tails of 120 pooled rounds.
+	assert.GreaterOrEqual(t, paired8, 0.09)
+	assert.LessOrEqual(t, paired8, 0.20)
+	assert.Greater(t, unpaired, paired8)
+}
+
+func TestAdaptiveComparisonsStopAtTheirBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	aa := runs(rng, 20, 6, 0)
+	rule := report.DefaultChangeRule()
+	adaptive := calibrate.Comparison{Rounds: 6, Budget: 16}
+	assert.Equal(t, "paired, 6 to 16 rounds", adaptive.String())
+	c := calibrate.Resample(aa, adaptive, 1000, rule, 3)
+	require.Equal(t, 1000, c.N)
+	assert.LessOrEqual(t, c.Rate(c.FalseAlarms()), 0.01, "Bonferroni over the looks keeps A/A alarms within 1 %%: %+v", c)
+	assert.Equal(t, c.N, c.FalseAlarms()+c.Same+c.Undecided)
+	assert.Positive(t, c.Same, "some comparisons end same before the budget")
+	assert.Positive(t, c.Undecided, "some are still undecided at 16 rounds, and stop there")
+	slowed := calibrate.Resample(aa, calibrate.Comparison{Rounds: 6, Budget: 16, Shift: 0.3}, 1000, rule, 3)
+	assert.GreaterOrEqual(t, slowed.Rate(slowed.Regressed), 0.95, "a 30 %% change is caught within the budget")
 }
