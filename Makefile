@@ -58,7 +58,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all nightly calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
+.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -157,6 +157,11 @@ nightly: daprd
 	@./scripts/perf-deps.sh "make nightly" $(NIGHTLY_PACKAGES)
 	$(GO) build -o .bin/perfnightly ./cmd/perfnightly
 	GO="$(GO)" PERF_TIMEOUT=$(PERF_TIMEOUT) .bin/perfnightly
+
+## release-history: daprd's releases, one night each with the si set, into reports/releases
+## (scripts/release-history.sh; RELEASES picks them); a release already there is skipped.
+release-history:
+	./scripts/release-history.sh
 
 ## calibrate: the comparison verdict's false alarms and power on this machine (scripts/calibrate.sh):
 ## CALIBRATE_RUNS (20) pairs of A/B runs of service invocation over HTTP, the same daprd as both

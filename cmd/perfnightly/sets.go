@@ -32,6 +32,8 @@ type nightlySet struct {
 // load this 2-core machine keeps (500 QPS: the published references' rate) and with 3
 // interleaved rounds, so that each night has per-round values to weigh its noise by, in about
 // half an hour. short is the same path in about two minutes, for CI and for trying the command.
+// si is service invocation alone at default's load with 6 rounds, for the release history
+// (scripts/release-history.sh), where each release is one night.
 var nightlySets = []nightlySet{
 	{
 		Name: "default",
@@ -55,6 +57,16 @@ var nightlySets = []nightlySet{
 				Expected: 7 * time.Minute,
 			},
 		},
+	},
+	{
+		Name: "si",
+		Doc:  "service invocation HTTP and gRPC at 500 QPS in 10 s phases, 6 rounds (about 6 minutes; the release history's)",
+		Steps: []step{{
+			Packages: []string{"./tests/service_invocation_http", "./tests/service_invocation_grpc"},
+			Env: map[string]string{"DAPR_PERF_QPS": "500", "DAPR_TEST_DURATION": "10s", "DAPR_PERF_REPEATS": "6",
+				"DAPR_PERF_WARMUP_DURATION": "10s", "DAPR_PERF_IDLE_WINDOW": "5s"},
+			Expected: 6 * time.Minute,
+		}},
 	},
 	{
 		Name: "short",
