@@ -3,6 +3,7 @@ package local
 import (
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +36,10 @@ func TestDaprdStopGrace(t *testing.T) {
 // long after it, with status 0), or never ("never": it ignores SIGTERM), for TestStopGrace.
 const envFakeStop = "DAPRPERF_FAKE_STOP"
 
+// envFakeReady names the file the fake process writes once its SIGTERM handler is installed, so
+// that TestStopGrace signals it only then (a busy machine can take seconds to start it).
+const envFakeReady = "DAPRPERF_FAKE_READY"
+
 // TestMain plays, when envFakeStop is set, the slow or hung process TestStopGrace starts from
 // this test binary (fakeStopProcess, which never returns), and otherwise runs the tests.
 func TestMain(m *testing.M) {
@@ -45,10 +50,14 @@ func TestMain(m *testing.M) {
 }
 
 // fakeStopProcess waits for SIGTERM, then exits 0 after mode (a time.ParseDuration value) or,
-// for "never", not at all (until SIGKILL); an unparsable mode exits 3 at SIGTERM.
+// for "never", not at all (until SIGKILL); an unparsable mode exits 3 at SIGTERM. It writes the
+// file envFakeReady names once it is waiting, and exits 4 when it cannot.
 func fakeStopProcess(mode string) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM)
+	if err := os.WriteFile(os.Getenv(envFakeReady), nil, 0o644); err != nil {
+		os.Exit(4)
+	}
 	<-ch
 	if mode == "never" {
 		select {} // until SIGKILL
@@ -72,9 +81,11 @@ func TestStopGrace(t *testing.T) {
 	}
 	d := newDeployment(t.TempDir(), build{}, nil, 3)
 	env := append(os.Environ(), "GOCOVERDIR="+t.TempDir())
+	ready := t.TempDir()
 	fake := func(name, mode string, args []string, grace time.Duration) *process {
 		argv := append([]string{"-test.run=^$", "--"}, args...) // TestMain plays the process; daprd's flags, unparsed
-		p, err := d.start(t.Context(), name, os.Args[0], argv, append(env, envFakeStop+"="+mode), grace)
+		p, err := d.start(t.Context(), name, os.Args[0], argv,
+			append(env, envFakeStop+"="+mode, envFakeReady+"="+filepath.Join(ready, name)), grace)
 		require.NoError(t, err)
 		return p
 	}
@@ -83,7 +94,10 @@ func TestStopGrace(t *testing.T) {
 	app := fake("actorapp", "7s", nil, appStopGrace)
 	host := fake("actorapp-daprd", "7s", hostArgs, daprdStopGrace(hostArgs))
 	hung := fake("other-daprd", "never", hungArgs, daprdStopGrace(hungArgs))
-	time.Sleep(500 * time.Millisecond) // each has installed its SIGTERM handler
+	require.Eventually(t, func() bool {
+		files, _ := os.ReadDir(ready)
+		return len(files) == 3
+	}, 60*time.Second, 20*time.Millisecond, "each fake process installs its SIGTERM handler")
 
 	start := time.Now()
 	err := d.stopAll()
