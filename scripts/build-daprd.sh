@@ -51,6 +51,8 @@ case "$version" in
 # modules daprd was built with).
 v1.17.0) pins="github.com/dapr/durabletask-go@v0.11.3 github.com/dapr/components-contrib@v1.17.3" ;;
 v1.17.*) pins="github.com/dapr/durabletask-go@v0.11.3" ;;
+# v1.16.2's components-contrib v1.16.3 is refused: v1.16.5's stands in, as for v1.17.0.
+v1.16.2) pins="github.com/choleraehyq/pid@v0.0.24 github.com/dapr/components-contrib@v1.16.5" ;;
 v1.16.*) pins="github.com/choleraehyq/pid@v0.0.24" ;;
 *) pins="" ;;
 esac
