@@ -80,6 +80,10 @@ func WriteStored(path string, s Stored) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp's 0600 would keep a committed file private
+		tmp.Close()
+		return err
+	}
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
 		return err
