@@ -112,10 +112,9 @@ func judge(pairs []Pair, unpaired bool, shift float64, rule perf.ChangeRule) str
 	return report.PairedDifference("figure", "", a, b, false, rule).Verdict
 }
 
-// decided says whether a verdict ends an adaptive comparison.
-func decided(v string) bool {
-	return v == perf.VerdictRegressed || v == perf.VerdictImproved || v == perf.VerdictSame
-}
+// decided says whether a verdict ends an adaptive comparison, by the test the A/B run's own
+// stopping rule uses (report.Undecided: anything but undecided).
+func decided(v string) bool { return perf.VerdictWord(v) != perf.VerdictUndecided }
 
 // Real judges every run as it ran, all its rounds paired, by rule.
 func Real(runs []Run, rule perf.ChangeRule) Counts {
