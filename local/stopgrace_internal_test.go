@@ -87,6 +87,11 @@ func TestStopGrace(t *testing.T) {
 		p, err := d.start(t.Context(), name, os.Args[0], argv,
 			append(env, envFakeStop+"="+mode, envFakeReady+"="+filepath.Join(ready, name)), grace)
 		require.NoError(t, err)
+		t.Cleanup(func() { // a test failed before stopAll: SIGKILL by its PID, and reap it
+			if !p.exited() {
+				_ = p.kill()
+			}
+		})
 		return p
 	}
 	hostArgs := []string{"--placement-host-address", "127.0.0.1:1"}
