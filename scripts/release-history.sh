@@ -42,5 +42,10 @@ for v in $releases; do
 	*) failed+=("$v (make nightly exited $rc)") ;;
 	esac
 done
+# Each release's runs are published references under reports/: write their golden figures and
+# summaries (perf/report's golden test), as make publish does for a version's reference.
+case $root in
+reports/*) go test -count=1 -run '^TestFiguresAndSummariesOfEveryFixture$' ./perf/report/ -update-missing ;;
+esac
 ((${#failed[@]} == 0)) || { echo "release-history: failed: ${failed[*]}" >&2; exit 1; }
 echo "release-history: the trend page: $root/history/index.html"
