@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -44,6 +45,20 @@ func (d *Deployment) startDelayProxies() error {
 		}
 	}
 	return nil
+}
+
+// proxyAddrs is the address (host:port) of every delay proxy in front of app's sidecars, both
+// builds', sorted; none without DAPR_PERF_AB_DELAY. The app's tester loads them, so they are on
+// its allow-list (testerAllowList).
+func (d *Deployment) proxyAddrs(app string) []string {
+	var out []string
+	for k, px := range d.proxies {
+		if k.app == app {
+			out = append(out, px.addr())
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // closeDelayProxies closes every proxy, and with them every connection through them.

@@ -13,11 +13,12 @@ import (
 	"github.com/daprperf/daprperf/local"
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/runner"
+	"github.com/daprperf/daprperf/perf/testers"
 )
 
 // An A/A deployment (the same daprd as both builds) under DAPR_PERF_AB_DELAY: both builds'
 // sidecar ports are proxies; a service invocation through build B's sidecars takes at least the
-// delay, and the build-B view says what was injected. The proxies and every process are gone
+// delay, from this test and from the tester, and the build-B view says what was injected. The proxies and every process are gone
 // after the deployment (isolated).
 func TestABDelaySlowsBuildB(t *testing.T) {
 	if testing.Short() {
@@ -33,7 +34,7 @@ func TestABDelaySlowsBuildB(t *testing.T) {
 	env := runner.EnvFor(t)
 	env.ABDelay = &d
 	isolated(t, func(t *testing.T, p *local.Platform) {
-		dep := p.Start(startCtx(t), t, withSidecar("caller", perf.HTTPApp, perf.HTTP), withSidecar("callee", perf.HTTPApp, perf.HTTP))
+		dep := p.Start(startCtx(t), t, withSidecar("caller", perf.Tester, perf.HTTP), withSidecar("callee", perf.HTTPApp, perf.HTTP))
 		b, ok := perf.SideB(dep)
 		require.True(t, ok, "an A/B deployment")
 		slowed, ok := b.(perf.Slowed)
@@ -54,6 +55,18 @@ func TestABDelaySlowsBuildB(t *testing.T) {
 				assert.GreaterOrEqual(t, took, delay, "build B is held for the delay")
 			}
 		}
+
+		// The tester loads build B through its proxy: the proxy is on its allow-list.
+		group, err := testers.NewGroup(dep, []string{"caller"})
+		require.NoError(t, err)
+		load := perf.DefaultParams()
+		load.Target = endpoint(t, b, "caller", perf.SidecarHTTP) + invoke
+		load.QPS, load.Connections, load.Duration = 10, 2, 2*time.Second
+		res, err := testers.RunLoad(t.Context(), group, load)
+		require.NoError(t, err, "the tester may load build B's proxy")
+		assert.EqualValues(t, 20, res.Requests)
+		assert.Zero(t, res.Errors())
+		assert.GreaterOrEqual(t, res.Latency.MinSeconds, delay.Seconds(), "every request held for the delay")
 	}, local.WithDaprdB(daprd), local.WithEnv(env))
 }
 

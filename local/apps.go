@@ -64,11 +64,12 @@ func appArgs(a perf.App, port int) []string {
 
 // testerAllowList is what the tester da may load in the deployment apps: its own daprd's HTTP
 // and gRPC ports (and those of its build-B twin in an A/B run), each other app's own port (a
-// tester's excepted), all on 127.0.0.1, then the backends' addresses (host:port), which a
-// direct-to-store phase loads with the store's own client (perf.Operation.Direct).
-func testerAllowList(da *deployedApp, apps []*deployedApp, backends ...string) []string {
+// tester's excepted), all on 127.0.0.1, then more: the backends' addresses (host:port), which
+// a direct-to-store phase loads with the store's own client (perf.Operation.Direct), and the
+// delay proxies in front of its sidecars under DAPR_PERF_AB_DELAY (abdelay.go).
+func testerAllowList(da *deployedApp, apps []*deployedApp, more ...string) []string {
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-	allow := append([]string(nil), backends...)
+	var allow []string
 	if da.sidecar != nil {
 		allow = append(allow, addr(da.sidecar.HTTP), addr(da.sidecar.GRPC))
 	}
@@ -80,13 +81,13 @@ func testerAllowList(da *deployedApp, apps []*deployedApp, backends ...string) [
 			allow = append(allow, addr(o.port))
 		}
 	}
-	return append(allow, backends...)
+	return append(allow, more...)
 }
 
 // launchArgs is the command line and environment of da's own process: appArgs, and for a
-// tester its allow-list and TesterLimits (perf.TesterArgs) with its token in the environment
+// tester its allow-list (testerAllowList, with more) and TesterLimits (perf.TesterArgs) with its token in the environment
 // (perf.EnvTesterToken), where ps does not show it.
-func launchArgs(da *deployedApp, apps []*deployedApp, backends ...string) (args, env []string) {
+func launchArgs(da *deployedApp, apps []*deployedApp, more ...string) (args, env []string) {
 	args, env = appArgs(da.app, da.port), os.Environ()
 	if da.app.Kind != perf.Tester {
 		return args, env
@@ -95,7 +96,7 @@ func launchArgs(da *deployedApp, apps []*deployedApp, backends ...string) (args,
 	if da.app.TesterLimits != nil {
 		limits = *da.app.TesterLimits
 	}
-	args = append(args, perf.TesterArgs(testerAllowList(da, apps, backends...), limits)...)
+	args = append(args, perf.TesterArgs(testerAllowList(da, apps, more...), limits)...)
 	return args, append(env, perf.EnvTesterToken+"="+da.token)
 }
 

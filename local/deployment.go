@@ -158,7 +158,7 @@ func (d *Deployment) launchApps(ctx context.Context, bins map[perf.AppKind]strin
 		}
 	}
 	for _, da := range d.apps {
-		args, env := launchArgs(da, d.apps, backends...)
+		args, env := launchArgs(da, d.apps, append(d.proxyAddrs(da.app.Name), backends...)...)
 		env = append(env, d.appEnv(da)...)
 		p, err := d.start(ctx, da.app.Name, bins[da.app.Kind], args, env, appStopGrace)
 		if err != nil {
