@@ -230,26 +230,15 @@ compare:
 ## test: every test but the perf scenarios, with the real daprd, Pushgateway and Kubernetes API
 ## server, in two parts (docs/development.md#make-test). First every package but TIMED_PACKAGES,
 ## -p 3, since the tests mostly wait on real processes (the two longest first: go test starts
-## packages in the order given), and beside them TESTER_UNTIMED. Then TIMED_PACKAGES one at a
-## time, but for TESTER_UNTIMED: their tests check that a load keeps its schedule and its latency,
-## which they cannot while other packages compile and run.
+## packages in the order given). Then TIMED_PACKAGES one at a time: their tests check that a load
+## keeps its schedule and its latency, which they cannot while other packages compile and run.
 TIMED_PACKAGES := ./apps/tester/ ./perf/driver/
-## TESTER_UNTIMED: the tests of apps/tester against real daprd, stores and brokers, which check
-## what the requests carry and return, not when they are sent.
-TESTER_UNTIMED := ^(TestOperationsAgainstRealDaprd|TestDirectStoreClients|TestHTTPOperationShapes|TestPublishToRealRedis|TestDirectPublishToRabbitMQAndMQTT|TestConfigurationAgainstRealDaprd)$$
 MODULE := github.com/daprperf/daprperf
 test: daprd kube-bin test-deps
-	@mkdir -p .bin; log=$$(mktemp .bin/test-untimed.XXXXXX); \
-	$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -timeout $(TEST_TIMEOUT) \
-		-run '$(TESTER_UNTIMED)' ./apps/tester/ >"$$log" 2>&1 & untimed=$$!; \
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(KUBE_BIN) $(GOTESTSUM) --format pkgname-and-test-fails -- \
 		-count=1 -p 3 -timeout $(TEST_TIMEOUT) ./perf/ ./local/ \
-		$$($(GO) list ./... | grep -v -x -F $(foreach p,$(TIMED_PACKAGES),-e $(MODULE)/$(patsubst ./%/,%,$(p)))); \
-	rc=$$?; wait $$untimed; urc=$$?; \
-	echo "make test: apps/tester's untimed tests, run beside the first part:"; cat "$$log"; rm -f "$$log"; \
-	[ $$rc = 0 ] && [ $$urc = 0 ]
-	$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -p 1 -timeout $(TEST_TIMEOUT) \
-		-skip '$(TESTER_UNTIMED)' $(TIMED_PACKAGES)
+		$$($(GO) list ./... | grep -v -x -F $(foreach p,$(TIMED_PACKAGES),-e $(MODULE)/$(patsubst ./%/,%,$(p))))
+	$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(TIMED_PACKAGES)
 
 ## unit: the tests that need neither daprd nor the Pushgateway (short mode skips load runs).
 unit:
