@@ -129,14 +129,19 @@ func TestBrokerRestartShowsLostMessages(t *testing.T) {
 	// it stops. Nothing is lost. Whether the publishers see errors depends on how soon daprd's
 	// Redis client reconnects after the restart: none when its retries cover the 0.1 s down
 	// time, a second of them on a loaded machine. Either way every message published arrives,
-	// and the run fails on its publish errors only, never on a lost message.
+	// and the run fails on its publish errors or its late sends only, never on a lost message.
 	t.Run("fast-consumer", func(t *testing.T) {
 		d, out, err := restartChild(t, false)
 		assert.Zero(t, d.Lost, "%s", out)
 		assert.Equal(t, d.Sent, d.Received, "%s", out)
 		assert.Equal(t, d.Sequenced, d.Sent+d.PublishErrors, "%s", out)
 		if d.PublishErrors == 0 {
-			assert.NoError(t, err, "nothing lost, so the run passes:\n%s", out)
+			if err != nil {
+				// The restart can hold every connection's publish past its slot: more than 1 %
+				// late in a 4 s run makes the run invalid, though every verdict passes.
+				assert.Contains(t, string(out), "INVALID run", "nothing lost, so the run passes or is invalid for its late sends:\n%s", out)
+				assert.NotRegexp(t, `verdict: .*: FAIL`, string(out), "nothing lost, so every verdict passes")
+			}
 			return
 		}
 		t.Logf("%d publish errors while daprd's Redis client reconnected", d.PublishErrors)

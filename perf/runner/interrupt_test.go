@@ -33,16 +33,22 @@ func TestDeployHandsThePlatformTheInterruptHook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a run of 2 s loads")
 	}
+	// This test is about the hook, not the schedule: a run made invalid by a stall of the
+	// loaded machine runs again (a fresh deployment, its own hook) rather than fail it.
+	t.Setenv(perf.EnvInvalidRetries, "2")
 	dir := t.TempDir()
 	fp := &hookPlatform{fakePlatform: &fakePlatform{}}
 	rep := runner.Run(t, calibration(), runner.WithPlatform(fp), runner.WithReportDir(dir))
-	require.Len(t, fp.hooks, 1, "one deployment")
-	require.NotNil(t, fp.hooks[0], "the start context carries the hook")
+	require.NotEmpty(t, fp.hooks, "a deployment")
+	assert.LessOrEqual(t, len(fp.hooks), 3, "one deployment per attempt")
+	for i, hook := range fp.hooks {
+		require.NotNil(t, hook, "deployment %d's start context carries the hook", i+1)
+	}
 
 	path := rep.RunPath(dir)
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
-	fp.hooks[0](syscall.SIGINT)
+	fp.hooks[len(fp.hooks)-1](syscall.SIGINT)
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "a finished result file is left alone")
