@@ -3,8 +3,12 @@
 // differs from the nights before, draws the trend page and says where everything is.
 //
 //	perfnightly
+//	perfnightly -again
 //
-// In order, it
+// With -again it runs nothing: it decides the existing run DAPR_PERF_RUN_ID again against the
+// history (steps 3 to 5 below), rewriting its nightly.json and the trend page, after a change
+// of the decision's method or for nights run before it; the run's exit-code file is left as
+// the night wrote it. Otherwise, in order, it
 //
 //  1. runs the set's steps through scripts/perf.sh (cmd/perfsuite) under one run id,
 //     nightly-<UTC time>, each step with its settings (sets.go), into
@@ -40,6 +44,7 @@ package main
 import (
 	"cmp"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -62,7 +67,9 @@ const envSet = "DAPR_PERF_NIGHTLY_SET"
 const OutcomeRegression perf.Outcome = 7
 
 func main() {
-	os.Exit(int(run(os.Stdout, os.Stderr)))
+	again := flag.Bool("again", false, "run nothing: decide the night DAPR_PERF_RUN_ID again against the history and redraw the trend page (after a change of the decision's method, or for a night run before it)")
+	flag.Parse()
+	os.Exit(int(run(os.Stdout, os.Stderr, *again)))
 }
 
 // night is one nightly run: where it writes and what it ran.
@@ -73,9 +80,9 @@ type night struct {
 	runID, runDir  string
 }
 
-// run runs the night and returns its exit code.
-func run(stdout, stderr io.Writer) perf.Outcome {
-	n, err := configure(stdout, stderr)
+// run runs the night, or with again only decides it again, and returns its exit code.
+func run(stdout, stderr io.Writer, again bool) perf.Outcome {
+	n, err := configure(stdout, stderr, again)
 	if err != nil {
 		fmt.Fprintf(stderr, "nightly: %v (exit %d)\n", err, int(perf.OutcomeConfig))
 		return perf.OutcomeConfig
@@ -83,6 +90,12 @@ func run(stdout, stderr io.Writer) perf.Outcome {
 	// Ctrl-C reaches perfsuite and the test binary too (one process group); they keep what was
 	// measured and end with 130, which the run's outcome below then carries.
 	signal.Ignore(os.Interrupt)
+	if again {
+		fmt.Fprintf(stdout, "nightly: run %s decided again, nothing run\n", n.runID)
+		code := n.decideAndDraw(report.RunOutcome(n.runDir, 0, io.Discard))
+		fmt.Fprintf(stdout, "nightly: exit %d (%s)\n", int(code), codeWords(code))
+		return code
+	}
 	start := time.Now()
 	fmt.Fprintf(stdout, "nightly: set %s (%s): %d step(s), expected about %s; run %s in %s\n",
 		n.set.Name, n.set.Doc, len(n.set.Steps), n.set.expected(), n.runID, n.runDir)
@@ -108,8 +121,9 @@ func run(stdout, stderr io.Writer) perf.Outcome {
 	return code
 }
 
-// configure reads the environment: the set, the report root and the run id.
-func configure(stdout, stderr io.Writer) (*night, error) {
+// configure reads the environment: the set, the report root and the run id, which must name a
+// run that is not there yet, or with again one that is.
+func configure(stdout, stderr io.Writer, again bool) (*night, error) {
 	set, err := setNamed(os.Getenv(envSet))
 	if err != nil {
 		return nil, err
@@ -124,7 +138,11 @@ func configure(stdout, stderr io.Writer) (*night, error) {
 	}
 	id := cmp.Or(os.Getenv("DAPR_PERF_RUN_ID"), "nightly-"+time.Now().UTC().Format("20060102T150405Z"))
 	n := &night{stdout: stdout, stderr: stderr, set: set, repo: repo, root: root, runID: id, runDir: perf.RunDir(root, id)}
-	if _, err := os.Stat(n.runDir); err == nil {
+	_, err = os.Stat(n.runDir)
+	switch {
+	case again && err != nil:
+		return nil, fmt.Errorf("-again: DAPR_PERF_RUN_ID=%s: no such run: %w", id, err)
+	case !again && err == nil:
 		return nil, fmt.Errorf("DAPR_PERF_RUN_ID=%s: %s exists already; a night never writes into another run's folder", id, n.runDir)
 	}
 	return n, nil

@@ -147,7 +147,7 @@ func trendPage(idx *history.Index, tonight []history.Entry, ds []Decision, runID
 		p.Notes = append(p.Notes, fmt.Sprintf("Machine %s: %s × %d, %.1f GiB, kernel %s; runs on other machines are left out of every series.",
 			m.Hash, m.CPUModel, m.CPUs, float64(m.MemoryBytes)/(1<<30), m.KernelRelease))
 	}
-	p.Notes = append(p.Notes, report.RuleLine(report.DefaultChangeRule())+" A night is compared with the runs after the last change point before it (at most 30), pooled.",
+	p.Notes = append(p.Notes, report.RuleLine(report.DefaultChangeRule())+" A night's median is compared with the medians of the runs after the last change point before it (at most 30): the change against their mean, its interval the prediction interval of one more run from their spread (docs/method.md#a-night-against-earlier-nights).",
 		"Change points: perf/changepoint over each series of runs (docs/method.md); a dashed line before the first run after a change.",
 		"Each dot is a run's median over its rounds; the bar spans its rounds; small dots are the rounds.")
 	for _, e := range tonight {

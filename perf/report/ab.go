@@ -260,17 +260,6 @@ func UnpairedDifference(figure, unit string, a, b []float64, higherIsBetter bool
 	return d
 }
 
-// CompareWithEarlier is the comparison a nightly job makes of one run's rounds of a figure
-// (current, in unit) with the rounds of earlier runs of the same scenario and figure
-// (earlier, one slice per run), pooled into one sample: UnpairedDifference(figure, unit,
-// pooled earlier, current, higherIsBetter, rule). Pooling treats the earlier runs' rounds as
-// one distribution, so the interval also covers the night-to-night drift they show; a run
-// compared with itself alone has none. Earlier runs of other load settings or machines must be
-// left out by the caller. No earlier rounds gives Verdict undecided.
-func CompareWithEarlier(figure, unit string, current []float64, earlier [][]float64, higherIsBetter bool, rule perf.ChangeRule) perf.Difference {
-	return UnpairedDifference(figure, unit, slices.Concat(earlier...), current, higherIsBetter, rule)
-}
-
 // FormatValue writes v, in base unit ("s", "cores" or "bytes"), for tables: seconds as ms with
 // 3 decimals, cores as millicores with 0 and bytes as MiB with 1; signed adds a sign. The units
 // of files written before the base units ("mCPU", "MiB") print as they are.

@@ -79,33 +79,71 @@ func TestPairedDifferenceVerdicts(t *testing.T) {
 	}
 }
 
-// TestUnpairedAndEarlier: a night against the pooled rounds of three earlier nights.
-func TestUnpairedAndEarlier(t *testing.T) {
+// nights returns one run of 6 rounds (±1 %) per level, each level v·(1 + l).
+func nights(v float64, levels ...float64) [][]float64 {
+	out := make([][]float64, len(levels))
+	for i, l := range levels {
+		out[i] = around(v*(1+l), 0.01, 6)
+	}
+	return out
+}
+
+// TestCompareWithEarlier: a night against earlier nights, each night one draw of its median.
+func TestCompareWithEarlier(t *testing.T) {
 	rule := report.DefaultChangeRule()
-	earlier := [][]float64{around(0.002, 0.01, 6), around(0.002, 0.02, 6), around(0.002, 0.015, 6)}
-	// 12 % slower than every earlier round: regressed; the shift is 12 % of A.
+	// Five nights about 2 ms, their medians 1.6 % apart (standard deviation): a night 12 %
+	// slower is beyond the 99 % prediction interval (± 4.60 · 1.58 % · √1.2 = ± 8.0 %).
+	earlier := nights(0.002, -0.02, 0, 0.02, -0.01, 0.01)
 	slow := around(0.00224, 0.01, 6)
 	d := report.CompareWithEarlier("overhead p90", "s", slow, earlier, false, rule)
-	if d.Verdict != perf.VerdictRegressed || d.Low <= 0 || d.Confidence < 0.99 || len(d.PerRound) != 0 {
+	if d.Verdict != perf.VerdictRegressed || d.Low <= 0 || d.Confidence != 0.99 || !d.HasInterval {
 		t.Fatalf("12 %% slower: %+v", d)
 	}
-	if math.Abs(d.Change-0.12) > 0.005 {
-		t.Errorf("12 %% slower: change %v", d.Change)
+	if math.Abs(d.Change-0.12) > 1e-9 || math.Abs(d.A-0.002) > 1e-12 || math.Abs(d.B-0.00224) > 1e-12 {
+		t.Errorf("12 %% slower: A %v, B %v, change %v", d.A, d.B, d.Change)
 	}
-	// A night like the others: same within 5 %.
+	if half := (d.High - d.Low) / 2 / d.A; math.Abs(half-4.6041*0.0158114*math.Sqrt(1.2)) > 1e-4 {
+		t.Errorf("the 99 %% half-width is %.4f of A, want t(0.995; 4)·s·√(1 + 1/5)", half)
+	}
+	// A night like the others: its 90 % interval (± 3.7 %) within 5 %: same.
 	if d := report.CompareWithEarlier("overhead p90", "s", around(0.002, 0.01, 6), earlier, false, rule); d.Verdict != perf.VerdictSame || d.Margin != 0.05 {
 		t.Errorf("a like night: %+v", d)
 	}
-	// Its rounds spread ±8 %: neither.
-	if d := report.CompareWithEarlier("overhead p90", "s", around(0.002, 0.08, 6), earlier, false, rule); d.Verdict != perf.VerdictUndecided {
-		t.Errorf("a noisy night: %s, want undecided", d.Verdict)
+	// 6 % slower: not beyond the 99 % interval, not within 5 % at 90 %: undecided.
+	if d := report.CompareWithEarlier("overhead p90", "s", around(0.00212, 0.01, 6), earlier, false, rule); d.Verdict != perf.VerdictUndecided {
+		t.Errorf("6 %% slower: %s, want undecided", d.Verdict)
 	}
-	// A rate 10 % higher is an improvement; no earlier rounds, undecided.
+	// Nights that drift with the machine (medians 15 % apart), each night's rounds tight: a
+	// night 27 % faster is within that drift, undecided. Its rounds against the pooled
+	// rounds of the earlier nights would be called improved, as if the build had changed.
+	drifting := nights(0.002, -0.15, 0, 0.15, -0.10, 0.10)
+	fast := around(0.00146, 0.01, 6)
+	if d := report.CompareWithEarlier("overhead p90", "s", fast, drifting, false, rule); d.Verdict != perf.VerdictUndecided {
+		t.Errorf("a fast night among drifting ones: %s, want undecided", d.Verdict)
+	}
+	if d := report.UnpairedDifference("overhead p90", "s", slices.Concat(drifting...), fast, false, rule); d.Verdict != perf.VerdictImproved {
+		t.Errorf("pooled rounds: %s; the case this comparison exists for is gone", d.Verdict)
+	}
+	// A rate 10 % above steady nights is an improvement.
+	if d := report.CompareWithEarlier("qps", "requests/s", around(1100, 0.01, 6), nights(1000, -0.01, 0, 0.01, -0.005, 0.005), true, rule); d.Verdict != perf.VerdictImproved {
+		t.Errorf("higher rate: %s", d.Verdict)
+	}
+	// One earlier night has no spread to judge by, none nothing: undecided, no interval.
+	for _, e := range [][][]float64{nil, earlier[:1]} {
+		if d := report.CompareWithEarlier("overhead p90", "s", slow, e, false, rule); d.Verdict != perf.VerdictUndecided || d.HasInterval {
+			t.Errorf("%d earlier nights: %+v", len(e), d)
+		}
+	}
+}
+
+// TestUnpairedDifference: two independent samples, lower or higher better.
+func TestUnpairedDifference(t *testing.T) {
+	rule := report.DefaultChangeRule()
 	if d := report.UnpairedDifference("qps", "1/s", around(1000, 0.01, 6), around(1100, 0.01, 6), true, rule); d.Verdict != perf.VerdictImproved {
 		t.Errorf("higher rate: %s", d.Verdict)
 	}
-	if d := report.CompareWithEarlier("overhead p90", "s", slow, nil, false, rule); d.Verdict != perf.VerdictUndecided {
-		t.Errorf("no earlier nights: %s", d.Verdict)
+	if d := report.UnpairedDifference("latency p90", "s", around(0.002, 0.01, 6), around(0.00224, 0.01, 6), false, rule); d.Verdict != perf.VerdictRegressed {
+		t.Errorf("12 %% slower: %s", d.Verdict)
 	}
 }
 
