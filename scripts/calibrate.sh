@@ -38,7 +38,7 @@ for i in $(seq 1 "$runs"); do
 		[ "$kind" = aa ] || slow=(DAPR_PERF_AB_DELAY="$delay")
 		echo "calibrate: $id ($((2 * i - 1 + ${#slow[@]})) of $((2 * runs)))"
 		env "${slow[@]}" DAPR_PERF_RUN_ID="$id" DAPR_PERF_REPORT_DIR="$root" ./scripts/perf.sh ./tests/service_invocation_http ||
-			echo "calibrate: $id exited $?: its result file, if any, is judged with the rest"
+			echo "calibrate: $id exited $?: its result file, if any, goes to perfcalibrate, which leaves out an invalid run"
 	done
 done
 shopt -s nullglob

@@ -81,7 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // readRuns reads the rounds from the file stored when it is set, else from the result files
-// under paths, added to those of the file save when it is there.
+// under paths (but invalid or incomplete runs, named on stderr), added to those of the file
+// save when it is there.
 func readRuns(stored, save string, paths []string) (calibrate.Stored, error) {
 	if stored != "" {
 		return calibrate.ReadStored(stored)
@@ -108,6 +109,12 @@ func readRuns(stored, save string, paths []string) (calibrate.Stored, error) {
 				return data, err
 			}
 			if data.Has(rep.RunID) {
+				continue
+			}
+			if !rep.Validity.Valid || rep.Incomplete {
+				// A comparison is never made of an invalid or incomplete run (its build B's
+				// rounds did not keep their schedule, or are missing), so it is not calibrated.
+				fmt.Fprintf(os.Stderr, "perfcalibrate: %s: left out: an invalid or incomplete run is not judged\n", f)
 				continue
 			}
 			if err := data.Add(rep); err != nil {
