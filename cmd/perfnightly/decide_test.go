@@ -90,6 +90,35 @@ func TestANightThatRegressedIsCalledSoAndGates(t *testing.T) {
 	assert.Equal(t, 10, d.Earlier)
 }
 
+// Nights run back to back in one sitting, as make release-history runs them: a night 30 %
+// slower is still called regressed, but does not gate until the earlier runs span 3 days.
+func TestNightsOfOneSittingDoNotGate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	es := nights(rng, 6, func(i int) float64 { return map[bool]float64{true: 0.0026, false: 0.002}[i == 5] })
+	t0 := es[0].StartTime
+	for i := range es {
+		es[i].StartTime = t0.Add(time.Duration(i) * 5 * time.Minute)
+	}
+	idx := &history.Index{Entries: es}
+	d := p90Decision(t, idx, es[5])
+	assert.Equal(t, perf.VerdictRegressed, d.Difference.Verdict)
+	assert.Equal(t, 1, d.Days)
+	assert.Empty(t, regressed([]Decision{d}), "earlier runs of one day do not gate")
+	assert.Len(t, heldBack([]Decision{d}), 1)
+	page := trendPage(idx, es[5:], []Decision{d}, "nightly-05")
+	assert.False(t, page.Alarm)
+	assert.True(t, strings.HasPrefix(page.Finding, "Nothing gates this night, but regressed against nights of fewer than 3 days"), page.Finding)
+	assert.Contains(t, page.Finding, "against runs of 1 day(s)")
+
+	// The same nights a day apart gate.
+	for i := range es {
+		es[i].StartTime = t0.AddDate(0, 0, i)
+	}
+	d = p90Decision(t, &history.Index{Entries: es}, es[5])
+	assert.Equal(t, 5, d.Days)
+	assert.Len(t, regressed([]Decision{d}), 1)
+}
+
 func TestAFlatHistoryRaisesNoAlarm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 20 {

@@ -33,7 +33,8 @@
 //	4    an invalid run: the load did not keep its schedule; nothing was decided
 //	5    an infrastructure error; nothing was decided
 //	6    a configuration or usage error (a bad DAPR_PERF_NIGHTLY_SET among them)
-//	7    a regression: a figure of this night regressed against the nights before it
+//	7    a regression: a figure of this night regressed against the nights before it, those
+//	     nights run on at least minGatingDays UTC days (decide.go)
 //	130  interrupted
 //
 // Environment: DAPR_PERF_NIGHTLY_SET (default, or short), DAPR_PERF_REPORT_DIR (default

@@ -109,9 +109,13 @@ func (n *night) print(ds []Decision) {
 		if d.Gated {
 			gate = "yes"
 		}
+		verdict := d.Difference.Verdict
+		if d.Gated && verdict == perf.VerdictRegressed && d.Days < minGatingDays {
+			verdict += fmt.Sprintf(" (not gating: runs of %d day(s), %d needed)", d.Days, minGatingDays)
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d\n", d.Scenario, d.Figure, gate,
 			report.FormatValue(d.Difference.B, d.Unit, false), d.Earlier, change(d),
-			relInterval(d.Difference), d.Difference.Verdict, len(d.ChangePoints))
+			relInterval(d.Difference), verdict, len(d.ChangePoints))
 	}
 	w.Flush()
 }
@@ -132,6 +136,13 @@ func trendPage(idx *history.Index, tonight []history.Entry, ds []Decision, runID
 		}
 		p.Finding = fmt.Sprintf("Regressed against the nights before: %s.", strings.Join(names, "; "))
 		p.Alarm = true
+	case len(heldBack(ds)) > 0:
+		var names []string
+		for _, d := range heldBack(ds) {
+			names = append(names, fmt.Sprintf("%s %s %s %s against runs of %d day(s)", d.Scenario, figureTitle(d.Figure), signedPct(d.Difference.Change), relInterval(d.Difference), d.Days))
+		}
+		p.Finding = fmt.Sprintf("Nothing gates this night, but regressed against nights of fewer than %d days, whose spread holds too little of the machine's drift between days to gate: %s.",
+			minGatingDays, strings.Join(names, "; "))
 	default:
 		counts := map[string]int{}
 		for _, d := range ds {
@@ -186,7 +197,11 @@ func chartFinding(d Decision) string {
 	if d.Earlier == 0 {
 		return "undecided: the first run of this load on this machine, nothing to compare with"
 	}
-	return fmt.Sprintf("%s, %s %s against the %d run(s) before", d.Difference.Verdict, change(d), relInterval(d.Difference), d.Earlier)
+	out := fmt.Sprintf("%s, %s %s against the %d run(s) before", d.Difference.Verdict, change(d), relInterval(d.Difference), d.Earlier)
+	if d.Gated && d.Difference.Verdict == perf.VerdictRegressed && d.Days < minGatingDays {
+		out += fmt.Sprintf(", of %d day(s): not gating (%d days needed)", d.Days, minGatingDays)
+	}
+	return out
 }
 
 // figureTitle is a history figure's name as a page says it.
