@@ -85,8 +85,8 @@ func testerAllowList(da *deployedApp, apps []*deployedApp, more ...string) []str
 }
 
 // launchArgs is the command line and environment of da's own process: appArgs, and for a
-// tester its allow-list (testerAllowList, with more) and TesterLimits (perf.TesterArgs) with its token in the environment
-// (perf.EnvTesterToken), where ps does not show it.
+// tester its allow-list (testerAllowList, with more) and TesterLimits (perf.TesterArgs) with
+// its token in the environment (perf.EnvTesterToken), where ps does not show it.
 func launchArgs(da *deployedApp, apps []*deployedApp, more ...string) (args, env []string) {
 	args, env = appArgs(da.app, da.port), os.Environ()
 	if da.app.Kind != perf.Tester {

@@ -28,6 +28,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/daprperf/daprperf/perf/history"
 )
@@ -130,7 +131,7 @@ func list(w io.Writer, idx *history.Index) error {
 		case e.ReadError != "":
 			state = "unreadable"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.StartTime.UTC().Format("2006-01-02 15:04:05"), e.RunID,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.StartTime.UTC().Format(time.DateTime), e.RunID,
 			e.Scenario, orDash(e.DaprVersion), machine, p90, state)
 	}
 	if err := tw.Flush(); err != nil {

@@ -168,18 +168,23 @@ func build(p history.Point) string {
 	return p.DaprVersion
 }
 
-// regressed returns the gated decisions whose verdict is regressed against earlier runs of at
-// least minGatingDays days: those that make the night's exit code 7.
-func regressed(ds []Decision) []Decision {
-	return slices.DeleteFunc(slices.Clone(ds), func(d Decision) bool {
-		return !d.Gated || d.Difference.Verdict != perf.VerdictRegressed || d.Days < minGatingDays
-	})
+// regressedAgainst says whether d is a gated figure called regressed.
+func (d Decision) regressedAgainst() bool {
+	return d.Gated && d.Difference.Verdict == perf.VerdictRegressed
 }
 
-// heldBack returns the gated decisions whose verdict is regressed against earlier runs of fewer
-// than minGatingDays days: shown first, but not gating.
+// held says whether d is a gated regression that does not gate: its earlier runs ran on fewer
+// than minGatingDays days.
+func (d Decision) held() bool { return d.regressedAgainst() && d.Days < minGatingDays }
+
+// regressed returns the gated regressions against earlier runs of at least minGatingDays days:
+// those that make the night's exit code 7.
+func regressed(ds []Decision) []Decision {
+	return slices.DeleteFunc(slices.Clone(ds), func(d Decision) bool { return !d.regressedAgainst() || d.held() })
+}
+
+// heldBack returns the gated regressions that do not gate (Decision.held): shown first, but
+// not gating.
 func heldBack(ds []Decision) []Decision {
-	return slices.DeleteFunc(slices.Clone(ds), func(d Decision) bool {
-		return !d.Gated || d.Difference.Verdict != perf.VerdictRegressed || d.Days >= minGatingDays
-	})
+	return slices.DeleteFunc(slices.Clone(ds), func(d Decision) bool { return !d.held() })
 }

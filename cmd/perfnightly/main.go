@@ -68,8 +68,12 @@ const envSet = "DAPR_PERF_NIGHTLY_SET"
 const OutcomeRegression perf.Outcome = 7
 
 func main() {
-	again := flag.Bool("again", false, "run nothing: decide the night DAPR_PERF_RUN_ID again against the history and redraw the trend page (after a change of the decision's method, or for a night run before it)")
-	flag.Parse()
+	fs := flag.NewFlagSet("perfnightly", flag.ContinueOnError)
+	again := fs.Bool("again", false, "run nothing: decide the night DAPR_PERF_RUN_ID again against the history and redraw the trend page (after a change of the decision's method, or for a night run before it)")
+	if err := fs.Parse(os.Args[1:]); err != nil || fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "nightly: usage: perfnightly [-again]; arguments %q (exit %d)\n", os.Args[1:], int(perf.OutcomeConfig))
+		os.Exit(int(perf.OutcomeConfig))
+	}
 	os.Exit(int(run(os.Stdout, os.Stderr, *again)))
 }
 

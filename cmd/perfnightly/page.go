@@ -110,7 +110,7 @@ func (n *night) print(ds []Decision) {
 			gate = "yes"
 		}
 		verdict := d.Difference.Verdict
-		if d.Gated && verdict == perf.VerdictRegressed && d.Days < minGatingDays {
+		if d.held() {
 			verdict += fmt.Sprintf(" (not gating: runs of %d day(s), %d needed)", d.Days, minGatingDays)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d\n", d.Scenario, d.Figure, gate,
@@ -198,7 +198,7 @@ func chartFinding(d Decision) string {
 		return "undecided: the first run of this load on this machine, nothing to compare with"
 	}
 	out := fmt.Sprintf("%s, %s %s against the %d run(s) before", d.Difference.Verdict, change(d), relInterval(d.Difference), d.Earlier)
-	if d.Gated && d.Difference.Verdict == perf.VerdictRegressed && d.Days < minGatingDays {
+	if d.held() {
 		out += fmt.Sprintf(", of %d day(s): not gating (%d days needed)", d.Days, minGatingDays)
 	}
 	return out
