@@ -13,7 +13,7 @@ import (
 // puts a known, real delay into a request's path: a request written in one piece reaches
 // target delay later, and chunks keep their order and spacing, so that pipelined HTTP/2 frames
 // are delayed alike and not queued behind each other. delay 0 only forwards: an A/B run's build
-// A goes through one too, so that both builds pay the same extra hop and B − A is the delay.
+// A goes through one too, so that both builds pay the same extra hop and only B is delayed.
 // It runs in the test process; Close stops it and every connection through it.
 type delayProxy struct {
 	ln     net.Listener
