@@ -12,8 +12,8 @@
 #
 # Environment: CALIBRATE_RUNS (default 20), CALIBRATE_KINDS (default "aa slowed"; "aa" runs only
 # the same-build runs, to reach the false-alarm count without the slowed ones), CALIBRATE_DELAY
-# (default 370us, about 10 % of the published HTTP overhead p90 at 500 QPS; what it moves on this
-# machine is in docs/method.md), DAPR_VERSION (the daprd, default v1.17.5), and the
+# (default 370us, about 10 % of the published HTTP overhead p90 at 500 QPS; a machine whose sleeps
+# last at least a millisecond waits that long instead; what it moves is in docs/method.md), DAPR_VERSION (the daprd, default v1.17.5), and the
 # load, which defaults to DAPR_PERF_QPS=500, DAPR_TEST_DURATION=10s, DAPR_PERF_REPEATS=6 with
 # no added rounds (DAPR_PERF_AB_MAX_ROUNDS = DAPR_PERF_REPEATS).
 set -euo pipefail
