@@ -26,6 +26,7 @@ func (d *Deployment) startDelayProxies() error {
 		return nil
 	}
 	d.proxies = map[proxyKey]*delayProxy{}
+	d.abHeld = measureHold(*d.abDelay)
 	for _, da := range d.apps {
 		for _, side := range []struct {
 			b     bool
@@ -74,4 +75,30 @@ func (s sideB) InjectedDelay() time.Duration {
 		return 0
 	}
 	return *s.d.abDelay
+}
+
+// HeldDelay is how long build B's proxies really hold for InjectedDelay (perf.Slowed; measured
+// by measureHold when they started); 0 without DAPR_PERF_AB_DELAY.
+func (s sideB) HeldDelay() time.Duration { return s.d.abHeld }
+
+// holdSamples is how many waits measureHold times: an odd count, so that the median is one.
+const holdSamples = 21
+
+// measureHold times holdSamples waits of delay as delayProxy waits (time.Sleep) and returns
+// their median: what a hold of delay lasts on this machine before any load. A sleep never ends
+// early, but it ends late by the machine's timer resolution (about 1.1 ms for any sleep under a
+// millisecond on a KVM guest with kvm-clock; reports/measurements.md). It takes about
+// holdSamples times the result, some 25 ms there.
+func measureHold(delay time.Duration) time.Duration {
+	if delay <= 0 {
+		return 0
+	}
+	waits := make([]time.Duration, holdSamples)
+	for i := range waits {
+		start := time.Now()
+		time.Sleep(delay)
+		waits[i] = time.Since(start)
+	}
+	slices.Sort(waits)
+	return waits[holdSamples/2]
 }

@@ -40,6 +40,9 @@ func TestABDelaySlowsBuildB(t *testing.T) {
 		slowed, ok := b.(perf.Slowed)
 		require.True(t, ok, "build B's view says what was injected")
 		assert.Equal(t, delay, slowed.InjectedDelay())
+		// A hold never ends early, and at 40 ms a coarse timer adds at most a few milliseconds.
+		assert.GreaterOrEqual(t, slowed.HeldDelay(), delay, "the measured hold")
+		assert.Less(t, slowed.HeldDelay(), delay+20*time.Millisecond, "the measured hold")
 
 		invoke := "/v1.0/invoke/callee/method/test"
 		for _, side := range []struct {

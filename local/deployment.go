@@ -33,6 +33,7 @@ type Deployment struct {
 	// abDelay and proxies: every sidecar's HTTP and gRPC port reached through a delayProxy,
 	// build B's delayed by abDelay (abdelay.go); nil and empty without DAPR_PERF_AB_DELAY.
 	abDelay *time.Duration
+	abHeld  time.Duration // what a hold of abDelay lasts here (measureHold); 0 without
 	proxies map[proxyKey]*delayProxy
 	// logs are where close keeps the logs when the test failed (perf.LogsDir; "": none), shared
 	// with the signal handler so that they are kept once.

@@ -26,8 +26,14 @@ type DaprdPather interface{ DaprdPath() string }
 const EnvABDelay = "DAPR_PERF_AB_DELAY"
 
 // Slowed is implemented by a build-B view whose sidecars are reached through an injected delay
-// (EnvABDelay): InjectedDelay is what every request to them is held for, 0 when none is.
-type Slowed interface{ InjectedDelay() time.Duration }
+// (EnvABDelay): InjectedDelay is what every request to them is held for, 0 when none is;
+// HeldDelay is how long that hold really lasts on this machine, measured when the proxies
+// started (a wait shorter than the machine's sleep resolution lasts that long instead), 0 when
+// none is.
+type Slowed interface {
+	InjectedDelay() time.Duration
+	HeldDelay() time.Duration
+}
 
 // Build names one daprd build of an A/B run.
 type Build struct {
@@ -39,6 +45,11 @@ type Build struct {
 	// (EnvABDelay), seconds: a known slowdown for measuring what a comparison detects. 0 for a
 	// build measured as it is.
 	InjectedDelaySeconds float64 `json:"injectedDelaySeconds,omitempty"`
+	// HeldDelaySeconds is how long a hold of InjectedDelaySeconds really lasted on this machine,
+	// seconds: the median of the proxy's own timed waits before the load (local.measureHold). It
+	// is larger where sleeps are coarse (about 1.1 ms for any wait under a millisecond on a KVM
+	// guest with kvm-clock); 0 when none was injected, or in files written before it.
+	HeldDelaySeconds float64 `json:"heldDelaySeconds,omitempty"`
 }
 
 // ABReport is the second build's side of an A/B run and its difference from the first.

@@ -12,6 +12,7 @@ func buildOf(dep perf.Deployment) perf.Build {
 	}
 	if s, ok := dep.(perf.Slowed); ok {
 		b.InjectedDelaySeconds = s.InjectedDelay().Seconds()
+		b.HeldDelaySeconds = s.HeldDelay().Seconds()
 	}
 	return b
 }

@@ -288,8 +288,12 @@ func abTable(b *strings.Builder, r *perf.Report) {
 	fmt.Fprintf(b, "A/B: A = daprd %s (%s), B = daprd %s (%s); %d interleaved round(s), order %s\n",
 		ab.A.Version, OrUnknown(ab.A.Daprd), ab.B.Version, OrUnknown(ab.B.Daprd), len(ab.Rounds), strings.Join(ab.Order, " "))
 	if d := ab.B.InjectedDelaySeconds; d > 0 {
-		fmt.Fprintf(b, "B is slowed on purpose (%s): every request to its sidecars held %s, through a proxy that A's pass too without delay\n",
-			perf.EnvABDelay, FormatValue(d, "s", false))
+		held := ""
+		if h := ab.B.HeldDelaySeconds; h > 0 {
+			held = fmt.Sprintf(" (a hold lasts %s on this machine)", FormatValue(h, "s", false))
+		}
+		fmt.Fprintf(b, "B is slowed on purpose (%s): every request to its sidecars held %s%s, through a proxy that A's pass too without delay\n",
+			perf.EnvABDelay, FormatValue(d, "s", false), held)
 	}
 	if line := StopLine(ab.Stop); line != "" {
 		b.WriteString(line + "\n")
