@@ -53,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "perfcalibrate: usage: perfcalibrate [-rounds K >= 1] [-budget B >= K] [-n N >= 1] [-power 0 < P < 1] [-seed S] [-save FILE] PATH... | -stored FILE")
 		return 2
 	}
-	data, err := readRuns(*stored, *save, fs.Args())
+	data, err := readRuns(*stored, *save, fs.Args(), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "perfcalibrate: %v\n", err)
 		return 1
@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // readRuns reads the rounds from the file stored when it is set, else from the result files
 // under paths (but invalid or incomplete runs, named on stderr), added to those of the file
 // save when it is there.
-func readRuns(stored, save string, paths []string) (calibrate.Stored, error) {
+func readRuns(stored, save string, paths []string, stderr io.Writer) (calibrate.Stored, error) {
 	if stored != "" {
 		return calibrate.ReadStored(stored)
 	}
@@ -114,7 +114,7 @@ func readRuns(stored, save string, paths []string) (calibrate.Stored, error) {
 			if !rep.Validity.Valid || rep.Incomplete {
 				// A comparison is never made of an invalid or incomplete run (its build B's
 				// rounds did not keep their schedule, or are missing), so it is not calibrated.
-				fmt.Fprintf(os.Stderr, "perfcalibrate: %s: left out: an invalid or incomplete run is not judged\n", f)
+				fmt.Fprintf(stderr, "perfcalibrate: %s: left out: an invalid or incomplete run is not judged\n", f)
 				continue
 			}
 			if err := data.Add(rep); err != nil {

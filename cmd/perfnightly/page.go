@@ -124,25 +124,29 @@ func (n *night) print(ds []Decision) {
 // and load, its change points, and this night's verdict.
 func trendPage(idx *history.Index, tonight []history.Entry, ds []Decision, runID string) trend.Page {
 	p := trend.Page{Title: "Nightly runs: " + runID}
-	bad := regressed(ds)
+	bad, held := regressed(ds), heldBack(ds)
+	// named is each decision of ds as the finding names it, the day count after it when days.
+	named := func(ds []Decision, days bool) string {
+		var names []string
+		for _, d := range ds {
+			n := fmt.Sprintf("%s %s %s %s", d.Scenario, figureTitle(d.Figure), signedPct(d.Difference.Change), relInterval(d.Difference))
+			if days {
+				n += fmt.Sprintf(" against runs of %d day(s)", d.Days)
+			}
+			names = append(names, n)
+		}
+		return strings.Join(names, "; ")
+	}
 	switch {
 	case len(tonight) == 0:
 		p.Finding = "This night wrote no result file: nothing was decided."
 		p.Alarm = true
 	case len(bad) > 0:
-		var names []string
-		for _, d := range bad {
-			names = append(names, fmt.Sprintf("%s %s %s %s", d.Scenario, figureTitle(d.Figure), signedPct(d.Difference.Change), relInterval(d.Difference)))
-		}
-		p.Finding = fmt.Sprintf("Regressed against the nights before: %s.", strings.Join(names, "; "))
+		p.Finding = fmt.Sprintf("Regressed against the nights before: %s.", named(bad, false))
 		p.Alarm = true
-	case len(heldBack(ds)) > 0:
-		var names []string
-		for _, d := range heldBack(ds) {
-			names = append(names, fmt.Sprintf("%s %s %s %s against runs of %d day(s)", d.Scenario, figureTitle(d.Figure), signedPct(d.Difference.Change), relInterval(d.Difference), d.Days))
-		}
+	case len(held) > 0:
 		p.Finding = fmt.Sprintf("Nothing gates this night, but regressed against nights of fewer than %d days, whose spread holds too little of the machine's drift between days to gate: %s.",
-			minGatingDays, strings.Join(names, "; "))
+			minGatingDays, named(held, true))
 	default:
 		counts := map[string]int{}
 		for _, d := range ds {
