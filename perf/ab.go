@@ -76,7 +76,36 @@ type ABReport struct {
 	// Stop says how many rounds ran and why no more did (absent in files written before the
 	// adaptive rounds).
 	Stop *ABStop `json:"stop,omitempty"`
+	// SetAside are the rounds not counted because a measured phase in them fell behind its
+	// schedule or missed its rate, in the order they ran; each was run again under its number
+	// (EnvABSetAside). Empty when every round kept its schedule.
+	SetAside []SetAsideRound `json:"setAside,omitempty"`
 }
+
+// SetAsideRound is one round of an A/B run that was set aside: it stopped at its first phase
+// that fell behind its schedule or missed its rate (report.PhaseInvalidReasons), and the round
+// ran again under the same number and order. Its phases are kept as they ran and enter no
+// figure.
+type SetAsideRound struct {
+	// Round is the number it ran under, from 1; Order which build ran first ("AB" or "BA").
+	Round int    `json:"round"`
+	Order string `json:"order"`
+	// Phase names the phase that fell behind: "baseline", "main of build A" or "main of build B".
+	Phase string `json:"phase"`
+	// Reasons say how it fell behind, as the validity reasons do.
+	Reasons []string `json:"reasons"`
+	// Baseline, A and B are the round's phases that ran (B's main is nil when it never ran).
+	Baseline *Result `json:"baseline,omitempty"`
+	A        *Result `json:"a,omitempty"`
+	B        *Result `json:"b,omitempty"`
+}
+
+// Phases that a round of an A/B run may be set aside for (SetAsideRound.Phase).
+const (
+	SetAsideBaseline = "baseline"
+	SetAsideMainA    = "main of build A"
+	SetAsideMainB    = "main of build B"
+)
 
 // ABStop is how the rounds of an A/B run ended. The run starts with the rounds asked for
 // (DAPR_PERF_REPEATS) and, while any of Gated is VerdictUndecided, adds interleaved round pairs
@@ -92,6 +121,10 @@ type ABStop struct {
 	Reason string `json:"reason"`
 	// Undecided names the gated figures still undecided when the rounds stopped.
 	Undecided []string `json:"undecided,omitempty"`
+	// SetAside is how many rounds were set aside and run again (ABReport.SetAside), of at most
+	// SetAsideLimit (EnvABSetAside; absent in files written before it).
+	SetAside      int `json:"setAside,omitempty"`
+	SetAsideLimit int `json:"setAsideLimit,omitempty"`
 }
 
 // Why the rounds of an A/B run stopped (ABStop.Reason).

@@ -81,6 +81,9 @@ type RunConfig struct {
 	// ABMaxRounds is the rounds an A/B run may grow to while a gated figure is undecided
 	// (EnvABMaxRounds; at least Rounds).
 	ABMaxRounds int
+	// ABSetAside is how many rounds of an A/B run may be set aside and run again because a
+	// measured phase in them fell behind its schedule or missed its rate (EnvABSetAside).
+	ABSetAside int
 	// PreflightLadder is EnvPreflight=ladder: a preflight picks the main load from the ladder.
 	PreflightLadder bool
 	// Stepped is the preflight of an earlier attempt whose full-length run at the load it chose

@@ -170,6 +170,21 @@ func ABMaxRoundsFromEnv(env Env, planned, def int) (int, error) {
 	return *env.ABMaxRounds, nil
 }
 
+// EnvABSetAside bounds the rounds an A/B run sets aside and runs again (Env.ABSetAside).
+const EnvABSetAside = "DAPR_PERF_AB_SET_ASIDE"
+
+// ABSetAsideFromEnv returns how many rounds an A/B run of at most maxRounds rounds may set
+// aside and run again: env's DAPR_PERF_AB_SET_ASIDE, or one per 8 rounds of maxRounds (at
+// least 1) when unset. At 500 QPS on a 2-core machine about 0.6 % of phases fall behind
+// (docs/method.md), so 80 rounds (240 phases) meet about 1.4 such phases: the default 10
+// leaves the run invalid only when the machine is far noisier than that.
+func ABSetAsideFromEnv(env Env, maxRounds int) int {
+	if env.ABSetAside != nil {
+		return *env.ABSetAside
+	}
+	return max(1, maxRounds/8)
+}
+
 // RepeatsFromEnv returns env's DAPR_PERF_REPEATS, 1 when unset.
 func RepeatsFromEnv(env Env) int {
 	if env.Repeats == nil {

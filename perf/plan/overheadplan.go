@@ -42,6 +42,7 @@ func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 	var err error
 	cfg.ABMaxRounds, err = perf.ABMaxRoundsFromEnv(cfg.Env, cfg.Rounds, report.DefaultABMaxRounds)
 	add(err)
+	cfg.ABSetAside = perf.ABSetAsideFromEnv(cfg.Env, cfg.ABMaxRounds)
 	var note string
 	cfg.Idle, note = sc.IdleWindowFromEnv(cfg.Env)
 	if note != "" {
@@ -122,9 +123,11 @@ type side struct {
 
 // runOverheadRounds runs cfg.Rounds rounds: the baseline through dep's apps, then each side's
 // main phase (A B in odd rounds, B A in even ones), each side's first main phase preceded by
-// its warmup; an A/B run then adds rounds while a gated figure is undecided (extendAB). After
-// each phase it records what is complete in s.Report() (Rounds, PartialRound, and build B's in
-// s.Report().AB) and checkpoints. It stops at the first load that fails.
+// its warmup; an A/B run then adds rounds while a gated figure is undecided (extendAB), and
+// sets aside a round in which a measured phase fell behind or missed its rate, then runs it
+// again, up to cfg.ABSetAside times (s.Report().AB.SetAside). After each phase it records what
+// is complete in s.Report() (Rounds, PartialRound, and build B's in s.Report().AB) and
+// checkpoints. It stops at the first load that fails.
 func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error {
 	sc, cfg, rep := s.Scenario(), s.Config(), s.Report()
 	tester, err := startTester(s, dep)
@@ -150,36 +153,76 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 			return fmt.Errorf("warmup%s: %w", buildName(sd), err)
 		}
 	}
-	runRound := func(i int) error {
+	// asideIf sets attempt, a round of an A/B run, aside when res, the phase of it just
+	// measured, fell behind its schedule or missed its rate and the run may set aside one more
+	// round (cfg.ABSetAside): it records the attempt in rep.AB.SetAside, drops the partial
+	// round and checkpoints, and the caller runs the round again.
+	asideIf := func(attempt *perf.SetAsideRound, phase string, res *perf.Result) bool {
+		if !ab || len(rep.AB.SetAside) >= cfg.ABSetAside {
+			return false
+		}
+		reasons := report.PhaseInvalidReasons(fmt.Sprintf("round %d %s", attempt.Round, phase), res)
+		if len(reasons) == 0 {
+			return false
+		}
+		attempt.Phase, attempt.Reasons = phase, reasons
+		rep.AB.SetAside = append(rep.AB.SetAside, *attempt)
+		rep.PartialRound, rep.AB.PartialRound = nil, nil
+		s.T().Logf("round %d set aside (%d of at most %d), to run again: %s", attempt.Round, len(rep.AB.SetAside), cfg.ABSetAside, strings.Join(reasons, "; "))
+		s.Checkpoint(fmt.Sprintf("round %d set aside", attempt.Round))
+		return true
+	}
+	// roundOnce runs round i once; aside is true when asideIf set it aside.
+	roundOnce := func(i int, again bool) (aside bool, err error) {
 		of := fmt.Sprintf("%d/%d", i+1, cfg.Rounds)
 		if i >= cfg.Rounds {
 			of = fmt.Sprintf("%d (added, at most %d)", i+1, cfg.ABMaxRounds)
 		}
+		if again {
+			of += " (again)"
+		}
+		order := sides
+		if ab && i%2 == 1 {
+			order = []*side{sides[1], sides[0]}
+		}
+		attempt := perf.SetAsideRound{Round: i + 1}
+		if ab {
+			attempt.Order = order[0].name + order[1].name
+		}
 		b, err := runPhase(s, tester, perf.Step{Name: fmt.Sprintf("round %s: baseline, %d QPS to %s", of, baseline.QPS, baseline.Target), Duration: baseline.Duration}, baseline)
 		if err != nil {
-			return fmt.Errorf("round %d baseline: %w", i+1, err)
+			return false, fmt.Errorf("round %d baseline: %w", i+1, err)
+		}
+		attempt.Baseline = &b
+		if asideIf(&attempt, perf.SetAsideBaseline, &b) {
+			return true, nil
 		}
 		rep.PartialRound = &perf.Round{Baseline: b}
 		if ab {
 			rep.AB.PartialRound = &perf.Round{Baseline: b}
 		}
 		s.Checkpoint(fmt.Sprintf("round %d baseline", i+1))
-		order := sides
-		if ab && i%2 == 1 {
-			order = []*side{sides[1], sides[0]}
-		}
 		got := map[string]perf.Round{}
 		for _, sd := range order {
 			if !sd.warm {
 				if _, err := runPhase(s, tester, perf.Step{Name: fmt.Sprintf("warmup%s (discarded), %d QPS to %s", buildName(sd), sd.warmup.QPS, sd.warmup.Target), Duration: sd.warmup.Duration}, sd.warmup); err != nil {
-					return fmt.Errorf("warmup%s: %w", buildName(sd), err)
+					return false, fmt.Errorf("warmup%s: %w", buildName(sd), err)
 				}
 				sd.warm = true
 			}
 			phase := perf.Step{Name: fmt.Sprintf("round %s: main%s, %d QPS to %s", of, buildName(sd), sd.main.QPS, sd.main.Target), Duration: sd.main.Duration}
 			m, series, err := measure(s, sd.dep, tester, phase, sd.main, sc.Roles(), fmt.Sprintf("round %d%s", i+1, buildName(sd)))
 			if err != nil {
-				return fmt.Errorf("round %d main%s: %w", i+1, buildName(sd), err)
+				return false, fmt.Errorf("round %d main%s: %w", i+1, buildName(sd), err)
+			}
+			which := perf.SetAsideMainA
+			if sd.name == "A" {
+				attempt.A = &m
+			} else {
+				attempt.B, which = &m, perf.SetAsideMainB
+			}
+			if asideIf(&attempt, which, &m) {
+				return true, nil
 			}
 			r := perf.Round{Baseline: b, Main: m, Resources: series}
 			got[sd.name] = r
@@ -196,13 +239,29 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 		rep.PartialRound = nil
 		if ab {
 			rep.AB.Rounds = append(rep.AB.Rounds, got["B"])
-			rep.AB.Order = append(rep.AB.Order, order[0].name+order[1].name)
+			rep.AB.Order = append(rep.AB.Order, attempt.Order)
 			rep.AB.PartialRound = nil
 			s.Checkpoint(fmt.Sprintf("round %d", i+1))
 		} else {
 			s.Checkpoint(fmt.Sprintf("round %d main", i+1))
 		}
-		return nil
+		return false, nil
+	}
+	// runRound runs round i until it is not set aside: each setting aside uses one of the
+	// run's cfg.ABSetAside, so the loop ends.
+	runRound := func(i int) error {
+		for again := false; ; again = true {
+			if aside, err := roundOnce(i, again); err != nil || !aside {
+				return err
+			}
+		}
+	}
+	if ab {
+		defer func() {
+			if st := rep.AB.Stop; st != nil {
+				st.SetAside, st.SetAsideLimit = len(rep.AB.SetAside), cfg.ABSetAside
+			}
+		}()
 	}
 	for i := range cfg.Rounds {
 		if err := runRound(i); err != nil {

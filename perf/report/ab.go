@@ -100,7 +100,8 @@ func Undecided(ds []perf.Difference, gated []string) []string {
 
 // FinishAB derives build B's figures and the differences once the rounds are in, by ab.Rule
 // (DefaultChangeRule when nil, and then recorded); the report's validity then covers both
-// builds, and runner.planChecksPass B's verdicts. A nil ABReport does nothing.
+// builds, its warnings the rounds set aside (SetAsideWarnings), and runner.planChecksPass B's
+// verdicts. A nil ABReport does nothing.
 func FinishAB(ab *perf.ABReport, rep *perf.Report, thresholds []perf.Threshold) {
 	if ab == nil {
 		return
@@ -126,6 +127,7 @@ func FinishAB(ab *perf.ABReport, rep *perf.Report, thresholds []perf.Threshold) 
 	}
 	ab.Rule = &rule
 	ab.Differences = PairedDifferences(rep.Rounds, ab.Rounds, rule)
+	rep.Warnings = append(rep.Warnings, SetAsideWarnings(ab.SetAside)...)
 }
 
 // ABVerdictsPass is true when every one of build B's verdicts that is not WarnOnly passed.
@@ -305,7 +307,9 @@ func abTable(b *strings.Builder, r *perf.Report) {
 }
 
 // StopLine says how an A/B run's rounds ended: "Rounds: 6 asked, up to 16 while latency p50,
-// latency p90 undecided; 10 ran: decided." "" for nil (files written before it).
+// latency p90 undecided; 10 ran: decided." and, when rounds were set aside, "; 1 round set
+// aside and run again, a phase having fallen behind (at most 2)" before the stop. "" for nil
+// (files written before it).
 func StopLine(s *perf.ABStop) string {
 	if s == nil {
 		return ""
@@ -313,6 +317,13 @@ func StopLine(s *perf.ABStop) string {
 	line := fmt.Sprintf("Rounds: %d asked, up to %d while %s undecided; %d ran: %s", s.Planned, s.MaxRounds, strings.Join(s.Gated, ", "), s.Ran, s.Reason)
 	if len(s.Undecided) > 0 {
 		line += " (" + strings.Join(s.Undecided, ", ") + " still undecided)"
+	}
+	if s.SetAside > 0 {
+		rounds := "rounds"
+		if s.SetAside == 1 {
+			rounds = "round"
+		}
+		line += fmt.Sprintf("; %d %s set aside and run again, a phase having fallen behind (at most %d)", s.SetAside, rounds, s.SetAsideLimit)
 	}
 	return line + "."
 }

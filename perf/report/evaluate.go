@@ -94,19 +94,28 @@ func MissedRate(name string, res *perf.Result) (string, bool) {
 		name, res.ActualQPS, res.RequestedQPS, res.Schedule.Scheduled, q, MinValidQPSRatio, 1e3*res.Latency.MaxSeconds), true
 }
 
-// PhaseValidity checks that every measured phase kept its schedule and reached its QPS; an invalid
-// run never passes. The hint names the per-connection period of the first phase.
+// PhaseInvalidReasons says why the measured phase res, called name, is invalid: it missed its
+// rate (MissedRate; a closed loop has no target rate) or fell behind its schedule on more than
+// MaxValidBehindFraction of its requests. None when it is valid.
+func PhaseInvalidReasons(name string, res *perf.Result) []string {
+	var out []string
+	if r, missed := MissedRate(name, res); missed && !res.ClosedLoop() {
+		out = append(out, r)
+	}
+	if b := res.Schedule.BehindFraction(); b > MaxValidBehindFraction {
+		out = append(out, fmt.Sprintf("%s: generator fell behind on %.2f %% of %d scheduled requests (%d skipped, %d late; limit %.0f %%)",
+			name, 100*b, res.Schedule.Scheduled, res.Schedule.Skipped, res.Schedule.Late, 100*MaxValidBehindFraction))
+	}
+	return out
+}
+
+// PhaseValidity checks that every measured phase kept its schedule and reached its QPS
+// (PhaseInvalidReasons); an invalid run never passes. The hint names the per-connection period
+// of the first phase.
 func PhaseValidity(phases []NamedResult) perf.Validity {
 	v := perf.Validity{Valid: true}
 	for _, ph := range phases {
-		res := ph.Res
-		if r, missed := MissedRate(ph.Name, res); missed && !res.ClosedLoop() { // a closed loop has no target rate
-			v.Reasons = append(v.Reasons, r)
-		}
-		if b := res.Schedule.BehindFraction(); b > MaxValidBehindFraction {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: generator fell behind on %.2f %% of %d scheduled requests (%d skipped, %d late; limit %.0f %%)",
-				ph.Name, 100*b, res.Schedule.Scheduled, res.Schedule.Skipped, res.Schedule.Late, 100*MaxValidBehindFraction))
-		}
+		v.Reasons = append(v.Reasons, PhaseInvalidReasons(ph.Name, ph.Res)...)
 	}
 	v.Valid = len(v.Reasons) == 0
 	if !v.Valid && len(phases) > 0 {

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -22,6 +23,26 @@ type fakePlatform struct {
 	limits  map[string]*perf.TesterLimits
 	// nodes, when set, makes the deployments perf.Placed, on these nodes.
 	nodes map[string]string
+	// stallB, when set, makes the deployments A/B ones (perf.SideB): build B's view reaches a
+	// second server of every app, through stallB.
+	stallB *stall
+}
+
+// stall holds the requests numbered from+1 to to (counted over every server it wraps) for hold
+// each before they are served: a stall of build B's path at a known point of the run.
+type stall struct {
+	from, to int64
+	hold     time.Duration
+	n        atomic.Int64
+}
+
+func (s *stall) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if k := s.n.Add(1); k > s.from && k <= s.to {
+			time.Sleep(s.hold)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // placedDeployment is a fakeDeployment whose processes run on nodes (perf.Placed).
@@ -60,6 +81,15 @@ func (f *fakePlatform) Start(_ context.Context, t perf.TB, apps ...perf.App) per
 		t.Cleanup(srv.Close)
 		d.urls[a.Name] = srv.URL
 		allow = append(allow, srv.Listener.Addr().String())
+		if f.stallB != nil {
+			if d.b == nil {
+				d.b = &fakeDeployment{urls: map[string]string{}, tokens: d.tokens}
+			}
+			srvB := httptest.NewServer(f.stallB.wrap(httpapp.NewHandler(o)))
+			t.Cleanup(srvB.Close)
+			d.b.urls[a.Name] = srvB.URL
+			allow = append(allow, srvB.Listener.Addr().String())
+		}
 	}
 	for _, a := range apps {
 		if a.Kind != perf.Tester {
@@ -85,9 +115,15 @@ func (f *fakePlatform) Start(_ context.Context, t perf.TB, apps ...perf.App) per
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
 		d.urls[a.Name], d.tokens[a.Name] = srv.URL, cfg.Token
+		if d.b != nil {
+			d.b.urls[a.Name] = srv.URL
+		}
 	}
 	for _, a := range apps {
 		d.names = append(d.names, a.Name)
+	}
+	if d.b != nil {
+		d.b.names = d.names
 	}
 	if f.nodes != nil {
 		return placedDeployment{d, f.nodes}
@@ -100,7 +136,12 @@ type fakeDeployment struct {
 	tokens map[string]string
 	names  []string
 	reads  atomic.Int64
+	// b is build B's view (fakePlatform.stallB): the same tester, the apps' second servers.
+	b *fakeDeployment
 }
+
+// SideB returns build B's view when the platform made one.
+func (d *fakeDeployment) SideB() (perf.Deployment, bool) { return d.b, d.b != nil }
 
 func (d *fakeDeployment) Endpoint(app string, e perf.Endpoint) (string, error) {
 	if u, ok := d.urls[app]; ok && (e == perf.AppHTTP || e == perf.AppControl) {
