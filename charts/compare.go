@@ -408,7 +408,7 @@ func relativeInterval(d perf.Difference) string {
 		return "n/a"
 	}
 	ref := math.Abs(d.A)
-	s := fmt.Sprintf("[%+.1f %%, %+.1f %%] %.1f %%", 100*d.Low/ref, 100*d.High/ref, 100*d.Confidence)
+	s := fmt.Sprintf("[%+.1f %%, %+.1f %%] %s", 100*d.Low/ref, 100*d.High/ref, report.ConfidencePct(d.Confidence))
 	if !d.HasInterval {
 		s += " (widest)"
 	}

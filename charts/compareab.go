@@ -53,7 +53,7 @@ func compareAB(opts compareOptions, name string, w io.Writer) (int, error) {
 		fmt.Fprintf(&b, "%s\n\n", report.RuleLine(rule))
 		var rows [][]string
 		for _, d := range report.PairedDifferences(rep.Rounds, ab.Rounds, rule) {
-			conf := fmt.Sprintf("%.1f %%", 100*d.Confidence)
+			conf := report.ConfidencePct(d.Confidence)
 			if !d.HasInterval {
 				conf += " (widest)"
 			}

@@ -59,7 +59,7 @@ func runSummary(dir string, w io.Writer) error {
 			for _, d := range ab.Differences {
 				rows = append(rows, []string{d.Figure, report.FormatValue(d.A, d.Unit, false), report.FormatValue(d.B, d.Unit, false),
 					report.FormatValue(d.Median, d.Unit, true),
-					fmt.Sprintf("[%s, %s] (%.1f %%)", report.FormatValue(d.Low, d.Unit, true), report.FormatValue(d.High, d.Unit, true), 100*d.Confidence),
+					fmt.Sprintf("[%s, %s] (%s)", report.FormatValue(d.Low, d.Unit, true), report.FormatValue(d.High, d.Unit, true), report.ConfidencePct(d.Confidence)),
 					fmt.Sprintf("%+.1f %%", 100*d.Change), perf.VerdictWord(d.Verdict)})
 			}
 			writeTable(&b, []string{"figure", "A", "B", "B − A", "interval (confidence)", "change", "verdict"}, "lrrrrrl", rows)

@@ -241,7 +241,7 @@ func relInterval(d perf.Difference) string {
 	case d.Verdict == perf.VerdictSame && d.HasSameInterval:
 		return fmt.Sprintf("[%s, %s] at %.0f %%", signedPct(d.SameLow/a), signedPct(d.SameHigh/a), 100*d.SameConfidence)
 	case d.HasInterval:
-		return fmt.Sprintf("[%s, %s] at %.0f %%", signedPct(d.Low/a), signedPct(d.High/a), 100*d.Confidence)
+		return fmt.Sprintf("[%s, %s] at %s", signedPct(d.Low/a), signedPct(d.High/a), report.ConfidencePct(d.Confidence))
 	}
 	return "(no interval)"
 }

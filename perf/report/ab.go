@@ -356,7 +356,7 @@ func DifferenceTable(ds []perf.Difference) string {
 	fmt.Fprintln(w, "figure\tA (median)\tB (median)\tB − A (median)\tinterval\tconfidence\tchange\tverdict\t")
 	for _, d := range ds {
 		iv := fmt.Sprintf("[%s, %s]", FormatValue(d.Low, d.Unit, true), FormatValue(d.High, d.Unit, true))
-		conf := fmt.Sprintf("%.1f %%", 100*d.Confidence)
+		conf := ConfidencePct(d.Confidence)
 		if !d.HasInterval {
 			conf += " (widest)"
 		}
@@ -372,4 +372,19 @@ func OrUnknown(s string) string {
 		return "path unknown"
 	}
 	return s
+}
+
+// ConfidencePct writes a confidence c in [0, 1] as a percentage for tables and pages: with one
+// decimal ("95.7 %"), or as many more as it takes, up to four, for c below 1 not to round to
+// 100; the digits shown are rounded down, so that it never claims more than it has ("99.98 %"
+// for 0.99986, which one decimal would show as 100.0).
+func ConfidencePct(c float64) string {
+	dec := 1
+	for ; dec < 4 && c < 1; dec++ {
+		if scale := math.Pow(10, float64(dec)); math.Round(c*100*scale)/scale < 100 {
+			break
+		}
+	}
+	scale := math.Pow(10, float64(dec))
+	return strconv.FormatFloat(math.Floor(c*100*scale+1e-9)/scale, 'f', dec, 64) + " %"
 }
