@@ -165,7 +165,7 @@ release-history:
 
 ## calibrate: the comparison verdict's false alarms and power on this machine (scripts/calibrate.sh):
 ## CALIBRATE_RUNS (20) pairs of A/B runs of service invocation over HTTP, the same daprd as both
-## builds, one plain (A/A) and one with build B slowed by CALIBRATE_DELAY (370us), then the table
+## builds, one plain (A/A) and one with build B slowed by CALIBRATE_DELAY (700us), then the table
 ## of cmd/perfcalibrate. A run already there is skipped, so it can be split over sittings;
 ## CALIBRATE_KINDS=aa runs the A/A runs alone.
 calibrate: daprd

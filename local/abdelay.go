@@ -25,8 +25,11 @@ func (d *Deployment) startDelayProxies() error {
 	if d.abDelay == nil {
 		return nil
 	}
-	d.proxies = map[proxyKey]*delayProxy{}
-	d.abHeld = measureHold(*d.abDelay)
+	held, err := measureHold(*d.abDelay)
+	if err != nil {
+		return fmt.Errorf("%s=%v: timing the proxy's hold: %w", perf.EnvABDelay, *d.abDelay, err)
+	}
+	d.proxies, d.abHeld = map[proxyKey]*delayProxy{}, held
 	for _, da := range d.apps {
 		for _, side := range []struct {
 			b     bool
@@ -84,21 +87,27 @@ func (s sideB) HeldDelay() time.Duration { return s.d.abHeld }
 // holdSamples is how many waits measureHold times: an odd count, so that the median is one.
 const holdSamples = 21
 
-// measureHold times holdSamples waits of delay as delayProxy waits (time.Sleep) and returns
-// their median: what a hold of delay lasts on this machine before any load. A sleep never ends
-// early, but it ends late by the machine's timer resolution (about 1.1 ms for any sleep under a
-// millisecond on a KVM guest with kvm-clock; reports/measurements.md). It takes about
-// holdSamples times the result, some 25 ms there.
-func measureHold(delay time.Duration) time.Duration {
+// measureHold times holdSamples waits of delay as delayProxy waits (holdTimer) and returns their
+// median: what a hold of delay lasts on this machine before any load. A hold never ends early,
+// but it ends late by the kernel's timer slack (about 0.1 ms on a KVM guest with kvm-clock;
+// reports/measurements.md). It takes about holdSamples times the result.
+func measureHold(delay time.Duration) (time.Duration, error) {
 	if delay <= 0 {
-		return 0
+		return 0, nil
 	}
+	t, err := newHoldTimer()
+	if err != nil {
+		return 0, err
+	}
+	defer t.Close()
 	waits := make([]time.Duration, holdSamples)
 	for i := range waits {
 		start := time.Now()
-		time.Sleep(delay)
+		if err := t.hold(delay); err != nil {
+			return 0, err
+		}
 		waits[i] = time.Since(start)
 	}
 	slices.Sort(waits)
-	return waits[holdSamples/2]
+	return waits[holdSamples/2], nil
 }

@@ -94,15 +94,23 @@ func (p *delayProxy) forwardDelayed(from, to net.Conn) {
 		forward(to, from)
 		return
 	}
+	timer, err := newHoldTimer()
+	if err != nil { // out of file descriptors: the connection cannot be delayed, so it is refused
+		_ = from.Close()
+		_ = to.Close()
+		return
+	}
+	defer timer.Close()
 	queue := make(chan chunk, 1024)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for c := range queue {
-			if wait := time.Until(c.due); wait > 0 {
-				time.Sleep(wait)
+			err := timer.hold(time.Until(c.due))
+			if err == nil {
+				_, err = to.Write(c.data)
 			}
-			if _, err := to.Write(c.data); err != nil {
+			if err != nil {
 				for range queue { // drain, so that the reader never blocks
 				}
 				return

@@ -145,8 +145,12 @@ func printTable(stdout io.Writer, groups map[float64]map[string][]calibrate.Run,
 		delays = append(delays, d)
 	}
 	slices.Sort(delays)
-	header := func(first string) string {
-		h, sep := "| figure | runs | rounds | "+first+" |", "|---|---:|---:|---:|"
+	header := func(first ...string) string {
+		h, sep := "| figure | runs | rounds |", "|---|---:|---:|"
+		for _, f := range first {
+			h += " " + f + " |"
+			sep += "---:|"
+		}
 		for _, c := range t.comparisons {
 			h += " " + c.String() + " |"
 			sep += "---:|"
@@ -165,7 +169,11 @@ func printTable(stdout io.Writer, groups map[float64]map[string][]calibrate.Run,
 			count = func(c calibrate.Counts) int { return c.FalseAlarms() }
 			title = "Same build (A/A): false alarms (regressed or improved)"
 		}
-		fmt.Fprintf(stdout, "\n### %s\n\n%s", title, header("as run"))
+		cols := []string{"as run"}
+		if d != 0 {
+			cols = []string{"B − A, median", "as run"}
+		}
+		fmt.Fprintf(stdout, "\n### %s\n\n%s", title, header(cols...))
 		for _, f := range figs {
 			runs := groups[d][f]
 			total := 0
@@ -173,7 +181,12 @@ func printTable(stdout io.Writer, groups map[float64]map[string][]calibrate.Run,
 				total += len(r.Pairs)
 			}
 			real := calibrate.Real(runs, rule)
-			fmt.Fprintf(stdout, "| %s | %d | %d | %d of %d |", f, len(runs), total, count(real), real.N)
+			fmt.Fprintf(stdout, "| %s | %d | %d |", f, len(runs), total)
+			if d != 0 {
+				diff, rel := calibrate.Shift(runs)
+				fmt.Fprintf(stdout, " %s (%+.1f %%) |", report.FormatValue(diff, unitOf(f), true), 100*rel)
+			}
+			fmt.Fprintf(stdout, " %d of %d |", count(real), real.N)
 			for _, cmp := range t.comparisons {
 				fmt.Fprintf(stdout, " %s |", rate(count(calibrate.Resample(runs, cmp, t.n, rule, t.seed)), t.n))
 			}

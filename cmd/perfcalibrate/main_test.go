@@ -57,7 +57,7 @@ func TestTableOfAnAAAndASlowedRun(t *testing.T) {
 	none := "0 of 200: 0.00 % (0.00 to 1.88 %)"
 	assert.Contains(t, aa, "| latency p90 | 1 | 6 | 0 of 1 | "+none+" | "+none+" | "+none+" |")
 	all := "200 of 200: 100.00 % (98.12 to 100.00 %)"
-	assert.Contains(t, slowed, "| latency p90 | 1 | 6 | 0 of 1 | "+all+" | "+all+" | "+all+" |")
+	assert.Contains(t, slowed, "| latency p90 | 1 | 6 | +2.017 ms (+50.0 %) | 0 of 1 | "+all+" | "+all+" | "+all+" |", "the slowed table gives the change detected: B − A, and that of A")
 	// B = A in every round: any shift beyond the 5 % floor moves every round, caught at once.
 	assert.Regexp(t, `\| latency p90 \| 1 \| 6 \| 4\.[0-9]+ ms \| \+[5-9] % \| \+[5-9] % \| \+[5-9] % \|`, mde)
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
@@ -115,6 +116,38 @@ func judge(pairs []Pair, unpaired bool, shift float64, rule perf.ChangeRule) str
 // decided says whether a verdict ends an adaptive comparison, by the test the A/B run's own
 // stopping rule uses (report.Undecided: anything but undecided).
 func decided(v string) bool { return perf.VerdictWord(v) != perf.VerdictUndecided }
+
+// Shift is the change build B shows in runs: the median of every pair's B − A (the figure's
+// unit) and that relative to the median of every A (0 when that median is 0). On slowed runs
+// it is what the injected delay moved the figure by, the size of the change the detections are
+// of; on A/A runs, the two builds' bias. Zero for no pair.
+func Shift(runs []Run) (diff, rel float64) {
+	var ds, as []float64
+	for _, r := range runs {
+		for _, p := range r.Pairs {
+			ds = append(ds, p.B-p.A)
+			as = append(as, p.A)
+		}
+	}
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	diff = median(ds)
+	if a := median(as); a != 0 {
+		rel = diff / a
+	}
+	return diff, rel
+}
+
+// median of xs, which it sorts: the middle value, or the mean of the two middle ones.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
 
 // Real judges every run as it ran, all its rounds paired, by rule.
 func Real(runs []Run, rule perf.ChangeRule) Counts {

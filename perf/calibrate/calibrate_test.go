@@ -145,3 +145,18 @@ func TestAdaptiveComparisonsStopAtTheirBudget(t *testing.T) {
 	slowed := calibrate.Resample(aa, calibrate.Comparison{Rounds: 6, Budget: 16, Shift: 0.3}, 1000, rule, 3)
 	assert.GreaterOrEqual(t, slowed.Rate(slowed.Regressed), 0.95, "a 30 %% change is caught within the budget")
 }
+
+func TestShiftIsTheMedianDifferenceAndItsShareOfA(t *testing.T) {
+	runs := []calibrate.Run{
+		{ID: "one", Pairs: []calibrate.Pair{{A: 10, B: 11}, {A: 12, B: 15}}},
+		{ID: "two", Pairs: []calibrate.Pair{{A: 8, B: 10}}},
+	}
+	diff, rel := calibrate.Shift(runs)
+	assert.InDelta(t, 2, diff, 1e-12, "differences 1, 3 and 2")
+	assert.InDelta(t, 0.2, rel, 1e-12, "of A's median, 10")
+	diff, rel = calibrate.Shift(nil)
+	assert.Zero(t, diff)
+	assert.Zero(t, rel)
+	_, rel = calibrate.Shift([]calibrate.Run{{Pairs: []calibrate.Pair{{A: 0, B: 1}}}})
+	assert.Zero(t, rel, "no share of a zero median")
+}
