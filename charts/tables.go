@@ -476,15 +476,19 @@ func writeCostTable(b *strings.Builder, rep *perf.Report) {
 
 func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 	env := rep.Environment
-	writeTable(b, []string{"", ""}, "ll", [][]string{
-		{"daprd", cell(orNone(env.DaprVersion))},
+	rows := [][]string{{"daprd", cell(orNone(env.DaprVersion))}}
+	if m := report.ChangedModulesText(env.Daprd); m != "" {
+		rows = append(rows, []string{"daprd's dependencies at other versions than its go.mod's", cell(m)})
+	}
+	rows = append(rows, [][]string{
 		{"platform", cell(orNone(env.Platform))},
 		{"CPU", cell(cpuText(env))},
 		{"Go", cell(orNone(env.GoVersion))},
 		{"daprperf commit", cell(orNone(env.DaprperfCommit))},
 		{"date", fmtTime(env.StartTime)},
 		{"run", cell(orNone(rep.RunID))},
-	})
+	}...)
+	writeTable(b, []string{"", ""}, "ll", rows)
 	if env.CPUs > 0 && env.CPUs < referenceCPUs {
 		fmt.Fprintf(b, "\nMeasured on %s shared by the tester, both sidecars and the app; Dapr's published\n"+
 			"figures come from Kubernetes nodes with %d vCPUs. Compare shapes and ratios, not absolute latency.\n",

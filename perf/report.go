@@ -244,6 +244,21 @@ type DaprdBuild struct {
 	CommitSource string `json:"commitSource,omitempty"`
 	// VCSModified is the binary's vcs.modified: a checkout with uncommitted changes.
 	VCSModified bool `json:"vcsModified,omitempty"`
+	// ChangedModules are the dependencies built at another version than Module's go.mod
+	// requires, by path: raised by a pin or lowered by a replace directive where the module
+	// proxy refuses the required one (scripts/build-daprd.sh), so that a result says how far
+	// its daprd is from the release. Read from the go.mod the module cache holds for
+	// Module@ModuleVersion; empty when none changed or that go.mod is not there.
+	ChangedModules []ModuleChange `json:"changedModules,omitempty"`
+}
+
+// ModuleChange is one dependency built at Built where daprd's go.mod requires Required: each a
+// version such as "v0.12.4", or a module and version where one module is put in the place of
+// another ("github.com/twmb/pulsar-client-go v0.20.1-0.20260624144353-90eefc81f70a").
+type ModuleChange struct {
+	Path     string `json:"path"`
+	Required string `json:"required"`
+	Built    string `json:"built"`
 }
 
 // ResourceSummary is one process over all main phases, in base units.

@@ -24,6 +24,9 @@ func Summary(r *perf.Report) string {
 	}
 	fmt.Fprintf(&b, "%s/%s: daprd %s on %s%s, %d CPUs (%s), %s\n",
 		r.Test, r.Transport, env.DaprVersion, env.Platform, mtls, env.CPUs, env.CPUModel, kind.Header(r))
+	if m := ChangedModulesText(env.Daprd); m != "" {
+		fmt.Fprintf(&b, "daprd %s was built with dependencies at other versions than its go.mod requires (the module proxy refuses those): %s\n", env.DaprVersion, m)
+	}
 	if r.Load != nil {
 		b.WriteString(r.Load.String() + "\n")
 	}

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"unicode"
 
-	"github.com/daprperf/daprperf/perf"
 	"github.com/prometheus/procfs"
+	"golang.org/x/mod/modfile"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // hostMemoryBytes is MemTotal from /proc/meminfo, in bytes (0 when unknown).
@@ -84,8 +87,68 @@ func readDaprdBuild(path, module, modCache string) (*perf.DaprdBuild, error) {
 		if c, err := originCommit(modCache, b.Module, b.ModuleVersion); err == nil && c != "" {
 			b.Commit, b.CommitSource = c, "module cache origin of "+b.ModuleVersion
 		}
+		if req, err := requiredVersions(modCache, b.Module, b.ModuleVersion); err == nil {
+			b.ChangedModules = changedModules(req, bi.Deps)
+		}
 	}
 	return b, nil
+}
+
+// requiredVersions reads the go.mod of version of module from the module cache
+// (<modCache>/cache/download/<escaped module>/@v/<version>.mod, which the go command writes on
+// download) and returns what it asks for each module it requires, by module path: the version
+// its require line names, or the module and version its own replace directive puts in its
+// place (build-daprd.sh repeats those), as moduleVersion formats them.
+func requiredVersions(modCache, module, version string) (map[string]string, error) {
+	p := filepath.Join(modCache, "cache", "download", filepath.FromSlash(escapeModulePath(module)), "@v", escapeModulePath(version)+".mod")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.ParseLax(p, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	req := make(map[string]string, len(f.Require))
+	versions := make(map[string]string, len(f.Require))
+	for _, r := range f.Require {
+		req[r.Mod.Path], versions[r.Mod.Path] = r.Mod.Version, r.Mod.Version
+	}
+	for _, r := range f.Replace {
+		if v, ok := versions[r.Old.Path]; ok && r.New.Version != "" && (r.Old.Version == "" || r.Old.Version == v) {
+			req[r.Old.Path] = moduleVersion(r.Old.Path, r.New.Path, r.New.Version)
+		}
+	}
+	return req, nil
+}
+
+// moduleVersion writes what stands for the module path: its version, or the module and version
+// of another module put in its place ("github.com/twmb/pulsar-client-go v0.20.1-...").
+func moduleVersion(path, replacement, version string) string {
+	if replacement == path {
+		return version
+	}
+	return replacement + " " + version
+}
+
+// changedModules are the deps built at another module or version than req names for them (a
+// replaced dep is built from its replacement), sorted by path as deps are.
+func changedModules(req map[string]string, deps []*debug.Module) []perf.ModuleChange {
+	var out []perf.ModuleChange
+	for _, d := range deps {
+		want, ok := req[d.Path]
+		if !ok {
+			continue
+		}
+		built := d.Version
+		if d.Replace != nil {
+			built = moduleVersion(d.Path, d.Replace.Path, d.Replace.Version)
+		}
+		if built != want {
+			out = append(out, perf.ModuleChange{Path: d.Path, Required: want, Built: built})
+		}
+	}
+	return out
 }
 
 // originCommit reads the commit that version of module named when the module proxy served it:

@@ -1,12 +1,17 @@
 package runner
 
 import (
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // TestMachineFingerprintFilled checks the fingerprint's host facts on this machine: MemTotal
@@ -78,6 +83,36 @@ func TestReadDaprdBuild(t *testing.T) {
 	if b.Commit != hash || b.CommitSource != "module cache origin of v0.23.0" {
 		t.Errorf("commit %q (%s), want %s from the module cache", b.Commit, b.CommitSource, hash)
 	}
+	if len(b.ChangedModules) != 0 {
+		t.Errorf("changed modules %v with no go.mod of procfs in the cache, want none", b.ChangedModules)
+	}
+
+	// A go.mod of procfs that requires golang.org/x/sys at v0.1.0, lower than this module builds
+	// it at, and golang.org/x/sync replaced at the version built: x/sys alone is changed.
+	var sys, sync string
+	for _, d := range readDeps(t, exe) {
+		switch d.Path {
+		case "golang.org/x/sys":
+			sys = d.Version
+		case "golang.org/x/sync":
+			sync = d.Version
+		}
+	}
+	goMod := "module github.com/prometheus/procfs\n\nrequire golang.org/x/sys v0.1.0\n"
+	if sync != "" {
+		goMod += "require golang.org/x/sync v0.0.1\nreplace golang.org/x/sync => golang.org/x/sync " + sync + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, version+".mod"), []byte(goMod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err = readDaprdBuild(exe, mod, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []perf.ModuleChange{{Path: "golang.org/x/sys", Required: "v0.1.0", Built: sys}}
+	if sys == "" || !reflect.DeepEqual(b.ChangedModules, want) {
+		t.Errorf("changed modules %v, want %v", b.ChangedModules, want)
+	}
 
 	notGo := filepath.Join(t.TempDir(), "daprd")
 	if err := os.WriteFile(notGo, []byte("#!/bin/sh\n"), 0o755); err != nil {
@@ -88,8 +123,41 @@ func TestReadDaprdBuild(t *testing.T) {
 	}
 }
 
+// readDeps is the dependencies recorded in the Go binary at path.
+func readDeps(t *testing.T, path string) []*debug.Module {
+	t.Helper()
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bi.Deps
+}
+
 func TestEscapeModulePath(t *testing.T) {
 	if got := escapeModulePath("github.com/BurntSushi/toml"); got != "github.com/!burnt!sushi/toml" {
 		t.Errorf("escapeModulePath = %q", got)
+	}
+}
+
+// A dependency built from another module than the one daprd's go.mod puts in its place names
+// both modules; one built as required is left out.
+func TestChangedModulesNameAReplacingModule(t *testing.T) {
+	req := map[string]string{
+		"github.com/apache/pulsar-client-go": moduleVersion("github.com/apache/pulsar-client-go", "github.com/twmb/pulsar-client-go", "v0.20.1"),
+		"github.com/dapr/kit":                "v0.18.3",
+		"github.com/dapr/durabletask-go":     "v0.12.4",
+	}
+	deps := []*debug.Module{
+		{Path: "github.com/apache/pulsar-client-go", Version: "v0.18.0", Replace: &debug.Module{Path: "github.com/apache/pulsar-client-go", Version: "v0.19.0"}},
+		{Path: "github.com/dapr/durabletask-go", Version: "v0.12.4", Replace: &debug.Module{Path: "github.com/dapr/durabletask-go", Version: "v0.12.1"}},
+		{Path: "github.com/dapr/kit", Version: "v0.18.3"},
+		{Path: "github.com/other/module", Version: "v1.0.0"},
+	}
+	want := []perf.ModuleChange{
+		{Path: "github.com/apache/pulsar-client-go", Required: "github.com/twmb/pulsar-client-go v0.20.1", Built: "v0.19.0"},
+		{Path: "github.com/dapr/durabletask-go", Required: "v0.12.4", Built: "v0.12.1"},
+	}
+	if got := changedModules(req, deps); !reflect.DeepEqual(got, want) {
+		t.Errorf("changedModules = %v, want %v", got, want)
 	}
 }
