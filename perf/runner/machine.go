@@ -105,7 +105,7 @@ func requiredVersions(modCache, module, version string) (map[string]string, erro
 	if err != nil {
 		return nil, err
 	}
-	f, err := modfile.ParseLax(p, raw, nil)
+	f, err := modfile.Parse(p, raw, nil) // not ParseLax, which skips replace directives
 	if err != nil {
 		return nil, err
 	}

@@ -113,6 +113,17 @@ func TestReadDaprdBuild(t *testing.T) {
 	if sys == "" || !reflect.DeepEqual(b.ChangedModules, want) {
 		t.Errorf("changed modules %v, want %v", b.ChangedModules, want)
 	}
+	// The go.mod's own replace directive is what it asks for: x/sys replaced by the version built.
+	goMod = "module github.com/prometheus/procfs\n\nrequire golang.org/x/sys v0.1.0\n\nreplace golang.org/x/sys v0.1.0 => golang.org/x/sys " + sys + "\n"
+	if err := os.WriteFile(filepath.Join(dir, version+".mod"), []byte(goMod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = readDaprdBuild(exe, mod, cache); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.ChangedModules) != 0 {
+		t.Errorf("changed modules %v where the go.mod replaces x/sys by the version built, want none", b.ChangedModules)
+	}
 
 	notGo := filepath.Join(t.TempDir(), "daprd")
 	if err := os.WriteFile(notGo, []byte("#!/bin/sh\n"), 0o755); err != nil {
