@@ -41,7 +41,7 @@ var coreRules = []importRule{
 		may: []string{"perf"}},
 	{pkg: "perf/driver", what: "a leaf: the closed-loop executors", may: []string{"perf/hdr", "perf/stats"}},
 	{pkg: "perf/growth", what: "a leaf: the memory-growth detector", may: []string{"perf/stats"}},
-	{pkg: "perf/calibrate", what: "what a verdict does on data whose truth is known: false alarms on A/A runs, detections of a slowdown of known size, their real runs and bootstrap resamples", may: []string{"perf", "perf/report"}},
+	{pkg: "perf/calibrate", what: "what a verdict does on data whose truth is known: false alarms on A/A runs, detections of a slowdown of known size, their real runs and bootstrap resamples", may: []string{"perf", "perf/report", "perf/stats"}},
 	{pkg: "perf/changepoint", what: "a leaf: change points over a history of runs, each run a sample of rounds", may: []string{"perf/stats"}},
 	{pkg: "perf/hdr", what: "a leaf: the HDR histogram"},
 	{pkg: "perf/stats", what: "a leaf: medians and intervals"},

@@ -19,10 +19,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/report"
+	"github.com/daprperf/daprperf/perf/stats"
 )
 
 // Pair is one interleaved round of an A/B run: side A's and side B's value of one figure, in
@@ -132,21 +132,11 @@ func Shift(runs []Run) (diff, rel float64) {
 	if len(ds) == 0 {
 		return 0, 0
 	}
-	diff = median(ds)
-	if a := median(as); a != 0 {
+	diff = stats.Median(ds)
+	if a := stats.Median(as); a != 0 {
 		rel = diff / a
 	}
 	return diff, rel
-}
-
-// median of xs, which it sorts: the middle value, or the mean of the two middle ones.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // Real judges every run as it ran, all its rounds paired, by rule.
