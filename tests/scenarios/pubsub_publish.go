@@ -252,7 +252,7 @@ func PubSubPublishStages(b PubSubBroker) perf.Scenario {
 		{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: daprPublishHTTP},
 	}
 	for _, st := range stages {
-		th = append(th, perf.Threshold{Figure: perf.StageMeanFigure(st.Name), Op: perf.AtMost, Limit: 0.001, Source: daprPublishHTTP})
+		th = append(th, perf.Threshold{Figure: perf.StageMeanFigure(st.Name), Op: perf.Below, Limit: 0.001, Source: daprPublishHTTP})
 	}
 	return perf.Scenario{
 		Test:      "pubsub_publish" + b.Suffix,
