@@ -14,8 +14,8 @@ const (
 	StateStoreName = "statestore"
 	// StateKey is the key read or written: Dapr's state_get tests read "abc123".
 	StateKey = "abc123"
-	// StateValueBytes is the size of the value seeded for state_get and saved by state_save:
-	// 1 KB, the payload of the state save.
+	// StateValueBytes is the size of the value seeded for the state_get variants that read a
+	// written key and saved by state_save: 1 KB.
 	StateValueBytes = 1024
 )
 
@@ -44,10 +44,11 @@ func stateThresholds() []perf.Threshold {
 // /v1.0/state/statestore/abc123; gRPC: Dapr.GetState); warmup 100 QPS for 10 s. Bounds:
 // stateThresholds.
 //
-// The key holds a StateValueBytes value in both phases: a setup load (perf.Setup, 10
-// state.save requests through the tester's daprd, before the first phase) writes it, so the
-// direct phase reads the very row or hash daprd wrote ("tester||abc123", Dapr's app-id key
-// prefix) and the main phase reads it back through daprd.
+// On state.in-memory, Dapr's own scenario, the key is never written, as in Dapr's test: each
+// read is a miss (HTTP 204, an empty gRPC reply). On state.redis and state.postgresql the key
+// holds a StateValueBytes value in both phases (seeded): the direct phase reads the very row or
+// hash daprd wrote ("tester||abc123", Dapr's app-id key prefix) and the main phase reads it back
+// through daprd. StateGetSeeded is the in-memory read of a written key.
 //
 // Baseline: for state.in-memory, Dapr's no-op (perf.BaselineNoOp, labelled so in the result
 // and summary): the same request sent to testapp, which answers it without doing anything
@@ -61,13 +62,29 @@ func stateThresholds() []perf.Threshold {
 // "state_get" (in-memory, Dapr's own scenario), "state_get_redis", "state_get_postgresql".
 func StateGet(transport perf.Protocol, store perf.ComponentType) perf.Scenario {
 	sc := stateScenario("state_get", transport, store, perf.OpStateGet, 0)
-	sc.Setup = []perf.Setup{{
+	if store != perf.StateInMemory {
+		sc.Setup = seedStateKey()
+	}
+	return sc
+}
+
+// StateGetSeeded is StateGet on state.in-memory with its key written first, daprperf's variant
+// beside Dapr's miss: each read returns a StateValueBytes value. Test name "state_get_seeded".
+func StateGetSeeded(transport perf.Protocol) perf.Scenario {
+	sc := stateScenario("state_get_seeded", transport, perf.StateInMemory, perf.OpStateGet, 0)
+	sc.Setup = seedStateKey()
+	return sc
+}
+
+// seedStateKey is the setup load that writes StateKey before the first phase: 10 state.save
+// requests of a StateValueBytes value through the tester's daprd.
+func seedStateKey() []perf.Setup {
+	return []perf.Setup{{
 		Name:  "seed " + StateKey,
 		Route: perf.Route{To: TesterApp, ThroughSidecar: true, Operation: perf.Operation{Kind: perf.OpStateSave, Store: StateStoreName, Key: StateKey}},
 		Options: []perf.Option{perf.WithQPS(10), perf.WithConnections(1), perf.WithDuration(time.Second),
 			perf.WithPayloadSize(StateValueBytes)},
 	}}
-	return sc
 }
 
 // StateSave is StateGet's load as a save: each request writes a StateValueBytes value

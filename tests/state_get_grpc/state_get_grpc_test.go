@@ -15,5 +15,9 @@ func TestStateGetGrpcPerformance(t *testing.T) {
 	for _, store := range scenarios.StateStores {
 		sc := scenarios.StateGet(perf.GRPC, store)
 		t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
+		if store == perf.StateInMemory {
+			sc := scenarios.StateGetSeeded(perf.GRPC)
+			t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
+		}
 	}
 }

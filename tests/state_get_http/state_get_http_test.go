@@ -15,5 +15,9 @@ func TestStateGetHTTPPerformance(t *testing.T) {
 	for _, store := range scenarios.StateStores {
 		sc := scenarios.StateGet(perf.HTTP, store)
 		t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
+		if store == perf.StateInMemory {
+			sc := scenarios.StateGetSeeded(perf.HTTP)
+			t.Run(sc.Test, func(t *testing.T) { scenarios.Run(t, sc) })
+		}
 	}
 }
