@@ -480,6 +480,9 @@ func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 	if m := report.ChangedModulesText(env.Daprd); m != "" {
 		rows = append(rows, []string{"daprd's dependencies at other versions than its go.mod's", cell(m)})
 	}
+	if rep.AppWork != "" {
+		rows = append(rows, []string{"the app's own work per request", cell(rep.AppWork)})
+	}
 	rows = append(rows, [][]string{
 		{"platform", cell(orNone(env.Platform))},
 		{"CPU", cell(cpuText(env))},

@@ -63,7 +63,7 @@ type Env struct {
 
 	// The workflow scenarios (tests/workflows).
 	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"postgresql (v2, as Dapr's CI)" desc:"the workflows' actor state store"`
-	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" oneof:"in-memory inmemory redis postgres postgresql" accepts:"in-memory (or inmemory), redis, postgres or postgresql" unset:"unset" desc:"Dapr's name for DAPR_PERF_WORKFLOW_BACKEND, used when that is unset (postgres is postgresql); both set to different stores is an error"`
+	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" accepts:"an app-id suffix: lowercase letters, digits and '-', at most 40 characters, such as -actors (checked by the workflow scenarios, which alone read it)" unset:"unset (no suffix)" desc:"Dapr's suffix of the workflow app's id (Dapr: perf-workflowsapp<suffix>; here workflowapp<suffix>); the store is DAPR_PERF_WORKFLOW_BACKEND's"`
 
 	// The run's record and its push.
 	RunID              *string `envconfig:"DAPR_PERF_RUN_ID" accepts:"letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters" unset:"UTC time and 4 hex digits (one per make perf, or per test binary)" desc:"the run's id and folder"`

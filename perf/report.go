@@ -28,6 +28,9 @@ type Report struct {
 	// Plan is the kind of the scenario's plan (Plan.Kind): one of the Kind* constants, such as
 	// "overhead" or "growth".
 	Plan string `json:"plan,omitempty"`
+	// AppWork is the scenario's Scenario.AppWork: what the target app does per request beyond
+	// answering it ("" when nothing).
+	AppWork string `json:"appWork,omitempty"`
 	// RunID tells runs apart (the run folder, the pushed run_id label): "20060102T150405Z-4f2a"
 	// (Go's reference time) when generated.
 	RunID       string      `json:"runID"`

@@ -16,6 +16,10 @@ type Scenario struct {
 	Transport Protocol
 	// Apps are started by the platform, each with its sidecar when it has one.
 	Apps []App
+	// AppWork says, in a sentence the result records (Report.AppWork), what the target app does
+	// per request beyond answering it, such as the sleeps of Dapr's workflow app; "" when it
+	// does nothing more.
+	AppWork string
 	// Tester is the name of the app that generates the load (Kind Tester).
 	Tester string
 	// TesterReplicas is how many testers share each load (testers.go): the runner copies the

@@ -18,9 +18,11 @@
 // One request, POST /<workflow name> with the input as body, schedules one instance, waits for
 // it to complete (WaitForWorkflowCompletion) and answers 200 with the instance id, or 500 with
 // the reason (failed to schedule, not COMPLETED, wrong result). So one request's latency is one
-// whole workflow, start to completion, as in Dapr's app (POST /run-workflow/<id>), but without
-// the 0.5 s Dapr's app sleeps between starting and waiting (Options.WaitDelay restores it), and
-// without the 1 s its state activities each sleep (Options.StateSleep).
+// whole workflow, start to completion, as in Dapr's app (POST /run-workflow/<id>). Dapr's app
+// also sleeps 0.5 s between starting and waiting (Options.WaitDelay), sleeps 1 s at the end of
+// each state activity (Options.StateSleep), and after completion gets, terminates, purges and
+// gets the instance again (Options.Cleanup); each is off unless set, and the workflow scenarios
+// set all three (dapr/dapr tests/apps/perf/workflowsapp/app.py, v1.18.3).
 //
 // GET /healthz answers 200 at once (the platform checks it before daprd starts); GET /readyz
 // answers 200 once the worker is connected to daprd, 503 before. A workflow request that
@@ -34,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"strconv"
 	"strings"
@@ -81,6 +84,11 @@ type Options struct {
 	WaitDelay time.Duration
 	// StateSleep is slept at the end of each state activity, Dapr's sleep(1); default 0.
 	StateSleep time.Duration
+	// Cleanup, after a workflow completed, fetches its metadata, terminates it, purges its
+	// state and fetches it again, as Dapr's app does inside each request. Dapr's app prints an
+	// error of any of the four and answers 200; so does this one, counting them (GET /stats
+	// "cleanupErrors"; the last fetch finds no instance once purged, which is not an error).
+	Cleanup bool
 	// ConnectTimeout bounds how long a request waits for the worker to connect (default 30 s).
 	ConnectTimeout time.Duration
 }
@@ -93,7 +101,7 @@ type App struct {
 	connected chan struct{}
 	ready     atomic.Bool
 	// Counts, read by GET /stats.
-	completed, failed atomic.Int64
+	completed, failed, cleanupErrors atomic.Int64
 }
 
 // New returns an App; Start connects its worker.
@@ -177,7 +185,7 @@ func (a *App) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = fmt.Fprintf(w, `{"completed":%d,"failed":%d}`+"\n", a.completed.Load(), a.failed.Load())
+		_, _ = fmt.Fprintf(w, `{"completed":%d,"failed":%d,"cleanupErrors":%d}`+"\n", a.completed.Load(), a.failed.Load(), a.cleanupErrors.Load())
 	})
 	mux.HandleFunc("POST /{name}", a.run)
 	return mux
@@ -266,7 +274,26 @@ func (a *App) Run(ctx context.Context, name, input string) (string, error) {
 		}
 		return id, fmt.Errorf("%s %s: ended %s", name, id, msg)
 	}
+	if a.o.Cleanup {
+		a.cleanup(ctx, id)
+	}
 	return id, nil
+}
+
+// cleanup is Dapr's app's epilogue to a completed workflow: get, terminate, purge, get again.
+// Errors are counted, not returned, as Dapr's app prints them and answers 200; the last get is
+// expected to find nothing.
+func (a *App) cleanup(ctx context.Context, id string) {
+	count := func(err error) {
+		if err != nil && a.cleanupErrors.Add(1) == 1 {
+			log.Printf("workflowapp: cleanup of %s: %v (further cleanup errors are only counted, GET /stats)", id, err)
+		}
+	}
+	_, err := a.client.FetchWorkflowMetadata(ctx, id)
+	count(err)
+	count(a.client.TerminateWorkflow(ctx, id))
+	count(a.client.PurgeWorkflowState(ctx, id))
+	_, _ = a.client.FetchWorkflowMetadata(ctx, id)
 }
 
 // parts splits 1..n into the five ranges Dapr's app sums: four of n/5, the last to n.

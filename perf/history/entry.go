@@ -234,8 +234,9 @@ func sidecarFigures(rep *perf.Report) []Figure {
 
 // LoadKey names rep's main-phase load for comparing runs: rate, duration, connections and
 // payload size ("500 QPS x 30s, 16 connections, 1024 B"; "max rate" for an open throttle), then
-// the closed-loop executor's kind and a hash of its settings when it has one, and "mTLS off"
-// when the sidecars ran without mTLS. Two runs with one key ran the same load.
+// the closed-loop executor's kind and a hash of its settings when it has one, "mTLS off"
+// when the sidecars ran without mTLS, and "app work" with a hash of Report.AppWork when the
+// app did work of its own per request. Two runs with one key ran the same load.
 func LoadKey(rep *perf.Report) string {
 	p := rep.Params
 	rate := fmt.Sprintf("%d QPS", p.QPS)
@@ -250,6 +251,10 @@ func LoadKey(rep *perf.Report) string {
 	}
 	if m := rep.Environment.MTLS; m != nil && !*m {
 		key += ", mTLS off"
+	}
+	if rep.AppWork != "" {
+		sum := sha256.Sum256([]byte(rep.AppWork))
+		key += ", app work " + hex.EncodeToString(sum[:4])
 	}
 	return key
 }

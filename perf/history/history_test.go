@@ -515,4 +515,14 @@ func TestLoadKeyNamesTheLoadARunRan(t *testing.T) {
 	if got, want := history.LoadKey(&other), "500 QPS x 30s, 16 connections, 1024 B, mTLS off"; got != want {
 		t.Errorf("LoadKey without mTLS = %q, want %q", got, want)
 	}
+	other = *rep
+	other.AppWork = "sleeps 0.5 s"
+	worked := history.LoadKey(&other)
+	if !strings.HasPrefix(worked, "500 QPS x 30s, 16 connections, 1024 B, app work ") || worked == history.LoadKey(rep) {
+		t.Errorf("LoadKey with the app's own work = %q: want it apart from %q", worked, history.LoadKey(rep))
+	}
+	other.AppWork = "sleeps 1 s"
+	if history.LoadKey(&other) == worked {
+		t.Errorf("other work, same key %q", worked)
+	}
 }

@@ -23,3 +23,11 @@ func TestChangedModulesAreSaid(t *testing.T) {
 	line := strings.SplitN(report.Summary(r), "\n", 3)[1]
 	assert.Equal(t, "daprd v1.18.3 was built with dependencies at other versions than its go.mod requires (the module proxy refuses those): "+report.ChangedModulesText(b), line)
 }
+
+// The app's own work per request (Report.AppWork) is a line of the summary, after the load.
+func TestAppWorkIsSaid(t *testing.T) {
+	r := &perf.Report{Test: "workflow_payload_10000_postgresql", Transport: "http"}
+	assert.NotContains(t, report.Summary(r), "the app's own work")
+	r.AppWork = "0.5 s between starting a workflow and waiting for it"
+	assert.Contains(t, report.Summary(r), "\nthe app's own work: 0.5 s between starting a workflow and waiting for it\n")
+}

@@ -30,6 +30,9 @@ func Summary(r *perf.Report) string {
 	if r.Load != nil {
 		b.WriteString(r.Load.String() + "\n")
 	}
+	if r.AppWork != "" {
+		b.WriteString("the app's own work: " + r.AppWork + "\n")
+	}
 	testerLine(&b, r)
 	if r.Preflight != nil {
 		b.WriteString(r.Preflight.Note + "\n")

@@ -304,6 +304,7 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 		Schema:       perf.ReportSchema,
 		Test:         sc.Test,
 		Plan:         sc.Plan.Kind(),
+		AppWork:      sc.AppWork,
 		Transport:    sc.Transport,
 		RunID:        runID,
 		Params:       cfg.Main,

@@ -100,27 +100,36 @@ func TestConfigurationScenarios(t *testing.T) {
 	assert.Len(t, paths, 6)
 }
 
-// Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME picks the workflows' store when ours is unset;
-// postgres is postgresql; two different stores, or an unknown one, are errors naming the
-// variables.
+// DAPR_PERF_WORKFLOW_BACKEND picks the workflows' store; Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME
+// is, as in Dapr's suite, a suffix of the workflow app's id, whatever the store; a bad value of
+// either is an error naming the variable.
 func TestWorkflowBackendFromEnv(t *testing.T) {
-	for _, tc := range []struct{ ours, dapr, want, err string }{
-		{want: "postgresql"}, // Dapr's CI's store
-		{ours: "redis", want: "redis"},
-		{dapr: "postgres", want: "postgresql"},
-		{dapr: "inmemory", want: "in-memory"},
-		{ours: "postgresql", dapr: "postgres", want: "postgresql"},
-		{ours: "redis", dapr: "postgres", err: "name different stores"},
-		{dapr: "cosmosdb", err: "DAPR_PERF_WORKFLOW_BACKEND_NAME"},
+	for _, tc := range []struct{ ours, dapr, want, app, err string }{
+		{want: "postgresql", app: "workflowapp"}, // Dapr's CI's store
+		{ours: "redis", want: "redis", app: "workflowapp"},
+		{dapr: "-actors", want: "postgresql", app: "workflowapp-actors"}, // Dapr's CI's suffix
+		{ours: "in-memory", dapr: "-actors", want: "in-memory", app: "workflowapp-actors"},
+		{ours: "cosmosdb", err: "DAPR_PERF_WORKFLOW_BACKEND="},
+		{dapr: "_Actors", err: "DAPR_PERF_WORKFLOW_BACKEND_NAME"},
 	} {
 		t.Setenv(EnvWorkflowBackend, tc.ours)
 		t.Setenv(EnvWorkflowBackendName, tc.dapr)
-		got, err := workflowBackendNow()
+		env, err := runner.LoadEnv() // an unknown store stops here, for every scenario
+		var sc perf.Scenario
+		if err == nil {
+			sc, err = WorkflowWithConstantVUs("").ForEnv(env, perf.Scenario{})
+		}
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%q, %q: error %v, want one with %q", tc.ours, tc.dapr, err, tc.err)
-		case tc.err == "" && (err != nil || got != tc.want):
-			t.Errorf("%q, %q: %q, %v; want %q", tc.ours, tc.dapr, got, err, tc.want)
+		case tc.err != "":
+		case err != nil:
+			t.Errorf("%q, %q: %v", tc.ours, tc.dapr, err)
+		default:
+			assert.Equal(t, "workflow_constant_vus_"+map[string]string{"postgresql": "postgresql", "redis": "redis", "in-memory": "inmemory"}[tc.want], sc.Test)
+			assert.Equal(t, tc.app, sc.Main.To, "%q: the app the load goes to", tc.dapr)
+			assert.Equal(t, tc.app, sc.Apps[1].Name)
+			assert.Equal(t, WorkflowBackends[tc.want], sc.Apps[1].Sidecar.Components[0].Type)
 		}
 	}
 }

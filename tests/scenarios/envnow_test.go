@@ -20,12 +20,3 @@ func shaped(t testing.TB, sc perf.Scenario) perf.Scenario {
 	}
 	return out
 }
-
-// workflowBackendNow is WorkflowBackendFromEnv of the process environment, or LoadEnv's error.
-func workflowBackendNow() (string, error) {
-	env, err := runner.LoadEnv()
-	if err != nil {
-		return "", err
-	}
-	return WorkflowBackendFromEnv(env)
-}

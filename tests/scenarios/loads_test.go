@@ -15,12 +15,13 @@ import (
 
 // load is what a test runs by default, as one comparable line per part: the main phase's load
 // (fortio's fixed rate, or an executor), the plan's own loads, how many hosts of the target
-// app and how many testers.
+// app and how many testers, and the target app's own work per request (workOf).
 type load struct {
 	Main    string
 	Plan    string
 	Hosts   int
 	Testers int
+	Work    string
 }
 
 // daprsLoads are Dapr's loads, test by test, read from dapr/dapr tests/perf (v1.17.5, and the
@@ -54,23 +55,23 @@ var daprsLoads = []struct {
 	{"TestPubsubBulkPublishBulkSubscribeHttpPerformance", func() perf.Scenario { return PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeBulk) },
 		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "100 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestActorActivate", ActorActivation,
-		load{Main: "fortio 500 QPS x 8 conns x 1m0s, 2 B", Hosts: 1, Testers: 1}, ""},
+		load{Main: "fortio 500 QPS x 8 conns x 1m0s, 2 B", Hosts: 1, Testers: 1}, "the actor host takes a Redis lock on every activation (the double-activation check), inside the measured latency; Dapr's hosts take none"},
 	{"TestActorTimerWithStatePerformance", ActorTimer,
-		load{Main: "fortio 220 QPS x 10 conns x 1m0s, 0 B", Plan: "timers every 10s, 10m0s of them firing", Hosts: 4, Testers: 1}, ""},
+		load{Main: "fortio 220 QPS x 10 conns x 1m0s, 0 B", Plan: "timers every 10s, 10m0s of them firing", Hosts: 4, Testers: 1}, "the actor host takes a Redis lock on every activation (the double-activation check), inside the measured latency; Dapr's hosts take none"},
 	{"TestActorReminderRegistrationPerformance", ActorReminderRegistration,
-		load{Main: "fortio 3000 QPS x 24 conns x 1m0s, 32 B", Plan: "registration", Hosts: 1, Testers: 1}, ""},
+		load{Main: "fortio 3000 QPS x 24 conns x 1m0s, 32 B", Plan: "registration", Hosts: 1, Testers: 1}, "the actor host takes a Redis lock on every activation (the double-activation check), inside the measured latency; Dapr's hosts take none"},
 	{"TestActorReminderTriggerPerformance", ActorReminderTrigger,
-		load{Main: "fortio 3000 QPS x 24 conns x 1m0s, 32 B", Plan: "trigger: 20000 reminders x 5 fires, 50 VUs, window 1m40s", Hosts: 1, Testers: 1}, ""},
+		load{Main: "fortio 3000 QPS x 24 conns x 1m0s, 32 B", Plan: "trigger: 20000 reminders x 5 fires, 50 VUs, window 1m40s", Hosts: 1, Testers: 1}, "the actor host takes a Redis lock on every activation (the double-activation check), inside the measured latency; Dapr's hosts take none"},
 	{"TestActorIdStress (actor_type_scale)", ActorTypeScale,
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 2 B", Hosts: 1, Testers: 1}, ""},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 2 B", Hosts: 1, Testers: 1}, "the actor host takes a Redis lock on every activation (the double-activation check), inside the measured latency; Dapr's hosts take none"},
 	{"TestActorIdStress (actor_id_scale)", ActorIDScale,
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 2 B", Hosts: 10, Testers: 5}, ""},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/2s -> 500/4s, 2 B", Hosts: 10, Testers: 5}, "the actor host takes a Redis lock on every activation (the double-activation check), inside the measured latency; Dapr's hosts take none"},
 	{"TestActorDoubleActivation", ActorDoubleActivation,
-		load{Plan: "base ramping-vus 0 -> 1000/5s -> 3000/5s -> 5000/5s; faults ramping-vus 0 -> 1000/5s -> 3000/5s -> 5000/5s", Hosts: 3, Testers: 3}, ""},
+		load{Plan: "base ramping-vus 0 -> 1000/5s -> 3000/5s -> 5000/5s; faults ramping-vus 0 -> 1000/5s -> 3000/5s -> 5000/5s", Hosts: 3, Testers: 3, Work: "a Redis lock per call"}, "our hosts hold a Redis lock from activation to deactivation; Dapr's locker app (tests/apps/perf/actor-activation-locker) obtains and releases one around each call"},
 	{"TestConfigurationGetHTTPPerformance", func() perf.Scenario { return ConfigurationGetRamp(perf.HTTP) },
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1}, ""},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1, Work: "state seeded before the load"}, ""},
 	{"TestConfigurationGetGRPCPerformance", func() perf.Scenario { return ConfigurationGetRamp(perf.GRPC) },
-		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1}, ""},
+		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 0 B", Hosts: 1, Testers: 1, Work: "state seeded before the load"}, ""},
 	{"TestConfigurationSubscribeHTTPPerformance", func() perf.Scenario { return ConfigurationSubscribe(perf.HTTP) },
 		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "1 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestConfigurationSubscribeGRPCPerformance", func() perf.Scenario { return ConfigurationSubscribe(perf.GRPC) },
@@ -80,17 +81,17 @@ var daprsLoads = []struct {
 	{"TestJobTriggerPerformance", JobsTriggering,
 		load{Plan: "20000 jobs, 50 in flight", Hosts: 1, Testers: 1}, ""},
 	{"TestWorkflowWithConstantVUs", func() perf.Scenario { return WorkflowWithConstantVUs("postgresql") },
-		load{Plan: "iterations t_30_300 30 VUs x 300 (3m20s), t_30_300 30 VUs x 300 (3m20s), t_30_300 30 VUs x 300 (3m20s)", Hosts: 1, Testers: 1}, ""},
+		load{Plan: "iterations t_30_300 30 VUs x 300 (3m20s), t_30_300 30 VUs x 300 (3m20s), t_30_300 30 VUs x 300 (3m20s)", Hosts: 1, Testers: 1, Work: "waits 500ms after starting, sleeps 1s per state activity, gets, terminates, purges, gets"}, ""},
 	{"TestWorkflowWithConstantIterations", func() perf.Scenario { return WorkflowWithConstantIterations("postgresql") },
-		load{Plan: "iterations t_30_300 30 VUs x 300 (3m20s) fresh, t_60_300 60 VUs x 300 (6m20s) fresh, t_90_300 90 VUs x 300 (6m20s) fresh", Hosts: 1, Testers: 1}, ""},
+		load{Plan: "iterations t_30_300 30 VUs x 300 (3m20s) fresh, t_60_300 60 VUs x 300 (6m20s) fresh, t_90_300 90 VUs x 300 (6m20s) fresh", Hosts: 1, Testers: 1, Work: "waits 500ms after starting, sleeps 1s per state activity, gets, terminates, purges, gets"}, ""},
 	{"TestSeriesWorkflowWithMaxVUs", func() perf.Scenario { return SeriesWorkflowWithMaxVUs("postgresql") },
-		load{Plan: "iterations t_350_1400 350 VUs x 1400 (16m40s)", Hosts: 1, Testers: 1}, ""},
+		load{Plan: "iterations t_350_1400 350 VUs x 1400 (16m40s)", Hosts: 1, Testers: 1, Work: "waits 500ms after starting, sleeps 1s per state activity, gets, terminates, purges, gets"}, ""},
 	{"TestParallelWorkflowWithMaxVUs", func() perf.Scenario { return ParallelWorkflowWithMaxVUs("postgresql") },
-		load{Plan: "iterations t_110_440 110 VUs x 440 (7m30s)", Hosts: 1, Testers: 1}, ""},
+		load{Plan: "iterations t_110_440 110 VUs x 440 (7m30s)", Hosts: 1, Testers: 1, Work: "waits 500ms after starting, sleeps 1s per state activity, gets, terminates, purges, gets"}, ""},
 	{"TestWorkflowWithDifferentPayloads", func() perf.Scenario { return WorkflowWithPayload("postgresql", 10_000) },
-		load{Plan: "iterations t_30_300 30 VUs x 300 (3m20s)", Hosts: 1, Testers: 1}, ""},
+		load{Plan: "iterations t_30_300 30 VUs x 300 (3m20s)", Hosts: 1, Testers: 1, Work: "waits 500ms after starting, sleeps 1s per state activity, gets, terminates, purges, gets"}, ""},
 	{"TestDelayWorkflowsAtScale", func() perf.Scenario { return DelayWorkflowsAtScale("postgresql") },
-		load{Plan: "iterations t_500_10000 500 VUs x 10000 (1h0m0s)", Hosts: 1, Testers: 1}, ""},
+		load{Plan: "iterations t_500_10000 500 VUs x 10000 (1h0m0s)", Hosts: 1, Testers: 1, Work: "waits 500ms after starting, sleeps 1s per state activity, gets, terminates, purges, gets"}, ""},
 }
 
 // TestDaprsLoads reads, without running anything, the load each of Dapr's 29 tests runs here
@@ -134,7 +135,43 @@ func loadOf(t *testing.T, sc perf.Scenario) load {
 	}
 	l.Plan = planLoad(sc)
 	l.Hosts, l.Testers = hostsOf(sc), max(sc.TesterReplicas, 1)
+	l.Work = workOf(sc)
 	return l
+}
+
+// workOf reads, from the flags and backends of the main route's target app and the scenario's
+// setup loads, the work the app and the run add to each request beyond answering it: the
+// workflow app's sleeps and cleanup, an actor host's lock in Redis, a state key written before
+// the load. "" when none.
+func workOf(sc perf.Scenario) string {
+	var parts []string
+	if len(sc.Setup) > 0 {
+		parts = append(parts, "state seeded before the load")
+	}
+	i := slices.IndexFunc(sc.Apps, func(a perf.App) bool { return a.Name == sc.Main.To })
+	if i < 0 {
+		return strings.Join(parts, ", ")
+	}
+	a := sc.Apps[i]
+	flag := func(name string) string {
+		if j := slices.Index(a.Args, name); j >= 0 && j+1 < len(a.Args) {
+			return a.Args[j+1]
+		}
+		return ""
+	}
+	if v := flag("-wait-delay"); v != "" {
+		parts = append(parts, "waits "+v+" after starting")
+	}
+	if v := flag("-state-sleep"); v != "" {
+		parts = append(parts, "sleeps "+v+" per state activity")
+	}
+	if slices.Contains(a.Args, "-cleanup") {
+		parts = append(parts, "gets, terminates, purges, gets")
+	}
+	if a.Kind == perf.ActorApp && slices.Contains(a.Backends, perf.BackendRedis) {
+		parts = append(parts, "a Redis lock per activation")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func paramsLoad(p perf.Params) string {

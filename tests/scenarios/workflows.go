@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -21,6 +22,16 @@ const (
 	workflowSeriesInput = "100" // Dapr's input of sum_series_wf and sum_parallel_wf
 )
 
+// WorkflowAppArgs are the workflow app's flags that give it Dapr's app's own work per request
+// (dapr/dapr tests/apps/perf/workflowsapp/app.py at v1.18.3, unchanged since v1.17.5): sleep
+// 0.5 s between starting a workflow and waiting for it, sleep 1 s at the end of each of
+// state_wf's three activities, and after completion get, terminate, purge and get the instance.
+var WorkflowAppArgs = []string{"-wait-delay", "500ms", "-state-sleep", "1s", "-cleanup"}
+
+// workflowAppWork is WorkflowAppArgs in words, as the result records it (Scenario.AppWork).
+const workflowAppWork = "Dapr's workflow app's: 0.5 s between starting a workflow and waiting for it, " +
+	"1 s at the end of each state activity (state_wf: 3), then get, terminate, purge and get the instance"
+
 // Workflow names (apps/workflowapp registers Dapr's).
 const (
 	wfSeries   = "sum_series_wf"
@@ -38,51 +49,51 @@ var WorkflowBackends = map[string]perf.ComponentType{
 }
 
 // EnvWorkflowBackend picks the workflow scenarios' backend: postgresql (default: v2, as Dapr's
-// CI), redis or in-memory. Dapr's suite names its backend in DAPR_PERF_WORKFLOW_BACKEND_NAME
-// (EnvWorkflowBackendName), read here when this one is unset.
+// CI), redis or in-memory. EnvWorkflowBackendName is Dapr's variable, with Dapr's meaning: a
+// suffix of the workflow app's id (dapr/dapr tests/perf/workflows/workflow_test.go appends it
+// to "perf-workflowsapp"; Dapr's CI sets "-actors", and its components are scoped to both
+// names), not a store.
 const (
 	EnvWorkflowBackend     = "DAPR_PERF_WORKFLOW_BACKEND"
 	EnvWorkflowBackendName = "DAPR_PERF_WORKFLOW_BACKEND_NAME"
 )
 
-// daprBackendNames are the values of Dapr's DAPR_PERF_WORKFLOW_BACKEND_NAME, as this package's
-// backends.
-var daprBackendNames = map[string]string{"in-memory": "in-memory", "inmemory": "in-memory", "redis": "redis", "postgres": "postgresql", "postgresql": "postgresql"}
+// workflowAppSuffix is what an app-id suffix may hold here: lowercase letters, digits and '-',
+// at most 40 characters (an app id is a DNS label on Kubernetes: 63 characters in all).
+var workflowAppSuffix = regexp.MustCompile(`^[a-z0-9-]{0,40}$`)
 
-// WorkflowBackendFromEnv returns env's DAPR_PERF_WORKFLOW_BACKEND, else Dapr's
-// DAPR_PERF_WORKFLOW_BACKEND_NAME as one of ours, else "postgresql"; an error names the
-// variable and what it accepts, or both variables when they name different stores.
+// WorkflowBackendFromEnv returns env's DAPR_PERF_WORKFLOW_BACKEND, "postgresql" when unset; an
+// unknown store is an error naming the variable and what it accepts.
 func WorkflowBackendFromEnv(env perf.Env) (string, error) {
-	b, dapr := perf.Val(env.WorkflowBackend), perf.Val(env.WorkflowBackendName)
-	if b != "" {
-		if _, ok := WorkflowBackends[b]; !ok {
-			return "", fmt.Errorf("%s=%q: must be in-memory, redis or postgresql", EnvWorkflowBackend, b)
-		}
-	}
-	if dapr != "" {
-		d, ok := daprBackendNames[dapr]
-		switch {
-		case !ok:
-			return "", fmt.Errorf("%s=%q: must be in-memory (or inmemory), redis, postgres or postgresql", EnvWorkflowBackendName, dapr)
-		case b != "" && b != d:
-			return "", fmt.Errorf("%s=%q and %s=%q name different stores: set one", EnvWorkflowBackend, b, EnvWorkflowBackendName, dapr)
-		}
-		b = d
-	}
+	b := perf.Val(env.WorkflowBackend)
 	if b == "" {
 		return "postgresql", nil
 	}
+	if _, ok := WorkflowBackends[b]; !ok {
+		return "", fmt.Errorf("%s=%q: must be in-memory, redis or postgresql", EnvWorkflowBackend, b)
+	}
 	return b, nil
+}
+
+// WorkflowAppFromEnv returns the workflow app's name: WorkflowHostApp followed by Dapr's
+// DAPR_PERF_WORKFLOW_BACKEND_NAME ("workflowapp-actors" for Dapr's CI's "-actors"); an error
+// names the variable and what it accepts.
+func WorkflowAppFromEnv(env perf.Env) (string, error) {
+	suffix := perf.Val(env.WorkflowBackendName)
+	if !workflowAppSuffix.MatchString(suffix) {
+		return "", fmt.Errorf("%s=%q: must be an app-id suffix of lowercase letters, digits and '-', at most 40 characters, such as -actors", EnvWorkflowBackendName, suffix)
+	}
+	return WorkflowHostApp + suffix, nil
 }
 
 // workflowApps are the tester (no sidecar: Dapr's k6 calls the app directly) and the workflow
 // app with its daprd: placement (the actor store gives it one), the scheduler (workflow timers
 // and reminders in 1.17), the actor store and state_wf's store, both of backend's type.
-func workflowApps(backend string, appArgs ...string) []perf.App {
+func workflowApps(backend, app string, appArgs ...string) []perf.App {
 	ct := WorkflowBackends[backend]
 	return []perf.App{
 		{Name: TesterApp, Kind: perf.Tester},
-		{Name: WorkflowHostApp, Kind: perf.WorkflowApp, Args: appArgs, Sidecar: &perf.Sidecar{
+		{Name: app, Kind: perf.WorkflowApp, Args: appArgs, Sidecar: &perf.Sidecar{
 			AppProtocol: perf.HTTP, Scheduler: true,
 			Components: []perf.Component{
 				{Name: WorkflowActorStore, Type: ct, Metadata: map[string]string{"actorStateStore": "true"}},
@@ -119,19 +130,29 @@ func named(r perf.IterationRun, name string, fresh bool) perf.IterationRun {
 // completed, so one iteration is one whole workflow. Each deployment gets a warmup of 5 VUs
 // sharing 10 iterations (5 for the delay workflow), discarded. Bounds: every request 2xx
 // (Dapr's only check), every planned iteration completed, no restart. An empty backend is the
-// run's (WorkflowBackendFromEnv, through Scenario.ForEnv), postgresql until the run resolves it.
+// run's (WorkflowBackendFromEnv, through Scenario.ForEnv), postgresql until the run resolves it;
+// the app's name is the run's too (WorkflowAppFromEnv), WorkflowHostApp until then.
 func workflowScenario(test, backend, workflow, input string, runs ...perf.IterationRun) perf.Scenario {
 	if backend == "" {
-		sc := workflowScenario(test, "postgresql", workflow, input, runs...)
+		sc := workflowScenarioOn(test, "postgresql", WorkflowHostApp, workflow, input, runs...)
 		sc.ForEnv = func(env perf.Env, _ perf.Scenario) (perf.Scenario, error) {
 			b, err := WorkflowBackendFromEnv(env)
 			if err != nil {
 				return perf.Scenario{}, err
 			}
-			return workflowScenario(test, b, workflow, input, runs...), nil
+			app, err := WorkflowAppFromEnv(env)
+			if err != nil {
+				return perf.Scenario{}, err
+			}
+			return workflowScenarioOn(test, b, app, workflow, input, runs...), nil
 		}
 		return sc
 	}
+	return workflowScenarioOn(test, backend, WorkflowHostApp, workflow, input, runs...)
+}
+
+// workflowScenarioOn is workflowScenario on backend with the workflow app named app.
+func workflowScenarioOn(test, backend, app, workflow, input string, runs ...perf.IterationRun) perf.Scenario {
 	warm := int64(10)
 	if workflow == wfDelay {
 		warm = 5
@@ -140,9 +161,10 @@ func workflowScenario(test, backend, workflow, input string, runs ...perf.Iterat
 	return perf.Scenario{
 		Test:          test + "_" + tag,
 		Transport:     perf.HTTP,
-		Apps:          workflowApps(backend),
+		Apps:          workflowApps(backend, app, WorkflowAppArgs...),
+		AppWork:       workflowAppWork,
 		Tester:        TesterApp,
-		Main:          perf.Route{To: WorkflowHostApp, Method: workflow},
+		Main:          perf.Route{To: app, Method: workflow},
 		MainOptions:   []perf.Option{perf.WithPayload(input), perf.WithPercentiles(50, 75, 90, 95, 99, 99.9)},
 		WarmupOptions: []perf.Option{perf.WithPayload(input), perf.WithExecutor(driver.Executor{Kind: driver.SharedIterations, VUs: 5, Iterations: warm, Duration: 2 * time.Minute})},
 		Plan:          &plan.IterationsPlan{Runs: runs},

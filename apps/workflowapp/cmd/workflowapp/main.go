@@ -2,7 +2,7 @@
 //
 //	workflowapp [-port 0] [-host 127.0.0.1] [-dapr-grpc 127.0.0.1:$DAPR_GRPC_PORT]
 //	            [-dapr-http http://127.0.0.1:$DAPR_HTTP_PORT] [-state-store statestore]
-//	            [-wait-delay 0s] [-state-sleep 0s]
+//	            [-wait-delay 0s] [-state-sleep 0s] [-cleanup]
 //
 // The local platform sets DAPR_GRPC_PORT and DAPR_HTTP_PORT for an app with a sidecar. The
 // worker connects to daprd's gRPC API in the background, retrying every 200 ms (daprd starts
@@ -43,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	store := fs.String("state-store", "statestore", "state store component `name` of state_wf")
 	waitDelay := fs.Duration("wait-delay", 0, "sleep between scheduling and waiting, a Go `duration` (Dapr's app: 500ms)")
 	stateSleep := fs.Duration("state-sleep", 0, "sleep at the end of each state activity, a Go `duration` (Dapr's app: 1s)")
+	cleanup := fs.Bool("cleanup", false, "after completion get, terminate, purge and get the instance again (Dapr's app does)")
 	if code, ok := c.Parse(args); !ok {
 		return code
 	}
@@ -60,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = conn.Close() }()
 	app, err := workflowapp.New(workflowapp.Options{Conn: conn, DaprHTTP: *httpAddr, StateStore: *store,
-		WaitDelay: *waitDelay, StateSleep: *stateSleep})
+		WaitDelay: *waitDelay, StateSleep: *stateSleep, Cleanup: *cleanup})
 	if err != nil {
 		return usage("%v", err)
 	}
