@@ -28,6 +28,9 @@ type Report struct {
 	// Plan is the kind of the scenario's plan (Plan.Kind): one of the Kind* constants, such as
 	// "overhead" or "growth".
 	Plan string `json:"plan,omitempty"`
+	// Component is the scenario's Scenario.Component: the component it measures, Dapr's push
+	// label ("inmemory", "redis", "postgresql" for the state scenarios); "" for none.
+	Component string `json:"component,omitempty"`
 	// AppWork is the scenario's Scenario.AppWork: what the target app does per request beyond
 	// answering it ("" when nothing).
 	AppWork string `json:"appWork,omitempty"`

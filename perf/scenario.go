@@ -16,6 +16,10 @@ type Scenario struct {
 	Transport Protocol
 	// Apps are started by the platform, each with its sidecar when it has one.
 	Apps []App
+	// Component names the component a scenario measures, as Dapr's pushes label it
+	// (component="inmemory" on state_get_http, dapr/dapr tests/perf/state_get_http); the
+	// result records it (Report.Component) and the push adds it to the grouping key. "" for none.
+	Component string
 	// AppWork says, in a sentence the result records (Report.AppWork), what the target app does
 	// per request beyond answering it, such as the sleeps of Dapr's workflow app; "" when it
 	// does nothing more.

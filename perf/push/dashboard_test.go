@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -554,7 +555,14 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 	httpRun := pushFixture(t, "20261201T090000Z-aaaa", 1, true)
 	grpcRun := pushFixture(t, "20261201T091500Z-bbbb", 2, false)
 	grpcRun.Transport = perf.GRPC
-	for _, rep := range []*perf.Report{httpRun, grpcRun} {
+	stateRun := pushFixture(t, "20261201T093000Z-cccc", 1, true)
+	stateRun.Test, stateRun.Component = "state_get", "inmemory"
+	stateRun.Resources = []perf.ResourceSummary{
+		{Process: "tester", Role: perf.RoleTester, MeanCPUCores: 0.125, PeakRSSBytes: 20 * (1 << 20)},
+		{Process: "tester-daprd", Role: perf.RoleCallerSidecar, MeanCPUCores: 0.215, PeakRSSBytes: 53.75 * (1 << 20)},
+		{Process: "httpapp", Role: perf.RoleApp, MeanCPUCores: 0, PeakRSSBytes: 18 * (1 << 20)}, // the idle no-op target
+	}
+	for _, rep := range []*perf.Report{httpRun, grpcRun, stateRun} {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		err := Push(ctx, PushConfig{URL: g.URL}, rep)
 		cancel()
@@ -595,6 +603,22 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 			t.Fatalf("%d queries of Dapr's dashboard, want its 8 panel queries and 1 variable", len(qs))
 		}
 		check(t, qs, map[string]string{"perf_test": perfTest})
+	})
+	// Dapr's second pushing test, state_get_http: the tester's daprd is the only sidecar and
+	// the tester the app Dapr's gauges describe; the group carries component="inmemory".
+	t.Run("dapr state_get_http", func(t *testing.T) {
+		qs := daprDashboardQueries(t)
+		check(t, qs, map[string]string{"perf_test": "state_get_http"})
+		grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "state_get_http", "component": "inmemory", "test": "state_get_http", "version": "1.17.5"})
+		got := pgwSeries(t, grp, stateRun.RunID)
+		for name, want := range map[string]float64{ // decimal MB and millicores, from the tester's processes
+			"DAPR_SIDECAR_MEMORY_USAGE": 53.75 * (1 << 20) / 1e6, "DAPR_SIDECAR_CPU_USAGE": 215,
+			"APP_MEMORY_USAGE": 20 * (1 << 20) / 1e6, "APP_CPU_USAGE": 125,
+		} {
+			if v, ok := got[pushSeries(name, nil)]; !ok || math.Abs(v-want) > 1e-9 {
+				t.Errorf("%s = %v (pushed: %v), want %v", name, v, ok, want)
+			}
+		}
 	})
 	t.Run("daprperf", func(t *testing.T) {
 		all, vars := ourDashboardQueries(t)

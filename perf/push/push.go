@@ -175,7 +175,8 @@ func (e *PushError) Unwrap() error { return e.Err }
 
 // Push sends rep's figures to the Pushgateway in cfg, as one group under job PushJob with the
 // grouping key perf_test=PerfTestName(rep.Test, rep.Transport) (Dapr's label, which its
-// dashboard filters on), test=<rep.Test>_<rep.Transport> and version=<rep.Environment.DaprVersion>
+// dashboard filters on), component=<rep.Component> when the scenario names one (Dapr's label on
+// state_get_http), test=<rep.Test>_<rep.Transport> and version=<rep.Environment.DaprVersion>
 // ("unknown" when empty); every metric has the label run_id=<rep.RunID>. It POSTs (client_golang's
 // AddContext): the group holds the latest run of a scenario and version, whose metrics replace
 // the previous run's, and Prometheus, scraping the gateway, keeps each run apart by run_id. So
@@ -242,11 +243,14 @@ func pushGrouping(rep *perf.Report) ([][2]string, error) {
 	if version == "" {
 		version = "unknown" // as Report.Path
 	}
-	return [][2]string{
-		{"perf_test", PerfTestName(rep.Test, rep.Transport)},
+	out := [][2]string{{"perf_test", PerfTestName(rep.Test, rep.Transport)}}
+	if rep.Component != "" {
+		out = append(out, [2]string{"component", rep.Component})
+	}
+	return append(out, [][2]string{
 		{"test", rep.Test + "_" + string(rep.Transport)},
 		{"version", version},
-	}, nil
+	}...), nil
 }
 
 // pushStatusDoer remembers the status of the answer and, for a non-2xx answer, keeps at most
@@ -460,13 +464,13 @@ func pushOverhead(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 	legacyAdded := one("LATENCY_BY_DAPR",
 		"Dapr perf suite gauge: mean latency added by the sidecars, in milliseconds; median over rounds of main mean minus baseline mean.")
 	legacyAppCPU := one("APP_CPU_USAGE",
-		"Dapr perf suite gauge: mean CPU of the app (role app) under load, in millicores.")
+		"Dapr perf suite gauge: mean CPU of the app under load (role app; the tester where the target has no sidecar), in millicores.")
 	legacySidecarCPU := one("DAPR_SIDECAR_CPU_USAGE",
-		"Dapr perf suite gauge: mean CPU of the callee's sidecar (role callee-sidecar) under load, in millicores.")
+		"Dapr perf suite gauge: mean CPU of the callee's sidecar under load (role callee-sidecar; the tester's, caller-sidecar, where the target has none), in millicores.")
 	legacyAppMem := one("APP_MEMORY_USAGE",
-		"Dapr perf suite gauge: peak RSS of the app (role app) under load, in MB (MiB, 2^20 bytes).")
+		"Dapr perf suite gauge: peak RSS of the app under load (role app; the tester where the target has no sidecar, as Dapr's state_get_http reports its tester pod), in MB (decimal, 10^6 bytes, as Dapr's gauges and its dashboard's decmbytes).")
 	legacySidecarMem := one("DAPR_SIDECAR_MEMORY_USAGE",
-		"Dapr perf suite gauge: peak RSS of the callee's sidecar (role callee-sidecar) under load, in MB (MiB, 2^20 bytes).")
+		"Dapr perf suite gauge: peak RSS of the callee's sidecar under load (role callee-sidecar; the tester's, caller-sidecar, where the target has none), in MB (decimal, 10^6 bytes, as Dapr's gauges and its dashboard's decmbytes).")
 	legacyThroughput := one("APPLICATION_THROUGHPUT",
 		"Dapr perf suite gauge: achieved request rate of the main phase, in requests per second; median over rounds.")
 	if err := errors.Join(g.errs...); err != nil {
@@ -515,24 +519,32 @@ func pushOverhead(g *gauges, rep *perf.Report, figures *perf.Figures) error {
 		}
 	}
 
-	// Dapr's legacy gauges: Dapr's units (ms, millicores, MB) and no labels, so that existing
-	// dashboards keep working. A role missing from the report leaves its gauges out rather than
-	// pushing a made-up 0; so do several processes with one role (actor_id_scale's host
-	// replicas: Dapr's gauges take one pod), whose labelled series above carry each of them.
+	// Dapr's legacy gauges: Dapr's units (ms, millicores, decimal MB: Dapr's
+	// float64(bytes/1024)*0.001024 in tests/perf/utils) and no labels, so that existing
+	// dashboards keep working. Where the target has no sidecar (the state scenarios: the
+	// tester's daprd calls the store), the sidecar gauges take the tester's daprd and the app
+	// gauges the tester, as Dapr's state_get_http reports its tester pod, the only app. A role
+	// missing from the report leaves its gauges out rather than pushing a made-up 0; so do
+	// several processes with one role (actor_id_scale's host replicas: Dapr's gauges take one
+	// pod), whose labelled series above carry each of them.
 	legacyBaseline.Set(base.MeanSeconds * 1e3)
 	legacyDapr.Set(main.MeanSeconds * 1e3)
 	legacyAdded.Set(meanOverhead.MedianSeconds * 1e3)
 	legacyThroughput.Set(main.QPS)
+	appRole, sidecarRole := perf.RoleApp, perf.RoleCalleeSidecar
+	if len(byRole[perf.RoleCalleeSidecar]) == 0 && len(byRole[perf.RoleCallerSidecar]) > 0 {
+		appRole, sidecarRole = perf.RoleTester, perf.RoleCallerSidecar
+	}
 	for _, l := range []struct {
 		role     string
 		cpu, mem prometheus.Gauge
 	}{
-		{perf.RoleApp, legacyAppCPU, legacyAppMem},
-		{perf.RoleCalleeSidecar, legacySidecarCPU, legacySidecarMem},
+		{appRole, legacyAppCPU, legacyAppMem},
+		{sidecarRole, legacySidecarCPU, legacySidecarMem},
 	} {
 		if rs := byRole[l.role]; len(rs) == 1 {
 			l.cpu.Set(rs[0].MeanCPUCores * 1e3)
-			l.mem.Set(float64(rs[0].PeakRSSBytes) / (1 << 20))
+			l.mem.Set(float64(rs[0].PeakRSSBytes) / 1e6)
 		} else {
 			reg.Unregister(l.cpu)
 			reg.Unregister(l.mem)

@@ -183,8 +183,9 @@ func pushWant(t testing.TB, rep *perf.Report, factor float64) map[string]float64
 	want[pushSeries("LATENCY_BY_DAPR", nil)] = mean.MedianSeconds * 1000
 	want[pushSeries("APP_CPU_USAGE", nil)] = 85.5 * factor
 	want[pushSeries("DAPR_SIDECAR_CPU_USAGE", nil)] = 202 * factor
-	want[pushSeries("APP_MEMORY_USAGE", nil)] = 12.25 * factor
-	want[pushSeries("DAPR_SIDECAR_MEMORY_USAGE", nil)] = 51.5 * factor
+	// Decimal MB, as Dapr's gauges: the fixtures' RSS is 12.25 MiB and 51.5 MiB.
+	want[pushSeries("APP_MEMORY_USAGE", nil)] = 12.25 * (1 << 20) / 1e6 * factor
+	want[pushSeries("DAPR_SIDECAR_MEMORY_USAGE", nil)] = 51.5 * (1 << 20) / 1e6 * factor
 	want[pushSeries("APPLICATION_THROUGHPUT", nil)] = pushWantQPS * factor
 	return want
 }

@@ -305,6 +305,7 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 		Test:         sc.Test,
 		Plan:         sc.Plan.Kind(),
 		AppWork:      sc.AppWork,
+		Component:    sc.Component,
 		Transport:    sc.Transport,
 		RunID:        runID,
 		Params:       cfg.Main,

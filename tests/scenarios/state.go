@@ -19,6 +19,10 @@ const (
 	StateValueBytes = 1024
 )
 
+// stateComponentLabel is each store's component label in the push: Dapr's state_get_http
+// pushes component="inmemory" for its in-memory store.
+var stateComponentLabel = map[perf.ComponentType]string{perf.StateInMemory: "inmemory", perf.StateRedis: "redis", perf.StatePostgreSQL: "postgresql"}
+
 // StateStores are the state stores a state scenario runs on: Dapr's in-memory store (what
 // Dapr's suite uses) and the two real stores the local platform starts.
 var StateStores = []perf.ComponentType{perf.StateInMemory, perf.StateRedis, perf.StatePostgreSQL}
@@ -122,6 +126,7 @@ func stateScenario(test string, transport perf.Protocol, store perf.ComponentTyp
 	return perf.Scenario{
 		Plan:      plan.OverheadPlan{},
 		Test:      StateTestName(test, store),
+		Component: stateComponentLabel[store],
 		Transport: transport,
 		Apps: []perf.App{
 			{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP,

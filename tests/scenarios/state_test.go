@@ -31,6 +31,10 @@ func TestStateScenarios(t *testing.T) {
 					want = perf.BaselineNoOp
 				}
 				assert.Equal(t, want, sc.Baseline.Operation.BaselineKind(), path)
+				assert.Equal(t, stateComponentLabel[store], sc.Component, "%s: the push's component label", path)
+				if store == perf.StateInMemory {
+					assert.Equal(t, "inmemory", sc.Component, "%s: Dapr's label", path)
+				}
 				assert.False(t, sc.Baseline.ThroughSidecar, path)
 				assert.True(t, sc.Main.ThroughSidecar, path)
 				require.Len(t, sc.Thresholds, 5, path)
