@@ -43,6 +43,18 @@ GOTESTSUM = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 # The perf scenario packages: the folders under tests/ with a perf-tagged test file.
 PERF_TESTS := $(sort $(notdir $(patsubst %/,%,$(dir $(shell grep -l '^//go:build perf' tests/*/*_test.go)))))
 PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
+# Dapr's DAPR_PERF_TEST picks make perf's and make perf-plan's packages by Dapr's package names,
+# separated by spaces (dapr/dapr tests/dapr_tests.mk, test-perf-all); Dapr's configuration is our
+# four configuration_* packages. An unknown name, or PERF_PACKAGES set beside it, stops those two
+# targets before anything is built (dapr-perf-test-check) and no other.
+DAPR_PERF_TEST ?=
+dapr_perf_test = $(if $(filter configuration,$(1)),$(filter configuration_%,$(PERF_TESTS)),$(filter $(1),$(PERF_TESTS)))
+DAPR_PERF_TEST_UNKNOWN := $(strip $(foreach t,$(DAPR_PERF_TEST),$(if $(call dapr_perf_test,$(t)),,$(t))))
+ifneq ($(strip $(DAPR_PERF_TEST)),)
+DAPR_PERF_TEST_BOTH := $(filter command line environment,$(origin PERF_PACKAGES))
+PERF_PACKAGES := $(addprefix ./tests/,$(foreach t,$(DAPR_PERF_TEST),$(call dapr_perf_test,$(t))))
+endif
+dapr_perf_test_check = $(if $(DAPR_PERF_TEST_UNKNOWN),echo "DAPR_PERF_TEST: $(DAPR_PERF_TEST_UNKNOWN): not a scenario package; it takes Dapr's package names separated by spaces: configuration $(PERF_TESTS)" >&2; exit 2,$(if $(DAPR_PERF_TEST_BOTH),echo "DAPR_PERF_TEST and PERF_PACKAGES are both set: set one" >&2; exit 2,true))
 # Overhead bounds a small machine misses are reported, not fatal; without DAPR_PERF_QPS a short
 # preflight picks the highest of 1000, 500, 250, 100 QPS this machine keeps on schedule
 # (DAPR_PERF_PREFLIGHT=off keeps Dapr's 1000).
@@ -58,7 +70,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub perf-workflows report publish compare test unit bench-tester lint charts clean
+.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows report publish compare test unit bench-tester lint charts clean
 
 all: test
 
@@ -142,7 +154,7 @@ images:
 ## any failed recipe, and its "Error N" line keeps the code. It ends by drawing the run's report,
 ## reports/runs/<run id>/index.html, linking every scenario's report.html. So do all perf targets.
 perf: test-perf-all
-test-perf-all: daprd $(DAPRD_B)
+test-perf-all: dapr-perf-test-check daprd $(DAPRD_B)
 	@./scripts/perf-deps.sh "make perf" $(PERF_PACKAGES)
 	@echo "make perf: $(words $(PERF_PACKAGES)) scenario packages, one at a time: $(patsubst ./tests/%,%,$(PERF_PACKAGES)); each logs its plan and expected time first"
 	$(call perf_sh,make perf) $(PERF_PACKAGES)
@@ -171,9 +183,12 @@ release-history:
 calibrate: daprd
 	./scripts/calibrate.sh
 
+dapr-perf-test-check:
+	@$(dapr_perf_test_check)
+
 ## perf-plan: make perf's plan only: every scenario's phases, loads and expected time, and the
 ## total; builds the test binaries, starts nothing, needs no daprd.
-perf-plan:
+perf-plan: dapr-perf-test-check
 	DAPR_PERF_PLAN_ONLY=1 $(call perf_sh,make $@) $(PERF_PACKAGES)
 
 ## test-perf-<name>: one scenario package, tests/<name>, e.g. test-perf-service_invocation_http.
@@ -191,6 +206,13 @@ $(addprefix perf-,$(PERF_GROUPS)): perf-%: daprd $(DAPRD_B)
 ## subscribe), each under its own run id; make stops at the first that fails.
 perf-jobs: test-perf-jobs
 perf-pubsub: $(filter test-perf-pubsub_%,$(PERF_TARGETS))
+
+## test-perf-configuration and test-perf-pubsub-subscribe-http-components: Dapr's targets of those
+## names: its configuration package (perf-configuration: our four configuration_* packages) and its
+## subscribe test on every broker (test-perf-pubsub_subscribe_http runs each broker the local
+## platform starts: Redis, RabbitMQ, MQTT).
+test-perf-configuration: perf-configuration
+test-perf-pubsub-subscribe-http-components: test-perf-pubsub_subscribe_http
 
 ## perf-workflows: tests/workflows once per backend in WORKFLOW_BACKENDS, under one run id, exiting
 ## with the worst code (the largest; 130, interrupted, stops the loop); PERF_RUN picks tests
