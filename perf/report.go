@@ -31,6 +31,9 @@ type Report struct {
 	// Component is the scenario's Scenario.Component: the component it measures, Dapr's push
 	// label ("inmemory", "redis", "postgresql" for the state scenarios); "" for none.
 	Component string `json:"component,omitempty"`
+	// RateIsMeasured is the scenario's Scenario.RateIsMeasured: a phase that missed its rate or
+	// fell behind its schedule is a warning, not invalid.
+	RateIsMeasured bool `json:"rateIsMeasured,omitempty"`
 	// AppWork is the scenario's Scenario.AppWork: what the target app does per request beyond
 	// answering it ("" when nothing).
 	AppWork string `json:"appWork,omitempty"`

@@ -49,6 +49,10 @@ func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 		cfg.Notes = append(cfg.Notes, note)
 	}
 	cfg.PreflightLadder = preflightFromEnv(cfg.Env)
+	if cfg.PreflightLadder && sc.RateIsMeasured {
+		cfg.PreflightLadder = false
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=ladder not applied: the rate this scenario reaches at %d QPS is what it measures", perf.EnvPreflight, cfg.Main.QPS))
+	}
 	add(sc.ValidateSetup())
 	if sc.Tester == "" || sc.Main.To == "" || sc.Baseline.To == "" {
 		add(fmt.Errorf("overhead plan: Tester, Baseline.To and Main.To must name apps (got %q, %q, %q)", sc.Tester, sc.Baseline.To, sc.Main.To))

@@ -82,3 +82,25 @@ func TestPreflightNote(t *testing.T) {
 		t.Errorf("one CPU: %s", one)
 	}
 }
+
+// A scenario whose figure is its rate (perf.Scenario.RateIsMeasured) runs its own target under
+// DAPR_PERF_PREFLIGHT=ladder, and the run's notes say why; any other keeps the preflight.
+func TestRateIsMeasuredSkipsThePreflight(t *testing.T) {
+	t.Setenv(perf.EnvPreflight, "ladder")
+	sc := perf.Scenario{Test: "jobs", Transport: perf.HTTP, Tester: "tester", Baseline: perf.Route{To: "app"}, Main: perf.Route{To: "app", ThroughSidecar: true},
+		MainOptions: []perf.Option{perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute)}}
+	for _, measured := range []bool{false, true} {
+		sc.RateIsMeasured = measured
+		cfg := perf.RunConfig{Env: runner.EnvFor(t)}
+		if _, err := (OverheadPlan{}).Configure(sc, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.PreflightLadder == measured {
+			t.Errorf("RateIsMeasured %v: preflight %v", measured, cfg.PreflightLadder)
+		}
+		noted := strings.Contains(strings.Join(cfg.Notes, "\n"), "DAPR_PERF_PREFLIGHT=ladder not applied")
+		if noted != measured {
+			t.Errorf("RateIsMeasured %v: notes %q", measured, cfg.Notes)
+		}
+	}
+}

@@ -24,8 +24,9 @@ const (
 )
 
 // DeriveOverhead derives what the overhead plan measures from the rounds and the idle window:
-// the overhead on service and response time, the validity of every measured phase, the
-// warnings and the resource summaries. With no complete round the run is invalid.
+// the overhead on service and response time, the validity of every measured phase (under
+// Report.RateIsMeasured a missed rate or schedule is a warning instead), the warnings and the
+// resource summaries. With no complete round the run is invalid.
 func DeriveOverhead(r *perf.Report) {
 	var err error
 	if len(r.Rounds) == 0 {
@@ -33,7 +34,17 @@ func DeriveOverhead(r *perf.Report) {
 	} else {
 		r.Overhead, err = ComputeOverheads(r.Rounds)
 	}
-	r.Validity = PhaseValidity(roundPhases(r.Rounds))
+	var rateWarnings []string
+	if r.RateIsMeasured {
+		r.Validity = perf.Validity{Valid: true}
+		for _, ph := range roundPhases(r.Rounds) {
+			if reasons := PhaseInvalidReasons(ph.Name, ph.Res); len(reasons) > 0 {
+				rateWarnings = append(rateWarnings, strings.Join(reasons, "; ")+"; the rate is what this scenario measures, so the run stays valid, and this phase's service times understate queueing (its response times do not)")
+			}
+		}
+	} else {
+		r.Validity = PhaseValidity(roundPhases(r.Rounds))
+	}
 	if err != nil {
 		r.Validity.Valid = false
 		r.Validity.Reasons = append(r.Validity.Reasons, "overhead: "+err.Error())
@@ -41,7 +52,7 @@ func DeriveOverhead(r *perf.Report) {
 	if len(r.Rounds) > 0 {
 		r.ResponseOverhead, _ = ComputeResponseOverheads(r.Rounds) // nil when a phase has none
 	}
-	r.Warnings = warnings(r.Rounds)
+	r.Warnings = append(warnings(r.Rounds), rateWarnings...)
 	r.Resources = SummariseResources(r.Rounds, r.Idle)
 }
 

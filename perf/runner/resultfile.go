@@ -300,16 +300,17 @@ func newReport(sc perf.Scenario, cfg runConfig) *perf.Report {
 		load.Testers = sc.TesterReplicas
 	}
 	return &perf.Report{
-		Load:         &load,
-		Schema:       perf.ReportSchema,
-		Test:         sc.Test,
-		Plan:         sc.Plan.Kind(),
-		AppWork:      sc.AppWork,
-		Component:    sc.Component,
-		Transport:    sc.Transport,
-		RunID:        runID,
-		Params:       cfg.Main,
-		WarmupParams: cfg.Warmup,
+		Load:           &load,
+		Schema:         perf.ReportSchema,
+		Test:           sc.Test,
+		Plan:           sc.Plan.Kind(),
+		AppWork:        sc.AppWork,
+		Component:      sc.Component,
+		RateIsMeasured: sc.RateIsMeasured,
+		Transport:      sc.Transport,
+		RunID:          runID,
+		Params:         cfg.Main,
+		WarmupParams:   cfg.Warmup,
 		Environment: perf.Environment{
 			DaprVersion:     "",
 			Platform:        cfg.Platform.Name(),

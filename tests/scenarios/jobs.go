@@ -23,13 +23,14 @@ const jobsDaprSource = "Dapr master perf suite (tests/perf/jobs)"
 //
 // Bounds: Dapr's, no errors and no restarts; and its rate gate, at least 500 QPS at its 1000
 // target, as "qps.ratio" >= 0.5, so it scales with the requested QPS when DAPR_PERF_QPS
-// overrides it (Dapr's assert lets 400 pass: InDelta(500, actual, 100) below 500). The run's
-// own validity check (99 % of the target QPS kept) is stricter than the gate: a machine that
-// cannot keep 1000 QPS of scheduling makes the run invalid, which under make perf's preflight
-// ladder means a lower rung. Baseline: the same request sent straight to the job app's own
-// port (its no-op POST /v1.0-alpha1/jobs/{name} answering 204: no daprd, no scheduler), stated
-// "direct to the app", so the overhead is the whole of Dapr's scheduling path; Dapr's test has
-// none. The overhead is reported, not gated.
+// overrides it (Dapr's assert lets 400 pass: InDelta(500, actual, 100) below 500). The rate is
+// what the test measures (perf.Scenario.RateIsMeasured): as in Dapr's test, a machine that
+// schedules 600 jobs a second passes, and the run stays valid; the result's warnings name each
+// phase that fell below its rate or behind its schedule, and the preflight does not lower the
+// target. Baseline: the same request sent straight to the job app's own port (its no-op POST
+// /v1.0-alpha1/jobs/{name} answering 204: no daprd, no scheduler), stated "direct to the
+// app", so the overhead is the whole of Dapr's scheduling path; Dapr's test has none. The
+// overhead is reported, not gated.
 func JobsScheduling() perf.Scenario {
 	op := perf.Operation{Kind: perf.OpJobSchedule, JobName: "job-" + perf.UUIDToken, JobDueTime: 24 * time.Hour, Baseline: perf.BaselineApp}
 	return perf.Scenario{
@@ -40,11 +41,10 @@ func JobsScheduling() perf.Scenario {
 			{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Scheduler: true}},
 			{Name: JobApp, Kind: perf.JobApp},
 		},
-		Tester:     TesterApp,
-		Baseline:   perf.Route{To: JobApp, Operation: op},
-		Main:       perf.Route{To: JobApp, ThroughSidecar: true, Operation: op},
-		Ladder:     JobsSchedulingLadder,
-		LadderNote: JobsSchedulingLadderNote,
+		Tester:         TesterApp,
+		Baseline:       perf.Route{To: JobApp, Operation: op},
+		Main:           perf.Route{To: JobApp, ThroughSidecar: true, Operation: op},
+		RateIsMeasured: true,
 		MainOptions: []perf.Option{
 			perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute),
 		},
@@ -58,16 +58,6 @@ func JobsScheduling() perf.Scenario {
 		},
 	}
 }
-
-// JobsSchedulingLadder is jobs_scheduling's preflight ladder (perf.Scenario.Ladder): it starts
-// at Dapr's rate gate, 500 QPS, not at its 1000 QPS target, for the reason
-// JobsSchedulingLadderNote states. DAPR_PERF_QPS=1000 runs Dapr's load strictly.
-var JobsSchedulingLadder = []int{500, 250, 100}
-
-// JobsSchedulingLadderNote is the clause the preflight's sentence quotes for
-// JobsSchedulingLadder. On 2 cores a short step keeps 1000 QPS on schedule while a 1 min run
-// at 1000 QPS falls more than 1 % behind (reports/measurements.md, "Jobs").
-const JobsSchedulingLadderNote = "each request adds a job to the scheduler's etcd, so a short step cannot show a minute's end; 500 QPS is Dapr's gate, DAPR_PERF_QPS=1000 its target"
 
 // JobsTriggering is Dapr's TestJobTriggerPerformance as the issue states it: 20,000 one-shot
 // jobs due in 1 s, scheduled by the job app through its own daprd (50 in flight, Dapr's
