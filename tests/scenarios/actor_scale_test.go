@@ -128,3 +128,32 @@ func TestActorActivationOnStores(t *testing.T) {
 	assert.Equal(t, "v2", c.Version)
 	assert.False(t, threshold(t, ActorActivation(), "latency.p99").WarnOnly)
 }
+
+// One actor host checks double activation with an in-process lock (no round trip inside a
+// request, as Dapr's hosts make none); several share one in Redis, also when
+// DAPR_PERF_HOST_REPLICAS brings a scenario of several down to one.
+func TestActorHostsLockInRedisOnlyWhenThereAreSeveral(t *testing.T) {
+	redisHosts := func(sc perf.Scenario) (hosts, redis int) {
+		for _, a := range sc.Apps {
+			if a.Kind == perf.ActorApp {
+				hosts++
+				if len(a.Backends) > 0 {
+					redis++
+				}
+			}
+		}
+		return hosts, redis
+	}
+	for _, sc := range []perf.Scenario{ActorActivation(), ActorTypeScale(), ActorReminderRegistration()} {
+		h, r := redisHosts(sc)
+		assert.Equal(t, 1, h, sc.Test)
+		assert.Zero(t, r, "%s: one host locks in process", sc.Test)
+	}
+	h, r := redisHosts(ActorTimer())
+	assert.Equal(t, ActorTimerReplicas, h)
+	assert.Equal(t, h, r, "actor_timer: every host locks in Redis")
+	t.Setenv(perf.EnvHostReplicas, "1")
+	h, r = redisHosts(shaped(t, ActorTimer()))
+	assert.Equal(t, 1, h)
+	assert.Zero(t, r, "one host left: the in-process lock")
+}

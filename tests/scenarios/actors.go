@@ -43,18 +43,28 @@ func actorStoreOn(store perf.ComponentType) perf.Component {
 
 // actorApps are the tester and the actor host, both sidecars with the actor state store (the
 // tester's daprd places the calls, so it needs the placement tables too; its app hosts no
-// actor type). hostArgs are the actor app's flags.
+// actor type). hostArgs are the actor app's flags. One host checks for double activation with
+// an in-process lock, which adds no round trip to a request, as Dapr's actor hosts add none;
+// withHostReplicas gives several hosts a lock they share in Redis.
 func actorApps(hostArgs ...string) []perf.App {
 	return []perf.App{
 		{Name: TesterApp, Kind: perf.Tester, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{actorStore()}}},
-		{Name: ActorHostApp, Kind: perf.ActorApp, Args: hostArgs, Backends: []perf.Backend{perf.BackendRedis},
+		{Name: ActorHostApp, Kind: perf.ActorApp, Args: hostArgs,
 			Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{actorStore()}}},
 	}
 }
 
 // withHostReplicas returns apps (actorApps: the tester, then the host) with n hosts in all: the
 // host copied as actorapp-2 .. actorapp-n, each with its own sidecar, on the same placement.
+// With two or more, every host takes its activation lock in one Redis (the local platform
+// starts it and passes its address), so that an actor activated on two hosts at once is seen;
+// that lock is a Redis round trip inside each activating request, which Dapr's hosts do not
+// make. One host keeps the in-process lock.
 func withHostReplicas(apps []perf.App, n int) []perf.App {
+	apps[1].Backends = nil
+	if n >= 2 {
+		apps[1].Backends = []perf.Backend{perf.BackendRedis}
+	}
 	host := apps[1]
 	for i := 2; i <= n; i++ {
 		h := host
