@@ -48,7 +48,8 @@ import (
 // registrations of both phases), "reminders.triggerRate" (fires/s), "reminders.missing"
 // (expected fires that did not arrive within the window), "reminders.lag.p50" .. ".max"
 // (seconds), "reminders.registrationOverran" (1 when a reminder was registered after its due
-// time), and "restarts". It reads the actor host's own port (perf.AppControl).
+// time), "reminders.registeredSeconds" (how long the trigger phase's registration took), and
+// "restarts". It reads the actor host's own port (perf.AppControl).
 type ReminderPlan struct {
 	// Host is the actor host app (Kind ActorApp) that serves the reminders' actor type.
 	Host string

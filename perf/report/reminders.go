@@ -25,6 +25,7 @@ func reminderGates(r *perf.Report, gates map[string]float64) {
 	gates["reminders.triggerRate"] = rr.TriggerRate
 	gates["reminders.missing"] = float64(rr.Missing)
 	gates["reminders.registrationOverran"] = map[bool]float64{true: 1}[rr.RegistrationOverran]
+	gates["reminders.registeredSeconds"] = rr.RegisteredSeconds
 	for k, v := range rr.LagSeconds {
 		gates["reminders.lag."+k] = v
 	}
