@@ -199,10 +199,12 @@ const (
 // POSTs in turn; the main phase its "bulk" run, one POST of size events. Warmup: 5 VUs for 5 s.
 // DAPR_PERF_CONNECTIONS and DAPR_TEST_DURATION set the VUs and the duration (CI's smoke).
 //
-// Bounds: Dapr's avg < 500 ms on both runs (here the singles' whole iteration, k6 bounds each
-// POST of it), no errors (Dapr's checks), no restarts, and bulk p90 below the singles' (Dapr's
-// gRPC test's). A closed loop has no target rate, so no QPS bound. Test names as
-// PubSubBulkPublish's, with "_b10" for bulk size 10.
+// Bounds: Dapr's avg < 500 ms per POST on both runs; on the singles run, whose iteration is
+// size POSTs in turn, as the iteration's mean below size x 500 ms (the mean of a sum is the sum
+// of the means, so the two bounds agree but for the loop's own microseconds); no errors
+// (Dapr's checks), no restarts. Bulk p90 below the singles' (Dapr's gRPC test's bound, which
+// its HTTP test does not have) is reported, warn-only. A closed loop has no target rate, so no
+// QPS bound. Test names as PubSubBulkPublish's, with "_b10" for bulk size 10.
 func PubSubBulkPublishHTTP(b PubSubBroker, raw bool, size int) perf.Scenario {
 	sc := PubSubBulkPublish(perf.HTTP, b, raw)
 	if size != BulkSize {
@@ -214,7 +216,17 @@ func PubSubBulkPublishHTTP(b PubSubBroker, raw bool, size int) perf.Scenario {
 		perf.WithExecutor(driver.Executor{Kind: driver.ConstantVUs, VUs: BulkVUs, Duration: BulkDuration})}
 	sc.WarmupOptions = []perf.Option{perf.WithPayloadSize(1024), perf.WithDuration(5 * time.Second),
 		perf.WithExecutor(driver.Executor{Kind: driver.ConstantVUs, VUs: 5, Duration: 5 * time.Second, GracefulStop: 5 * time.Second})}
-	sc.Thresholds = slices.DeleteFunc(sc.Thresholds, func(t perf.Threshold) bool { return t.Figure == "qps.ratio" })
+	sc.Thresholds = slices.DeleteFunc(slices.Clone(sc.Thresholds), func(t perf.Threshold) bool { return t.Figure == "qps.ratio" })
+	for i := range sc.Thresholds {
+		switch th := &sc.Thresholds[i]; th.Figure {
+		case "baseline.mean":
+			th.Limit = 0.5 * float64(size)
+			th.Source = daprBulkHTTP + fmt.Sprintf(" per POST, on the singles run: its iteration of %d POSTs below %d x 500 ms", size, size)
+		case "overhead.p90":
+			th.WarnOnly = true
+			th.Source += "; Dapr's gRPC test's bound, which its HTTP test does not have: reported, not gated"
+		}
+	}
 	sc.Ladder, sc.PreflightBaseline = nil, false
 	return sc
 }
