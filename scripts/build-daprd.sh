@@ -8,7 +8,7 @@
 # dapr's go.mod carries replace directives, which `go install pkg@version` refuses. So this script
 # writes a throw-away wrapper module next to OUT: it requires github.com/dapr/dapr at VERSION,
 # repeats dapr's replace directives (read from dapr's own go.mod), copies dapr's go.sum, applies
-# the pins this module proxy needs (see PINS below), and runs `go build` on cmd/daprd.
+# the pins this module proxy needs (scripts/dapr-pins.sh), and runs `go build` on cmd/daprd.
 #
 # Environment:
 #   DAPRD_TAGS  components build tag; default "stablecomponents" (has the kubernetes name resolver
@@ -44,40 +44,9 @@ if [ -x "$out" ]; then
 	exit 0
 fi
 
-# Versions of dapr's dependencies that the module proxy refuses, raised to ones it serves (pins,
-# given to go get), or lowered (replaces, each path@version a replace directive).
-replaces=""
-case "$version" in
-# v1.18.3 needs three modules the proxy refuses, each replaced (replaces below; go get would meet
-# a lower version by downgrading dapr itself):
-# - durabletask-go v0.12.4 (and v0.12.2, v0.12.3): v0.12.1, v1.18.0's, stands in. It is an
-#   ancestor of v0.12.4 on durabletask-go's release-0.12 branch, four commits behind (fixes to
-#   terminating child workflows and to trace contexts on ContinueAsNew), with the same exported
-#   API as far as dapr v1.18.3 uses it;
-# - dapr replaces pulsar-client-go by a fork, github.com/twmb/pulsar-client-go, which the proxy
-#   serves no version of: the upstream module's v0.19.0 stands in, and builds;
-# - github.com/iskorotkov/avro/v2 v2.33.1, which the fork uses: v2.34.0 stands in.
-# Only the Pulsar pub/sub component, which no scenario here uses, is built from other code.
-v1.18.3) pins="" replaces="github.com/dapr/durabletask-go@v0.12.1 github.com/apache/pulsar-client-go@v0.19.0 github.com/iskorotkov/avro/v2@v2.34.0" ;;
-# v1.17.0's components-contrib v1.17.0 (and v1.17.1, v1.17.2) is refused too: v1.17.3, v1.17.5's,
-# stands in, so that build is v1.17.0's runtime with v1.17.5's components (result files record the
-# modules daprd was built with).
-v1.17.0) pins="github.com/dapr/durabletask-go@v0.11.3 github.com/dapr/components-contrib@v1.17.3" ;;
-v1.17.*) pins="github.com/dapr/durabletask-go@v0.11.3" ;;
-# v1.16.2's components-contrib v1.16.3 is refused: v1.16.5's stands in, as for v1.17.0.
-v1.16.2) pins="github.com/choleraehyq/pid@v0.0.24 github.com/dapr/components-contrib@v1.16.5" ;;
-v1.16.*) pins="github.com/choleraehyq/pid@v0.0.24" ;;
-*) pins="" ;;
-esac
-# The scheduler of v1.17 needs github.com/diagridio/go-etcd-cron v0.12.4, and of v1.18.0 and
-# v1.18.1 v0.12.5, which the proxy refuses (403): v0.12.6 builds, and leaves the set of modules
-# daprd resolves unchanged. So this scheduler is not
-# byte-for-byte the released one: result files record it.
-if [ "$cmd" = scheduler ]; then
-	case "$version" in
-	v1.17.* | v1.18.0 | v1.18.1) pins="$pins github.com/diagridio/go-etcd-cron@v0.12.6" ;;
-	esac
-fi
+# The pins and replaces this module proxy needs for dapr at $version (scripts/dapr-pins.sh).
+. "$(dirname "$0")/dapr-pins.sh"
+dapr_pins "$version" "$cmd"
 
 # progress LABEL PREFIX: counts the lines of a go command's output that start with PREFIX (all
 # lines when empty) and prints the count now and then; any other line, such as an error, is printed.
@@ -125,16 +94,8 @@ go mod edit -json "$dapr_mod" |
 	while read -r flag; do
 		(cd "$work" && go mod edit "$flag")
 	done
-for r in $replaces; do
-	path=${r%@*}
-	# dapr's own replace of that module, for one version of it or all, gives way to ours.
-	go mod edit -json "$work/go.mod" |
-		jq -r --arg p "$path" '.Replace // [] | .[] | select(.Old.Path == $p) | "-dropreplace=" + .Old.Path + (if .Old.Version then "@" + .Old.Version else "" end)' |
-		while read -r flag; do
-			(cd "$work" && go mod edit "$flag")
-		done
-	(cd "$work" && go mod edit "-replace=$path=$path@${r#*@}")
-done
+# shellcheck disable=SC2086 # replaces is a word list
+dapr_replace "$work" $replaces
 echo "$cmd $version: copied $(grep -c '=>' "$work/go.mod" || true) replace directives; pins: ${pins:-none}; replaced: ${replaces:-none}"
 
 echo "$cmd $version: [2/4] resolving and downloading modules (several GB when cold)"

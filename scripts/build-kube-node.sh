@@ -133,12 +133,11 @@ else
 			"-replace=" + .Old.Path + (if .Old.Version then "@" + .Old.Version else "" end) +
 			"=" + .New.Path + (if .New.Version then "@" + .New.Version else "" end)' |
 		while read -r flag; do (cd "$work" && go mod edit "$flag"); done
-	# The same pins as scripts/build-daprd.sh: versions the module proxy refuses, raised.
-	case "$dapr_version" in
-	v1.17.*) pins="github.com/dapr/durabletask-go@v0.11.3" ;;
-	v1.16.*) pins="github.com/choleraehyq/pid@v0.0.24" ;;
-	*) pins="" ;;
-	esac
+	# The pins and replaces scripts/build-daprd.sh applies (scripts/dapr-pins.sh).
+	. "$(dirname "$0")/dapr-pins.sh"
+	dapr_pins "$dapr_version"
+	# shellcheck disable=SC2086 # replaces is a word list
+	dapr_replace "$work" $replaces
 	gets=""
 	for bin in $missing; do gets="$gets github.com/dapr/dapr/cmd/$bin@$dapr_version"; done
 	# shellcheck disable=SC2086 # word lists
