@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +21,10 @@ func TestMakeTakesDaprsPerfTestVariable(t *testing.T) {
 	require.NoError(t, err)
 	makeIn := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(t.Context(), "make", append([]string{"-s", "-C", root}, args...)...)
+		// Run as a top-level make, whatever make runs this test (make test): no inherited flags.
+		cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "MAKEFLAGS=") || strings.HasPrefix(kv, "MFLAGS=") || strings.HasPrefix(kv, "MAKELEVEL=") || strings.HasPrefix(kv, "DAPR_PERF_TEST=") || strings.HasPrefix(kv, "PERF_PACKAGES=")
+		})
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
