@@ -61,6 +61,11 @@ type Env struct {
 	// Dapr's environment.
 	MTLS *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides, and the result records it)"`
 
+	// Dapr's pubsub_subscribe_http variables (tests/pubsub_subscribe_http, read by its scenarios).
+	PubSubSubscribeThreshold     *int    `envconfig:"DAPR_PERF_PUBSUB_SUBSCRIBE_HTTP_THRESHOLD" min:"1" max:"600000" accepts:"milliseconds, an integer from 1 to 600000" unset:"the broker's (Dapr's: 1500, RabbitMQ 3000)" desc:"Dapr's bound on the publish request's p95 of normal subscribe, every broker"`
+	PubSubBulkSubscribeThreshold *int    `envconfig:"DAPR_PERF_PUBSUB_BULK_SUBSCRIBE_HTTP_THRESHOLD" min:"1" max:"600000" accepts:"milliseconds, an integer from 1 to 600000" unset:"500 (Dapr's)" desc:"Dapr's bound on the publish request's p95 of bulk subscribe, every broker"`
+	PubSubSubsConfigFile         *string `envconfig:"DAPR_PERF_PUBSUB_SUBS_HTTP_TEST_CONFIG_FILE_NAME" oneof:"test_all.yaml test_kafka.yaml" accepts:"test_all.yaml or test_kafka.yaml (Dapr's files)" unset:"every broker the platform starts (Dapr's default is test_kafka.yaml)" desc:"Dapr's choice of brokers for the subscribe tests: test_all.yaml runs every broker here (Kafka and Pulsar have none, and the run says so), test_kafka.yaml only Kafka, which the subscribe tests skip, saying why"`
+
 	// The workflow scenarios (tests/workflows).
 	WorkflowBackend     *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND" oneof:"in-memory redis postgresql" accepts:"in-memory, redis or postgresql" unset:"postgresql (v2, as Dapr's CI)" desc:"the workflows' actor state store"`
 	WorkflowBackendName *string `envconfig:"DAPR_PERF_WORKFLOW_BACKEND_NAME" accepts:"an app-id suffix: lowercase letters, digits and '-', at most 40 characters, such as -actors (checked by the workflow scenarios, which alone read it)" unset:"unset (no suffix)" desc:"Dapr's suffix of the workflow app's id (Dapr: perf-workflowsapp<suffix>; here workflowapp<suffix>); the store is DAPR_PERF_WORKFLOW_BACKEND's"`

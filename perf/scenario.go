@@ -76,9 +76,17 @@ type Scenario struct {
 	// ForEnv, when set, returns sc as the run's environment shapes it where a variable changes
 	// more than a load (the actor hosts of DAPR_PERF_HOST_REPLICAS, bounds that scale with
 	// DAPR_PERF_QPS, the workflows' store): the runner calls it once, with the Env it read and
-	// the scenario itself, before the plan's Configure. An error names the variable.
+	// the scenario itself, before the plan's Configure. An error names the variable; a
+	// *SkipError skips the scenario instead (a Dapr variable that selects what this platform
+	// cannot run), its reason in the test log.
 	ForEnv func(env Env, sc Scenario) (Scenario, error)
 }
+
+// SkipError is what Scenario.ForEnv returns to skip a scenario under the run's environment:
+// the runner skips the test (t.Skip) with Reason, which names the variable, and runs the rest.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
 
 // ResourceInterval is SampleInterval, or 1 s when it is not set: how often resources are sampled.
 func (sc Scenario) ResourceInterval() time.Duration {

@@ -90,7 +90,7 @@ func runPlanOnly(t *testing.T, sc perf.Scenario, env perf.Env, unknown []string,
 	t.Helper()
 	l, err := PlanOf(sc, env, opts...)
 	if err != nil {
-		t.Fatal(err)
+		skipOrFatal(t, err)
 	}
 	l.Test = t.Name()
 	l.Package = testPackage()

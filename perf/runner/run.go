@@ -117,7 +117,7 @@ func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 		return nil
 	}
 	if sc, err = scenarioFor(env, sc); err != nil {
-		t.Fatal(err)
+		skipOrFatal(t, err)
 	}
 	cfg, err := newRunConfig(sc, env, opts, true)
 	if err != nil {
@@ -244,6 +244,17 @@ func newRunConfig(sc perf.Scenario, env perf.Env, opts []RunOption, start bool) 
 		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
 	}
 	return cfg, nil
+}
+
+// skipOrFatal skips t when err is a *perf.SkipError (Scenario.ForEnv asked for it), and fails
+// it otherwise.
+func skipOrFatal(t *testing.T, err error) {
+	t.Helper()
+	var skip *perf.SkipError
+	if errors.As(err, &skip) {
+		t.Skip(skip.Reason)
+	}
+	t.Fatal(err)
 }
 
 // scenarioFor returns sc as env shapes it: Scenario.ForEnv's scenario when it has one, then

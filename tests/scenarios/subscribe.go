@@ -112,6 +112,7 @@ func PubSubSubscribe(b SubscribeBroker, mode perf.SubscribeMode) perf.Scenario {
 	}
 	comps := []perf.Component{b.Component}
 	return perf.Scenario{
+		ForEnv:    subscribeForEnv(mode),
 		Test:      test,
 		Transport: perf.HTTP,
 		Apps: []perf.App{
@@ -195,4 +196,47 @@ func WithBrokerRestart(sc perf.Scenario, at time.Duration) perf.Scenario {
 	sc.Plan = &dp
 	sc.Test += "_broker_restart"
 	return sc
+}
+
+// Dapr's pubsub_subscribe_http variables, with Dapr's meaning (dapr/dapr
+// tests/perf/pubsub_subscribe_http/pubsub_subscribe_test.go, v1.18.3).
+const (
+	EnvPubSubSubscribeThreshold     = "DAPR_PERF_PUBSUB_SUBSCRIBE_HTTP_THRESHOLD"
+	EnvPubSubBulkSubscribeThreshold = "DAPR_PERF_PUBSUB_BULK_SUBSCRIBE_HTTP_THRESHOLD"
+	EnvPubSubSubsConfigFile         = "DAPR_PERF_PUBSUB_SUBS_HTTP_TEST_CONFIG_FILE_NAME"
+)
+
+// subscribeForEnv is the subscribe scenarios' Scenario.ForEnv for mode: Dapr's threshold
+// variable of the mode replaces the publish request's p95 bound (milliseconds, every broker);
+// Dapr's config file test_kafka.yaml, Kafka alone, skips the scenario (no Kafka broker here),
+// and test_all.yaml runs it, its notes saying that Kafka and Pulsar are not run.
+func subscribeForEnv(mode perf.SubscribeMode) func(perf.Env, perf.Scenario) (perf.Scenario, error) {
+	return func(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
+		switch perf.Val(env.PubSubSubsConfigFile) {
+		case "test_kafka.yaml":
+			return sc, &perf.SkipError{Reason: fmt.Sprintf("%s=test_kafka.yaml: Dapr's Kafka-only configuration; no Kafka broker is installable here, so %s does not run", EnvPubSubSubsConfigFile, sc.Test)}
+		case "test_all.yaml":
+			sc.Thresholds = slices.Clone(sc.Thresholds)
+			for i := range sc.Thresholds {
+				if sc.Thresholds[i].Figure == "latency.p95" {
+					sc.Thresholds[i].Source += fmt.Sprintf("; %s=test_all.yaml: its Kafka and Pulsar components do not run here (no broker installable)", EnvPubSubSubsConfigFile)
+				}
+			}
+		}
+		name, v := EnvPubSubSubscribeThreshold, env.PubSubSubscribeThreshold
+		if mode == perf.SubscribeBulk {
+			name, v = EnvPubSubBulkSubscribeThreshold, env.PubSubBulkSubscribeThreshold
+		}
+		if v == nil {
+			return sc, nil
+		}
+		sc.Thresholds = slices.Clone(sc.Thresholds)
+		for i := range sc.Thresholds {
+			if sc.Thresholds[i].Figure == "latency.p95" {
+				sc.Thresholds[i].Limit = float64(*v) / 1e3
+				sc.Thresholds[i].Source += fmt.Sprintf("; %s=%d (ms)", name, *v)
+			}
+		}
+		return sc, nil
+	}
 }
