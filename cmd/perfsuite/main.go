@@ -60,6 +60,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,6 +87,23 @@ type suite struct {
 	plan           []planPkg // the plan pass's plan lines, by package
 	failed         []failure // the run's failed tests, for why
 	interrupted    atomic.Bool
+	interruptSeen  chan struct{} // closed at the first Ctrl-C
+	noteInterrupt  sync.Once
+}
+
+// awaitInterrupt reports whether a Ctrl-C was seen, waiting up to d for it. Ctrl-C reaches the
+// running test binary and this process together, and the binary can exit before this process's
+// signal goroutine has noted it; a package that failed waits this moment before the next starts.
+func (s *suite) awaitInterrupt(d time.Duration) bool {
+	if s.interrupted.Load() {
+		return true
+	}
+	select {
+	case <-s.interruptSeen:
+		return true
+	case <-time.After(d):
+		return s.interrupted.Load()
+	}
 }
 
 // configError is a bad flag, argument or variable: exit 6.
@@ -93,7 +111,7 @@ type configError struct{ error }
 
 // run runs the suite on args and returns its exit code.
 func run(args []string, stdout, stderr io.Writer) perf.Outcome {
-	s := &suite{stdout: stdout, stderr: stderr}
+	s := &suite{stdout: stdout, stderr: stderr, interruptSeen: make(chan struct{})}
 	// Ctrl-C reaches the running test binary too (same process group), which stops its run
 	// cleanly and writes its result; the suite notes it and ends with 130 once it has exited.
 	sig := make(chan os.Signal, 1)
@@ -102,6 +120,7 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 	go func() {
 		for range sig {
 			s.interrupted.Store(true)
+			s.noteInterrupt.Do(func() { close(s.interruptSeen) })
 		}
 	}()
 	defer func() {

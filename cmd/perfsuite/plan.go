@@ -116,7 +116,7 @@ func (s *suite) runAll() int {
 		fmt.Fprintf(out, "%s\t%s\t%.3fs\n", status, p.ImportPath, r.elapsed.Seconds())
 		s.failed = append(s.failed, r.failed...)
 		prog.done(p.Rel)
-		if s.interrupted.Load() {
+		if s.interrupted.Load() || (status == "FAIL" && s.awaitInterrupt(500*time.Millisecond)) {
 			fmt.Fprintf(out, "perf: interrupted: the packages after %s do not run\n", p.Rel)
 			return 1
 		}
