@@ -86,14 +86,8 @@ go_line=$(grep -m1 '^go ' "$dapr_mod")
 cp "$dapr_dir/go.sum" "$work/go.sum"
 chmod u+w "$work/go.sum"
 
-# Repeat dapr's replace directives: go mod edit -json lists them, one -replace flag each.
-go mod edit -json "$dapr_mod" |
-	jq -r '.Replace // [] | .[] |
-		"-replace=" + .Old.Path + (if .Old.Version then "@" + .Old.Version else "" end) +
-		"=" + .New.Path + (if .New.Version then "@" + .New.Version else "" end)' |
-	while read -r flag; do
-		(cd "$work" && go mod edit "$flag")
-	done
+# Repeat dapr's replace directives (scripts/dapr-pins.sh).
+dapr_copy_replaces "$work" "$dapr_mod"
 # shellcheck disable=SC2086 # replaces is a word list
 dapr_replace "$work" $replaces
 echo "$cmd $version: copied $(grep -c '=>' "$work/go.mod" || true) replace directives; pins: ${pins:-none}; replaced: ${replaces:-none}"

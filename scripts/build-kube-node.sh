@@ -128,13 +128,10 @@ else
 	} >"$work/go.mod"
 	cp "$dapr_dir/go.sum" "$work/go.sum"
 	chmod u+w "$work/go.sum"
-	go mod edit -json "$dapr_mod" |
-		jq -r '.Replace // [] | .[] |
-			"-replace=" + .Old.Path + (if .Old.Version then "@" + .Old.Version else "" end) +
-			"=" + .New.Path + (if .New.Version then "@" + .New.Version else "" end)' |
-		while read -r flag; do (cd "$work" && go mod edit "$flag"); done
-	# The pins and replaces scripts/build-daprd.sh applies (scripts/dapr-pins.sh).
+	# dapr's replace directives, then the pins and replaces scripts/build-daprd.sh applies
+	# (scripts/dapr-pins.sh).
 	. "$(dirname "$0")/dapr-pins.sh"
+	dapr_copy_replaces "$work" "$dapr_mod"
 	dapr_pins "$dapr_version"
 	# shellcheck disable=SC2086 # replaces is a word list
 	dapr_replace "$work" $replaces

@@ -40,6 +40,18 @@ dapr_pins() {
 	fi
 }
 
+# dapr_copy_replaces DIR GOMOD: repeats in the module at DIR the replace directives of dapr's
+# go.mod GOMOD (go install pkg@version refuses a module that has them), one -replace each.
+dapr_copy_replaces() {
+	go mod edit -json "$2" |
+		jq -r '.Replace // [] | .[] |
+			"-replace=" + .Old.Path + (if .Old.Version then "@" + .Old.Version else "" end) +
+			"=" + .New.Path + (if .New.Version then "@" + .New.Version else "" end)' |
+		while read -r flag; do
+			(cd "$1" && go mod edit "$flag")
+		done
+}
+
 # dapr_replace DIR PATH@VERSION...: in the module at DIR, replaces each PATH by PATH@VERSION,
 # dropping dapr's own replace of that PATH (for one version of it or all) first.
 dapr_replace() {
