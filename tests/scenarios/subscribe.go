@@ -212,29 +212,26 @@ const (
 // and test_all.yaml runs it, its notes saying that Kafka and Pulsar are not run.
 func subscribeForEnv(mode perf.SubscribeMode) func(perf.Env, perf.Scenario) (perf.Scenario, error) {
 	return func(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
-		switch perf.Val(env.PubSubSubsConfigFile) {
-		case "test_kafka.yaml":
+		file := perf.Val(env.PubSubSubsConfigFile)
+		if file == "test_kafka.yaml" {
 			return sc, &perf.SkipError{Reason: fmt.Sprintf("%s=test_kafka.yaml: Dapr's Kafka-only configuration; no Kafka broker is installable here, so %s does not run", EnvPubSubSubsConfigFile, sc.Test)}
-		case "test_all.yaml":
-			sc.Thresholds = slices.Clone(sc.Thresholds)
-			for i := range sc.Thresholds {
-				if sc.Thresholds[i].Figure == "latency.p95" {
-					sc.Thresholds[i].Source += fmt.Sprintf("; %s=test_all.yaml: its Kafka and Pulsar components do not run here (no broker installable)", EnvPubSubSubsConfigFile)
-				}
-			}
 		}
 		name, v := EnvPubSubSubscribeThreshold, env.PubSubSubscribeThreshold
 		if mode == perf.SubscribeBulk {
 			name, v = EnvPubSubBulkSubscribeThreshold, env.PubSubBulkSubscribeThreshold
 		}
-		if v == nil {
-			return sc, nil
-		}
 		sc.Thresholds = slices.Clone(sc.Thresholds)
 		for i := range sc.Thresholds {
-			if sc.Thresholds[i].Figure == "latency.p95" {
-				sc.Thresholds[i].Limit = float64(*v) / 1e3
-				sc.Thresholds[i].Source += fmt.Sprintf("; %s=%d (ms)", name, *v)
+			th := &sc.Thresholds[i]
+			if th.Figure != "latency.p95" {
+				continue
+			}
+			if file == "test_all.yaml" {
+				th.Source += fmt.Sprintf("; %s=test_all.yaml: its Kafka and Pulsar components do not run here (no broker installable)", EnvPubSubSubsConfigFile)
+			}
+			if v != nil {
+				th.Limit = float64(*v) / 1e3
+				th.Source += fmt.Sprintf("; %s=%d (ms)", name, *v)
 			}
 		}
 		return sc, nil
