@@ -22,7 +22,7 @@ type Preflight struct {
 	LadderNote string          `json:"ladderNote,omitempty"`
 	Steps      []PreflightStep `json:"steps"`
 	// StepDowns are the earlier attempts of this run, at the load the preflight chose and the
-	// ones below it, that were invalid at full length (stepdown.go); ChosenQPS is then the
+	// ones below it, that were invalid at full length (runner.runLadder); ChosenQPS is then the
 	// load of this attempt. Empty when the first attempt is the result.
 	StepDowns []StepDown `json:"stepDowns,omitempty"`
 	// Note says in one sentence what was chosen and why, step downs included.

@@ -57,7 +57,7 @@ type Scenario struct {
 	// (100 single publishes per request against one bulk of 100).
 	PreflightBaseline bool
 	// Setup are loads the overhead plan sends once through the tester, in order, after the
-	// deployment is up and before the first phase (setup.go): a state.save that seeds the key
+	// deployment is up and before the first phase (plan.runSetup): a state.save that seeds the key
 	// a state.get reads, say. Their results are not figures of the run.
 	Setup []Setup
 	// SampleInterval is the resource sampling period during main phases (default 1 s).
@@ -94,30 +94,6 @@ func (sc Scenario) ResourceInterval() time.Duration {
 		return sc.SampleInterval
 	}
 	return time.Second
-}
-
-// EnvIdleWindow overrides Scenario.IdleWindow: a Go duration from 0s to 1h.
-const EnvIdleWindow = "DAPR_PERF_IDLE_WINDOW"
-
-// IdleWindowFromEnv returns DAPR_PERF_IDLE_WINDOW when set, else the scenario's window (10 s
-// when zero), raised to MinIdleWindow when shorter; note says why when the variable was raised
-// (for the result's warnings).
-func (sc Scenario) IdleWindowFromEnv(env Env) (d time.Duration, note string) {
-	switch {
-	case env.IdleWindow != nil:
-		d = *env.IdleWindow
-	case sc.IdleWindow > 0:
-		d = sc.IdleWindow
-	default:
-		d = 10 * time.Second
-	}
-	if d < sc.MinIdleWindow {
-		if env.IdleWindow != nil {
-			note = fmt.Sprintf("%s=%v raised to %v: the scenario's own checks need that idle window after the last main phase", EnvIdleWindow, d, sc.MinIdleWindow)
-		}
-		d = sc.MinIdleWindow
-	}
-	return d, note
 }
 
 // Route is where one phase's load goes.

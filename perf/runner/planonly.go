@@ -35,6 +35,20 @@ func (p planOnlyPlatform) Start(_ context.Context, t perf.TB, _ ...perf.App) per
 // platform named is env's DAPR_PERF_PLATFORM ("local" when unset), or that of a platform among
 // opts (Run's options). Package and Test are left empty.
 func PlanOf(sc perf.Scenario, env perf.Env, opts ...RunOption) (perf.PlanLine, error) {
+	sc, err := scenarioFor(env, sc)
+	if err != nil {
+		return perf.PlanLine{}, err
+	}
+	cfg, err := newRunConfig(sc, env, planOnlyOptions(env, opts), false)
+	if err != nil {
+		return perf.PlanLine{}, err
+	}
+	return planLine(sc, cfg), nil
+}
+
+// planOnlyOptions is opts with a planOnlyPlatform named as the run's platform would be: env's
+// DAPR_PERF_PLATFORM ("local" when unset), or the name of a platform among opts.
+func planOnlyOptions(env perf.Env, opts []RunOption) []RunOption {
 	platform := perf.Val(env.Platform)
 	if platform == "" {
 		platform = "local"
@@ -42,22 +56,18 @@ func PlanOf(sc perf.Scenario, env perf.Env, opts ...RunOption) (perf.PlanLine, e
 	if p := options(opts).Platform; p != nil {
 		platform = p.Name()
 	}
-	sc, err := scenarioFor(env, sc)
-	if err != nil {
-		return perf.PlanLine{}, err
-	}
-	opts = append(append([]RunOption(nil), opts...), WithPlatform(planOnlyPlatform{name: platform}))
-	cfg, err := newRunConfig(sc, env, opts, false)
-	if err != nil {
-		return perf.PlanLine{}, err
-	}
+	return append(append([]RunOption(nil), opts...), WithPlatform(planOnlyPlatform{name: platform}))
+}
+
+// planLine is the plan line of sc configured as cfg (newRunConfig with a planOnlyPlatform).
+func planLine(sc perf.Scenario, cfg runConfig) perf.PlanLine {
 	plan := sc.Plan // set: newRunConfig refuses a nil one
 	upTo := false   // its runs are planned at their maxDuration
 	if u, ok := plan.(perf.UpperBounded); ok {
 		upTo = u.StepsAreUpperBounds()
 	}
 	l := perf.PlanLine{
-		Scenario: sc.Test, Transport: string(sc.Transport), Plan: plan.Kind(), Platform: platform,
+		Scenario: sc.Test, Transport: string(sc.Transport), Plan: plan.Kind(), Platform: cfg.Platform.Name(),
 		QPS: cfg.Main.QPS, Connections: cfg.Main.Connections, DurationSeconds: cfg.Main.Duration.Seconds(),
 		WarmupQPS: cfg.Warmup.QPS, WarmupSeconds: cfg.Warmup.Duration.Seconds(),
 		PhaseOverheadSeconds: phaseOverhead.Seconds(),
@@ -79,19 +89,16 @@ func PlanOf(sc perf.Scenario, env perf.Env, opts ...RunOption) (perf.PlanLine, e
 	}
 	l.ExpectedSeconds = expected.Seconds()
 	l.UpToSeconds = bounded.Seconds()
-	return l, nil
+	return l
 }
 
-// runPlanOnly is Run under EnvPlanOnly: it prints sc's plan line on stdout (go test -v passes
-// it through as one line), with unknown (the DAPR_PERF_* variables that are set but that
-// daprperf does not read) in its warnings, and logs the plan as a run would, or fails t with
-// the configuration error a run would fail with. It starts nothing and writes no file.
-func runPlanOnly(t *testing.T, sc perf.Scenario, env perf.Env, unknown []string, opts []RunOption) {
+// printPlan is Run under EnvPlanOnly, once sc is configured as cfg (with a
+// planOnlyPlatform): it prints sc's plan line on stdout (go test -v passes it through as one
+// line), with unknown (the DAPR_PERF_* variables that are set but that daprperf does not read)
+// in its warnings, and logs the plan as a run would. It starts nothing and writes no file.
+func printPlan(t *testing.T, sc perf.Scenario, cfg runConfig, unknown []string) {
 	t.Helper()
-	l, err := PlanOf(sc, env, opts...)
-	if err != nil {
-		skipOrFatal(t, err)
-	}
+	l := planLine(sc, cfg)
 	l.Test = t.Name()
 	l.Package = testPackage()
 	l.Warnings = unknown

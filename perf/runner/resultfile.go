@@ -403,3 +403,35 @@ func defaultReportRoot() (string, error) {
 	}
 	return filepath.Join(root, "reports"), nil
 }
+
+// setAside renames the finished result file to <name>.json in its directory (<name>-2.json,
+// ... when that is taken: it never replaces a file) and returns the new path. result.json is
+// then free for the next attempt's file.
+func (f *runFile) setAside(name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	dir := filepath.Dir(f.path)
+	for n := 1; n <= maxRunFiles; n++ {
+		path := filepath.Join(dir, name+".json")
+		if n > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d.json", name, n))
+		}
+		err := os.Link(f.path, path)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil { // no hard links here: rename, once the name is seen to be free
+			if _, serr := os.Lstat(path); serr == nil {
+				continue
+			}
+			if err := os.Rename(f.path, path); err != nil {
+				return "", fmt.Errorf("perf: set aside result file %s: %w", f.path, err)
+			}
+		} else if err := os.Remove(f.path); err != nil {
+			return "", fmt.Errorf("perf: set aside result file %s: %w", f.path, err)
+		}
+		f.path = path
+		return path, nil
+	}
+	return "", fmt.Errorf("perf: set aside result file %s: %s.json to %s-%d.json all exist in %s", f.path, name, name, maxRunFiles, dir)
+}

@@ -2,9 +2,9 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,74 +13,6 @@ import (
 	"github.com/daprperf/daprperf/perf/push"
 	"github.com/daprperf/daprperf/perf/report"
 )
-
-// EnvReportDir overrides the report root (default: <repo>/reports); runs write under
-// <root>/runs/<run id>/ (RunPath), published references live in <root>/v<version>/.
-const EnvReportDir = "DAPR_PERF_REPORT_DIR"
-
-// startTimeout bounds the platform's start-up and health checks.
-const startTimeout = 3 * time.Minute
-
-// RunOption configures Run.
-type RunOption func(*runConfig)
-
-// WithPlatform sets the platform the scenario runs on (this or WithPlatformFrom is required).
-func WithPlatform(p perf.Platform) RunOption { return func(c *runConfig) { c.Platform = p } }
-
-// WithPlatformFrom makes Run build the platform from the run's environment, once it has read
-// it and only when the run starts one (not under DAPR_PERF_PLAN_ONLY). single is true for a
-// plan that runs one daprd build (perf.SingleBuild). An error fails the test before anything
-// starts.
-func WithPlatformFrom(f func(env perf.Env, single bool) (perf.Platform, error)) RunOption {
-	return func(c *runConfig) { c.newPlatform = f }
-}
-
-// WithEnv sets the run's environment instead of reading it (LoadEnv): a caller that sets a
-// run's settings without the process environment.
-func WithEnv(env perf.Env) RunOption { return func(c *runConfig) { c.env = &env } }
-
-// WithReportDir sets the root of the report directories, overriding DAPR_PERF_REPORT_DIR.
-func WithReportDir(dir string) RunOption { return func(c *runConfig) { c.reportRoot = dir } }
-
-// runConfig is the run's configuration: the plan's (perf.RunConfig) and the runner's own.
-type runConfig struct {
-	perf.RunConfig
-	reportRoot  string
-	push        push.PushConfig
-	write       push.WriteConfig // the remote write to a Prometheus (DAPR_PERF_PROMETHEUS_WRITE_URL)
-	runID       string
-	retries     int // DAPR_PERF_INVALID_RETRIES: runs again after an invalid run (retry.go)
-	env         *perf.Env
-	newPlatform func(perf.Env, bool) (perf.Platform, error)
-	// planRun is what the scenario's plan configured for this run (Plan.Configure): every
-	// attempt of the run (step-down, retry) runs it; the plan value itself is never written.
-	planRun perf.PlanRun
-}
-
-// options applies opts to an empty runConfig.
-func options(opts []RunOption) runConfig {
-	var c runConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
-}
-
-// runEnv is the env WithEnv set, else the process environment read once (LoadEnv), with the
-// names of the DAPR_PERF_* variables that are set but unknown (a typo).
-func runEnv(c runConfig) (perf.Env, []string, error) {
-	if c.env != nil {
-		return *c.env, nil, nil
-	}
-	env, err := LoadEnv()
-	return env, perf.UnknownEnv(os.Environ()), err
-}
-
-// planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
-// detector's), or a bound of build B in an A/B run (the report's verdicts are build A's).
-func planChecksPass(r *perf.Report) bool {
-	return len(report.KindOf(r).Failures(r)) == 0 && (r.AB == nil || report.ABVerdictsPass(r.AB))
-}
 
 // Run is the one runner, for every kind of scenario. In order:
 //  1. the configuration: env overrides, thresholds, run id, the push and the plan's own
@@ -99,29 +31,33 @@ func planChecksPass(r *perf.Report) bool {
 //     incomplete run.
 //
 // It returns the report, also when t has failed. Under DAPR_PERF_PLAN_ONLY=1 it only prints
-// the plan (runPlanOnly, planonly.go) and returns nil, with no platform needed or started.
+// the plan (printPlan, planonly.go) and returns nil, with no platform needed or started.
 //
 // When the preflight picks the load (make perf: EnvPreflight=ladder, no DAPR_PERF_QPS) and a
 // full-length run at that load is invalid, Run runs the scenario again at the ladder's next
-// load, each attempt a subtest with its own deployment (runLadder, stepdown.go). Otherwise,
+// load, each attempt a subtest with its own deployment (runLadder). Otherwise,
 // under DAPR_PERF_INVALID_RETRIES=N, an invalid run runs again at the same load, at most N
-// times, each attempt a subtest (runRetried, retry.go).
+// times, each attempt a subtest (runRetried).
 func Run(t *testing.T, sc perf.Scenario, opts ...RunOption) *perf.Report {
 	t.Helper()
 	env, unknown, err := runEnv(options(opts))
 	if err != nil {
 		t.Fatalf("%s/%s: configuration: %v", sc.Test, sc.Transport, err)
 	}
-	if PlanOnlyFromEnv(env) {
-		runPlanOnly(t, sc, env, unknown, opts)
-		return nil
-	}
 	if sc, err = scenarioFor(env, sc); err != nil {
 		skipOrFatal(t, err)
 	}
-	cfg, err := newRunConfig(sc, env, opts, true)
+	planOnly := PlanOnlyFromEnv(env)
+	if planOnly {
+		opts = planOnlyOptions(env, opts)
+	}
+	cfg, err := newRunConfig(sc, env, opts, !planOnly)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if planOnly {
+		printPlan(t, sc, cfg, unknown)
+		return nil
 	}
 	for _, u := range unknown { // a misspelled variable: said, and kept in the result
 		t.Logf("warning: %s", u)
@@ -173,6 +109,12 @@ func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *r
 	return rep, rf
 }
 
+// planChecksPass is false when a plan's own check failed (Kind.Failures: the growth
+// detector's), or a bound of build B in an A/B run (the report's verdicts are build A's).
+func planChecksPass(r *perf.Report) bool {
+	return len(report.KindOf(r).Failures(r)) == 0 && (r.AB == nil || report.ABVerdictsPass(r.AB))
+}
+
 // conclude is the end of Run once the result file is written: the push (a failed one is
 // written to the file too), the remote write (a failed one is a warning in the file), the
 // summary, and the test errors (failOn).
@@ -193,106 +135,6 @@ func conclude(t *testing.T, cfg runConfig, rep *perf.Report, rf *runFile) {
 	}
 	t.Log("\n" + report.Summary(rep))
 	failOn(t, rep)
-}
-
-// newRunConfig resolves sc's run from env: the options, the thresholds, the plan's Configure,
-// the push and the run id, then (with start) the platform WithPlatformFrom builds. Every error
-// is joined into one, naming the scenario.
-func newRunConfig(sc perf.Scenario, env perf.Env, opts []RunOption, start bool) (runConfig, error) {
-	cfg := runConfig{reportRoot: perf.Val(env.ReportDir)}
-	if env.InvalidRetries != nil {
-		cfg.retries = *env.InvalidRetries
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	cfg.Env = env
-	var errs []error
-	add := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	var err error
-	if cfg.Platform == nil && cfg.newPlatform != nil && start {
-		single, _ := sc.Plan.(perf.SingleBuild)
-		cfg.Platform, err = cfg.newPlatform(env, single != nil && single.SingleBuild())
-		add(err)
-	}
-	cfg.Thresholds = report.ThresholdsFromEnv(env, sc.Thresholds)
-	switch {
-	case sc.Plan == nil:
-		add(errors.New("Scenario.Plan is not set: name the plan (plan.OverheadPlan{} for baseline and main rounds)"))
-	case cfg.Platform != nil:
-		cfg.planRun, err = sc.Plan.Configure(sc, &cfg.RunConfig)
-		add(err)
-	}
-	cfg.push, err = push.PushConfigFromEnv(env)
-	add(err)
-	cfg.write, err = push.WriteConfigFromEnv(env)
-	add(err)
-	cfg.runID, err = RunIDFromEnv(env)
-	add(err)
-	if cfg.Platform == nil && cfg.newPlatform == nil {
-		add(errors.New("perf: no platform: pass runner.WithPlatform or runner.WithPlatformFrom"))
-	}
-	if cfg.reportRoot == "" {
-		cfg.reportRoot, err = defaultReportRoot()
-		add(err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return runConfig{}, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
-	}
-	return cfg, nil
-}
-
-// skipOrFatal skips t when err is a *perf.SkipError (Scenario.ForEnv asked for it), and fails
-// it otherwise.
-func skipOrFatal(t *testing.T, err error) {
-	t.Helper()
-	var skip *perf.SkipError
-	if errors.As(err, &skip) {
-		t.Skip(skip.Reason)
-	}
-	t.Fatal(err)
-}
-
-// scenarioFor returns sc as env shapes it: Scenario.ForEnv's scenario when it has one, then
-// with its testers (Scenario.WithTesters): as many as DAPR_PERF_TESTER_REPLICAS or the
-// scenario asks. Errors name the scenario and the variable.
-func scenarioFor(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
-	if sc.ForEnv != nil {
-		out, err := sc.ForEnv(env, sc)
-		if err != nil {
-			return sc, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
-		}
-		out.ForEnv = nil // applied
-		sc = out
-	}
-	n := sc.TesterReplicasFromEnv(env)
-	if n == 1 && sc.TesterReplicas <= 1 {
-		return sc, nil
-	}
-	out, err := sc.WithTesters(n)
-	if err != nil {
-		return sc, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
-	}
-	return out, nil
-}
-
-// withTesterLimits returns a copy of apps in which each tester without TesterLimits has
-// TesterLimitsFor(loads...): the platform caps it at the scenario's own load times
-// perf.TesterLoadMargin.
-func withTesterLimits(apps []perf.App, loads ...perf.Params) []perf.App {
-	out := make([]perf.App, len(apps))
-	for i, a := range apps {
-		if a.Kind == perf.Tester && a.TesterLimits == nil {
-			l := perf.TesterLimitsFor(loads...)
-			a.TesterLimits = &l
-		}
-		out[i] = a
-	}
-	return out
 }
 
 // noPushOnce is set once the missing Pushgateway was said, once per test binary.
@@ -351,4 +193,166 @@ func failOn(t *testing.T, rep *perf.Report) {
 	for _, f := range report.KindOf(rep).Failures(rep) {
 		t.Errorf("%s/%s: %s", rep.Test, rep.Transport, f)
 	}
+}
+
+// A preflight step is a few seconds; the run it chooses the load for is a minute or more. A
+// load can keep its schedule for 6 s and not for the minute: measured on 2 cores, an
+// actor_activation step at 500 QPS was 0.00 % behind and the 1 min main phase at 500 QPS
+// 1.58 % (each request activates a new actor, so daprd's work grows with the run). When the
+// preflight chose the load, such a run steps down: Run runs the scenario again at the ladder's
+// next load, until a run is valid or the ladder ends. A load the user named (DAPR_PERF_QPS) is
+// never stepped down, and an invalid run never passes.
+
+// stepDownPossible reports whether Run may step the load down after an invalid run: a plan
+// whose load a preflight picks (perf.Laddered: the overhead plan) with more than one load on
+// its ladder.
+func stepDownPossible(sc perf.Scenario, cfg runConfig) bool {
+	return len(ladder(sc, cfg)) > 1
+}
+
+// ladder is the loads sc's plan may step down through under cfg; none for a plan that is not
+// perf.Laddered.
+func ladder(sc perf.Scenario, cfg runConfig) []int {
+	if l, ok := sc.Plan.(perf.Laddered); ok {
+		return l.Ladder(sc, cfg.RunConfig)
+	}
+	return nil
+}
+
+// nextRung is the first load of pf's ladder below qps, or 0 when there is none.
+func nextRung(pf *perf.Preflight, qps int) int {
+	for _, q := range pf.Ladder {
+		if q < qps {
+			return q
+		}
+	}
+	return 0
+}
+
+// stepDownTo is the load to run again at after rep, or 0 to keep rep as the run's result. It
+// steps down only a run whose load the preflight chose, that completed without an
+// infrastructure error or a test error, and was invalid; and only to a lower load of the
+// ladder.
+func stepDownTo(t testing.TB, rep *perf.Report) int {
+	if rep.Preflight == nil || rep.Validity.Valid || rep.Incomplete || len(rep.InfraErrors) > 0 || t.Failed() {
+		return 0
+	}
+	return nextRung(rep.Preflight, rep.Params.QPS)
+}
+
+// runLadder runs the scenario as subtests, one per attempt: at_preflight_load first, then
+// at_<qps>qps for each step down. Each attempt has its own deployment (stopped by the
+// subtest's cleanup before the next starts) and result file. An attempt that steps down writes
+// its result file, sets it aside (StepDown.File), logs its summary and is skipped, saying so;
+// the next reuses its preflight without measuring again, and its report's Preflight lists the
+// step downs and says so in its Note. The last attempt concludes as Run does: push, summary,
+// test errors. It returns the last attempt's report.
+func runLadder(t *testing.T, sc perf.Scenario, cfg runConfig) *perf.Report {
+	t.Helper()
+	var final *perf.Report
+	name := "at_preflight_load"
+	for range ladder(sc, cfg) { // each attempt steps down at least one rung
+		next := 0
+		t.Run(name, func(st *testing.T) {
+			rep, rf := runAttempt(st, sc, cfg)
+			final = rep
+			q := stepDownTo(st, rep)
+			if q == 0 {
+				conclude(st, cfg, rep, rf)
+				return
+			}
+			path, err := rf.setAside(fmt.Sprintf("attempt-%dqps", rep.Params.QPS))
+			if err != nil {
+				st.Errorf("%s/%s: %v", sc.Test, sc.Transport, err)
+				conclude(st, cfg, rep, rf)
+				return
+			}
+			st.Log("\n" + report.Summary(rep))
+			pf := steppedPreflight(rep, q, filepath.Base(path))
+			cfg.Main.QPS, cfg.Stepped, next = q, pf, q
+			st.Skipf("%s/%s: INVALID at %d QPS, the load the preflight chose, over the full run: %s; its result file is kept as %s (not pushed, left out of charts and the exit code); running again at %d QPS, the ladder's next load",
+				sc.Test, sc.Transport, rep.Params.QPS, firstReason(rep.Validity.Reasons), path, q)
+		})
+		if next == 0 {
+			return final
+		}
+		name = fmt.Sprintf("at_%dqps", next)
+	}
+	return final
+}
+
+// steppedPreflight is rep's preflight for the attempt at qps after rep, whose result file was
+// set aside as file: the step down appended, ChosenQPS qps, and the note extended.
+func steppedPreflight(rep *perf.Report, qps int, file string) *perf.Preflight {
+	pf := *rep.Preflight
+	pf.StepDowns = append(append([]perf.StepDown(nil), pf.StepDowns...), perf.StepDown{QPS: rep.Params.QPS, Reasons: rep.Validity.Reasons, File: file})
+	pf.ChosenQPS = qps
+	pf.Note = fmt.Sprintf("%s; the full-length run at %d QPS was INVALID (%s), its result file kept as %s; ran again at %d QPS, the ladder's next load",
+		rep.Preflight.Note, rep.Params.QPS, firstReason(rep.Validity.Reasons), file, qps)
+	return &pf
+}
+
+// firstReason is the first of reasons that is not the closing hint, or "no reason given".
+func firstReason(reasons []string) string {
+	for _, r := range reasons {
+		if !strings.HasPrefix(r, "hint: ") {
+			return r
+		}
+	}
+	return "no reason given"
+}
+
+// A run is invalid when its generator fell behind the schedule or missed the rate
+// (report.PhaseValidity): its latencies understate queueing, so it never passes. On a shared or
+// busy machine one stall of the whole machine can do that to a short phase: 8 connections at
+// 100 QPS each send every 80 ms, and one 90 ms stall makes 8 of a 4 s phase's 400 requests
+// late, over the 1 % limit. DAPR_PERF_INVALID_RETRIES runs such a run again at the same load,
+// with a fresh deployment, at most that many times; each invalid attempt's result file is kept
+// beside the result as attempt-<n>.json (not pushed, left out of charts and the exit code), and
+// the last attempt's result says how many came before and why they were invalid. CI's smoke
+// sets it to 1; by default an invalid run is the result.
+
+// retryAfter reports whether rep, attempt n (from 1) of a run with retries retries, is run
+// again: a complete run without an infrastructure error or a test error that was invalid, with
+// a retry left.
+func retryAfter(t testing.TB, rep *perf.Report, n, retries int) bool {
+	return n <= retries && !rep.Validity.Valid && !rep.Incomplete && len(rep.InfraErrors) == 0 && !t.Failed()
+}
+
+// runRetried runs the scenario as subtests attempt_1, attempt_2, ..., each with its own
+// deployment (stopped by the subtest's cleanup before the next starts) and result file, until
+// an attempt is not retried (retryAfter). A retried attempt sets its result file aside, logs
+// its summary and is skipped, saying so; the last concludes as Run does. It returns the last
+// attempt's report.
+func runRetried(t *testing.T, sc perf.Scenario, cfg runConfig, retries int) *perf.Report {
+	t.Helper()
+	var final *perf.Report
+	for n := 1; n <= retries+1; n++ {
+		again := false
+		t.Run(fmt.Sprintf("attempt_%d", n), func(st *testing.T) {
+			rep, rf := runAttempt(st, sc, cfg)
+			final = rep
+			if !retryAfter(st, rep, n, retries) {
+				conclude(st, cfg, rep, rf)
+				return
+			}
+			path, err := rf.setAside(fmt.Sprintf("attempt-%d", n))
+			if err != nil {
+				st.Errorf("%s/%s: %v", sc.Test, sc.Transport, err)
+				conclude(st, cfg, rep, rf)
+				return
+			}
+			st.Log("\n" + report.Summary(rep))
+			cfg.Notes = append(cfg.Notes[:len(cfg.Notes):len(cfg.Notes)], fmt.Sprintf(
+				"attempt %d of at most %d (%s=%d): attempt %d at this load was INVALID (%s); its result file is kept as %s, not pushed, left out of charts and the exit code",
+				n+1, retries+1, perf.EnvInvalidRetries, retries, n, firstReason(rep.Validity.Reasons), filepath.Base(path)))
+			again = true
+			st.Skipf("%s/%s: INVALID: %s; its result file is kept as %s (not pushed, left out of charts and the exit code); running again at the same load (%s=%d)",
+				sc.Test, sc.Transport, firstReason(rep.Validity.Reasons), path, perf.EnvInvalidRetries, retries)
+		})
+		if !again {
+			return final
+		}
+	}
+	return final
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -95,4 +98,90 @@ func (c Client) authorize(req *http.Request) {
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
+}
+
+// The load of one scenario can come from several testers, as Dapr's k6 tests spread theirs
+// over runner pods (parallelism 3 in actor_double_activation, 5 in actor_id_scale): each
+// tester, with its own daprd, runs its share of the rate and connections from one shared
+// start, and the result merges their histograms exactly (MergeResults).
+
+// StartLead is how far ahead of the calls a split load's shared StartAt is set: long enough
+// for every tester to receive its request (on loopback about a millisecond; a port-forward on
+// kubernetes adds a round trip or two), short enough not to shift the load against what a plan
+// does around it (a fault window opened just before the load). A tester that gets its request
+// late starts at once, and perf.Result.StartSpreadSeconds shows it. It is well within
+// perf.MaxStartLead, the furthest ahead a tester accepts.
+const StartLead = 250 * time.Millisecond
+
+// NewGroup returns the client of the testers named in names (perf.Scenario.TesterNames) in
+// dep: the first one's, with the others as its Replicas. Errors: no name, or an unknown
+// endpoint or token.
+func NewGroup(dep perf.Deployment, names []string) (Client, error) {
+	if len(names) == 0 {
+		return Client{}, errors.New("testers: no tester named")
+	}
+	first, err := NewClient(dep, names[0])
+	if err != nil {
+		return Client{}, err
+	}
+	for _, name := range names[1:] {
+		c, err := NewClient(dep, name)
+		if err != nil {
+			return Client{}, err
+		}
+		first.Replicas = append(first.Replicas, c)
+	}
+	return first, nil
+}
+
+// runSplit is RunLoad for a tester with replicas: p split over all of them (perf.Params.Split),
+// each share aimed at its tester's own daprd where p goes through the first one's (retarget),
+// one shared StartAt StartLead from now, the calls made at once, and their results merged
+// (MergeResults). Errors: the split, any tester's error (all of them, joined), or the merge.
+func runSplit(ctx context.Context, tester Client, p perf.Params) (perf.Result, error) {
+	first := tester
+	first.Replicas = nil
+	all := append([]Client{first}, tester.Replicas...)
+	shares, err := p.Split(len(all))
+	if err != nil {
+		return perf.Result{}, err
+	}
+	for i := range shares {
+		if shares[i].Target, err = retarget(p.Target, first, all[i]); err != nil {
+			return perf.Result{}, err
+		}
+	}
+	start := time.Now().Add(StartLead)
+	results := make([]perf.Result, len(all))
+	errs := make([]error, len(all))
+	var wg sync.WaitGroup
+	for i, t := range all {
+		shares[i].StartAt = start
+		wg.Go(func() { results[i], errs[i] = RunLoad(ctx, t, shares[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return perf.Result{}, err
+	}
+	return MergeResults(p, results)
+}
+
+// retarget is target for tester to, when target was set for tester from: an address of from's
+// own daprd (its HTTP base URL with any path, or its gRPC host:port) becomes the same address
+// of to's daprd; any other target (an app, a store) is the same for every tester. Error: the
+// target is from's daprd and to has none.
+func retarget(target string, from, to Client) (string, error) {
+	switch {
+	case from.SidecarHTTP != "" && (target == from.SidecarHTTP || strings.HasPrefix(target, from.SidecarHTTP+"/")):
+		if to.SidecarHTTP == "" {
+			return "", fmt.Errorf("testers: tester %s has no daprd for the load aimed at %s", to.URL, target)
+		}
+		return to.SidecarHTTP + strings.TrimPrefix(target, from.SidecarHTTP), nil
+	case from.SidecarGRPC != "" && target == from.SidecarGRPC:
+		if to.SidecarGRPC == "" {
+			return "", fmt.Errorf("testers: tester %s has no daprd for the load aimed at %s", to.URL, target)
+		}
+		return to.SidecarGRPC, nil
+	}
+	return target, nil
 }
