@@ -36,7 +36,7 @@ func testBrokerRestart(t *testing.T, c *node.Cluster) {
 	// Dapr's 60, bounds the run.
 	env := append(append([]string{}, smokeEnv...), "DAPR_PERF_REDIS_ADDR="+node.RedisAddr(), "DAPR_PERF_RESTART_BROKER="+brokerRestartAt,
 		"DAPR_PERF_AWAIT_TIMEOUT=10s")
-	code := perfRun(t, c, id, nil, env, "-run", "TestPubsubBulkPublishSubscribeHttpPerformance/^pubsub_subscribe_redis$", "./tests/pubsub_subscribe_http")
+	code := perfRun(t, c, id, nil, env, "-run", "TestPubsubBulkPublishSubscribeHttpPerformance/^dapr-perf-test-redis-pubsub-subs-http$", "./tests/pubsub_subscribe_http")
 	path := filepath.Join(perf.RunDir(reportDir(t, wd), id), "pubsub_subscribe_redis", "http", "result.json")
 	rep, err := report.ReadReport(path)
 	if err != nil {
