@@ -3,7 +3,7 @@
 # target's "##" comment below says more. Variables: docs/configuration.md.
 
 # The daprd version under test, pinned here only (v1.17.5 and v1.16.5 build: build-daprd.sh).
-DAPR_VERSION ?= v1.17.5
+DAPR_VERSION ?= v1.18.3
 # stablecomponents: the local platform's name resolver, a faster build (docs/development.md#daprd).
 DAPRD_TAGS ?= stablecomponents
 export DAPR_VERSION DAPRD_TAGS

@@ -36,7 +36,7 @@ const versionTimeout = 10 * time.Second
 //
 //  1. $DAPR_PERF_DAPRD: it must name an executable file, or Daprd fails naming the variable;
 //  2. <repo root>/.daprd/<version>/daprd, where version is $DAPR_VERSION or else the value of
-//     the line "DAPR_VERSION ?= v1.17.5" in <repo root>/Makefile (what `make daprd` builds);
+//     the line "DAPR_VERSION ?= v1.18.3" in <repo root>/Makefile (what `make daprd` builds);
 //  3. ~/.dapr/bin/daprd (where `dapr init --slim` installs it).
 //
 // The repo root is the nearest directory, from the working directory up, whose go.mod

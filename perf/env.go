@@ -85,7 +85,7 @@ type Env struct {
 	// The platform.
 	Platform         *string        `envconfig:"DAPR_PERF_PLATFORM" oneof:"local kubernetes" accepts:"local or kubernetes" unset:"local" desc:"the platform the scenarios run on"`
 	Daprd            *string        `envconfig:"DAPR_PERF_DAPRD" accepts:"the path of an executable daprd" unset:"unset" desc:"use this daprd binary instead of the built one (local)"`
-	DaprVersion      *string        `envconfig:"DAPR_VERSION" accepts:"a daprd release tag such as v1.16.5" unset:"v1.17.5 (Makefile)" desc:"daprd version to build and run (local)"`
+	DaprVersion      *string        `envconfig:"DAPR_VERSION" accepts:"a daprd release tag such as v1.16.5" unset:"v1.18.3 (Makefile)" desc:"daprd version to build and run (local)"`
 	DaprdB           *string        `envconfig:"DAPR_PERF_DAPRD_B" accepts:"the path of an executable daprd, or a version such as v1.16.5" unset:"unset" desc:"a second daprd build for an A/B run (local)"`
 	ABDelay          *time.Duration `envconfig:"DAPR_PERF_AB_DELAY" min:"0s" max:"100ms" accepts:"a Go duration from 0s to 100ms, such as 500us" unset:"unset: no proxy" desc:"an A/B run on the local platform with a known slowdown of build B: every sidecar's HTTP and gRPC port is reached through a proxy in the test process, B's holding what the client sends for this long, A's forwarding only; for measuring what the verdict detects"`
 	Kubeconfig       *string        `envconfig:"KUBECONFIG" accepts:"a kubeconfig path, or a list of them" unset:"unset: in-cluster" desc:"the cluster (kubernetes)"`

@@ -20,7 +20,7 @@
 #   KUBE_VERSION            default v1.37.2
 #   METRICS_SERVER_VERSION  default v0.8.0 (v0.9.0 is served by the module proxy here but is not
 #                           an approved release)
-#   DAPR_VERSION            default v1.17.5
+#   DAPR_VERSION            default v1.18.3
 set -euo pipefail
 # shellcheck source=scripts/build-flags.sh
 . "$(dirname "$0")/build-flags.sh"
@@ -29,7 +29,7 @@ set -euo pipefail
 
 kube_version=${KUBE_VERSION:-v1.37.2}
 ms_version=${METRICS_SERVER_VERSION:-v0.8.0}
-dapr_version=${DAPR_VERSION:-v1.17.5}
+dapr_version=${DAPR_VERSION:-v1.18.3}
 dir=${1:-.kube-node}
 
 case "$kube_version" in

@@ -16,7 +16,7 @@
 # the same-build runs, to reach the false-alarm count without the slowed ones), CALIBRATE_DELAY
 # (default 700us: held about 0.75 ms, it moves the HTTP latency p90 at 500 QPS by about 10 % of
 # the overhead p90; what it moves is measured, docs/method.md), DAPR_VERSION (the daprd, default
-# v1.17.5), and the load, which defaults to DAPR_PERF_QPS=500, DAPR_TEST_DURATION=10s, DAPR_PERF_REPEATS=6 with
+# v1.18.3), and the load, which defaults to DAPR_PERF_QPS=500, DAPR_TEST_DURATION=10s, DAPR_PERF_REPEATS=6 with
 # no added rounds (DAPR_PERF_AB_MAX_ROUNDS = DAPR_PERF_REPEATS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ for k in $kinds; do
 	[ "$k" = aa ] || [ "$k" = slowed ] || { echo "calibrate: CALIBRATE_KINDS=$kinds: each word must be aa or slowed" >&2; exit 2; }
 done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "calibrate: CALIBRATE_RUNS=$runs: must be a whole number >= 1" >&2; exit 2; }
-daprd=$PWD/.daprd/${DAPR_VERSION:-v1.17.5}/daprd
+daprd=$PWD/.daprd/${DAPR_VERSION:-v1.18.3}/daprd
 [ -x "$daprd" ] || { echo "calibrate: no daprd at $daprd: run make daprd" >&2; exit 2; }
 root=${DAPR_PERF_REPORT_DIR:-reports}
 save=${CALIBRATE_SAVE:-reports/calibration/service_invocation_http.json}

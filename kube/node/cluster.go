@@ -47,7 +47,7 @@ const (
 const (
 	DefaultKubeVersion          = "v1.37.2"
 	DefaultMetricsServerVersion = "v0.8.0"
-	DefaultDaprVersion          = "v1.17.5"
+	DefaultDaprVersion          = "v1.18.3"
 )
 
 // Config says where the built parts are. Zero fields take the defaults documented on each.
