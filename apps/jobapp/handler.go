@@ -129,6 +129,10 @@ func NewHandler(o Options) http.Handler {
 	return mux
 }
 
+// TriggerData is each scheduled job's data, as Dapr's trigger test sends it (tests/perf/jobs at
+// v1.18.3: {"dueTime":"1s","data":"trigger-perf"}).
+const TriggerData = "trigger-perf"
+
 // jobBody is daprd's schedule-job body: a relative dueTime and a small payload.
 type jobBody struct {
 	DueTime string `json:"dueTime"`
@@ -145,7 +149,7 @@ func Schedule(ctx context.Context, client *http.Client, dapr string, req Schedul
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	body, _ := json.Marshal(jobBody{DueTime: req.DueIn.String(), Data: "daprperf"})
+	body, _ := json.Marshal(jobBody{DueTime: req.DueIn.String(), Data: TriggerData})
 	var next, ok, failed atomic.Int64
 	var firstErr atomic.Value
 	start := time.Now()

@@ -11,13 +11,23 @@ import (
 // trigger scenario, the app whose daprd schedules the jobs and receives their triggers.
 const JobApp = "jobapp"
 
-// jobsDaprSource is where the jobs scenarios' bounds come from: Dapr added this test after
-// 1.17 (dapr master, tests/perf/jobs); it runs here against the pinned daprd's alpha API.
-const jobsDaprSource = "Dapr master perf suite (tests/perf/jobs)"
+// jobsDaprSource is where the jobs scenarios' bounds come from: Dapr's tests/perf/jobs, added
+// in v1.18.
+//
+// Dapr's v1.18.3 test and app schedule through daprd's stable POST /v1.0/jobs/{name}; here they
+// go through POST /v1.0-alpha1/jobs/{name}, which daprd v1.18.3 serves with the same handler
+// (pkg/api/http/jobs.go: both routes call onCreateScheduleHandler; only the endpoint group in
+// daprd's HTTP metrics differs) and which v1.17.5 and v1.16.5, which have no stable route, serve
+// too: a run on any of them schedules the same way, so releases compare.
+const jobsDaprSource = "Dapr v1.18.3 tests/perf/jobs/jobs_test.go"
+
+// JobData is the job's data in the scheduling scenario, as Dapr's test sends it
+// ({"dueTime":"24h","data":"perftest"}).
+const JobData = "perftest"
 
 // JobsScheduling is Dapr's TestJobSchedulingPerformance: 1000 QPS, 16 connections, 1 minute,
 // each request POST /v1.0-alpha1/jobs/job-{uuid} through the tester's daprd (a new job per
-// request) with {"dueTime":"24h"}, so nothing fires during the run; the tester's daprd hands
+// request) with {"dueTime":"24h0m0s","data":"perftest"}, so nothing fires during the run; the tester's daprd hands
 // each to the scheduler, which stores it in its etcd. Warmup: 100 QPS for 10 s (its jobs are
 // due in 24 h too).
 //
@@ -46,10 +56,10 @@ func JobsScheduling() perf.Scenario {
 		Main:           perf.Route{To: JobApp, ThroughSidecar: true, Operation: op},
 		RateIsMeasured: true,
 		MainOptions: []perf.Option{
-			perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute),
+			perf.WithQPS(1000), perf.WithConnections(16), perf.WithDuration(time.Minute), perf.WithPayload(JobData),
 		},
 		WarmupOptions: []perf.Option{
-			perf.WithQPS(100), perf.WithConnections(16), perf.WithDuration(10 * time.Second),
+			perf.WithQPS(100), perf.WithConnections(16), perf.WithDuration(10 * time.Second), perf.WithPayload(JobData),
 		},
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: jobsDaprSource},

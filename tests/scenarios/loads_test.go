@@ -77,7 +77,7 @@ var daprsLoads = []struct {
 	{"TestConfigurationSubscribeGRPCPerformance", func() perf.Scenario { return ConfigurationSubscribe(perf.GRPC) },
 		load{Main: "ramping-vus 0 -> 100/2s -> 300/3s -> 500/4s, 100 B", Plan: "1 messages per request, each iteration waiting up to 1m0s for them", Hosts: 1, Testers: 1}, ""},
 	{"TestJobSchedulingPerformance", JobsScheduling,
-		load{Main: "fortio 1000 QPS x 16 conns x 1m0s, 0 B", Hosts: 1, Testers: 1}, ""},
+		load{Main: "fortio 1000 QPS x 16 conns x 1m0s, 8 B", Hosts: 1, Testers: 1}, ""}, // data "perftest"
 	{"TestJobTriggerPerformance", JobsTriggering,
 		load{Plan: "20000 jobs, 50 in flight", Hosts: 1, Testers: 1}, ""},
 	{"TestWorkflowWithConstantVUs", func() perf.Scenario { return WorkflowWithConstantVUs("postgresql") },
