@@ -61,8 +61,11 @@ type Config struct {
 	// kube-node).
 	NodeBin string
 	// Daprd is the sidecar's binary (default <Root>/.daprd/<DaprVersion>/daprd: make daprd).
-	Daprd                                          string
-	KubeVersion, MetricsServerVersion, DaprVersion string
+	Daprd                             string
+	KubeVersion, MetricsServerVersion string
+	// DaprVersion is the control plane's and the sidecar's release (default DAPR_VERSION,
+	// which make exports, else DefaultDaprVersion), as make kube-node and make daprd build it.
+	DaprVersion string
 	// Keep leaves the cluster's work directory after teardown, for debugging
 	// (DAPR_PERF_KUBE_NODE_KEEP, which the tests read).
 	Keep bool
@@ -191,6 +194,9 @@ func (cfg *Config) fill() error {
 	}
 	if cfg.MetricsServerVersion == "" {
 		cfg.MetricsServerVersion = DefaultMetricsServerVersion
+	}
+	if cfg.DaprVersion == "" {
+		cfg.DaprVersion = os.Getenv("DAPR_VERSION")
 	}
 	if cfg.DaprVersion == "" {
 		cfg.DaprVersion = DefaultDaprVersion
