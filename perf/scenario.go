@@ -105,6 +105,10 @@ type Route struct {
 	ThroughSidecar bool
 	// Method is the invoked method (default "test").
 	Method string
+	// Protocol is the tester's protocol on this route; empty is the scenario's Transport.
+	// Dapr's configuration get tests load their app over HTTP whichever of daprd's APIs the
+	// app then calls: their gRPC scenario sets HTTP here.
+	Protocol Protocol
 	// Operation, when set, is what the phase sends instead of a service invocation of Method
 	// (state, publish, actor call, ...; see Operation): through the sidecar it goes to the
 	// tester's daprd API, otherwise to To's own port. Its Baseline says what the baseline
@@ -190,4 +194,12 @@ func RepeatsFromEnv(env Env) int {
 		return 1
 	}
 	return *env.Repeats
+}
+
+// ProtocolIn is the protocol the tester speaks on r in sc: r.Protocol, else sc.Transport.
+func (r Route) ProtocolIn(sc Scenario) Protocol {
+	if r.Protocol != "" {
+		return r.Protocol
+	}
+	return sc.Transport
 }

@@ -281,11 +281,13 @@ func (h *Handler) takeGRPC(vals map[string]string, now time.Time) {
 	h.c.handled(time.Since(now))
 }
 
-// Close ends the configuration mode's gRPC stream, if any (the process's exit does it too).
+// Close ends the configuration mode's gRPC stream, if any, and closes the get routes' clients
+// (the process's exit does it too).
 func (h *Handler) Close() {
 	if h.cfg == nil {
 		return
 	}
+	h.get.close()
 	h.cfg.mu.Lock()
 	defer h.cfg.mu.Unlock()
 	if h.cfg.stop != nil {

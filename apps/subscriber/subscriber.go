@@ -66,11 +66,15 @@ type Options struct {
 	// subscribes to every key of this configuration store instead of a topic; PubSub, Topic
 	// and the bulk and delay options must then stay empty.
 	ConfigurationStore string
+	// ConfigGet configures the configuration mode's get routes (configget.go).
+	ConfigGet ConfigGetOptions
 }
 
 // Validate names the first bad field.
 func (o Options) Validate() error {
 	switch {
+	case o.ConfigurationStore == "" && (len(o.ConfigGet.Keys) > 0 || o.ConfigGet.Redis != ""):
+		return errors.New("subscriber: ConfigGet (-configuration-get-keys) needs the configuration mode (-configuration-store)")
 	case o.ConfigurationStore != "" && (o.PubSub != "" || o.Topic != "" || o.Bulk || o.BulkMaxMessages != 0 || o.BulkMaxAwait != 0 || o.Delay != 0):
 		return errors.New("subscriber: ConfigurationStore (-configuration-store) is the configuration mode: leave -pubsub, -topic, -bulk*, -delay unset")
 	case o.ConfigurationStore != "":
@@ -111,6 +115,7 @@ type Handler struct {
 	mux   *http.ServeMux
 	c     counter
 	cfg   *configState // the configuration mode; nil for pub/sub
+	get   *configGet   // the configuration mode's get routes; nil for pub/sub
 }
 
 // NewHandler returns the app for o, or o's validation error.
@@ -143,6 +148,8 @@ func NewHandler(o Options) (*Handler, error) {
 	if o.ConfigurationStore != "" {
 		h.cfg = &configState{store: o.ConfigurationStore}
 		h.routeConfiguration(m)
+		h.get = &configGet{store: o.ConfigurationStore, o: o.ConfigGet, http: &http.Client{Timeout: configGetTimeout}}
+		h.get.route(m)
 	}
 	h.mux = m
 	return h, nil

@@ -93,3 +93,32 @@ func TestOperationDirectValidation(t *testing.T) {
 	inv := perf.Operation{Kind: perf.OpInvoke, Method: "m", Direct: perf.BackendRedis}
 	assert.ErrorContains(t, inv.Validate(perf.HTTP), "operation.direct = \"redis\": only for kinds state.get")
 }
+
+// appDeployment is backendDeployment with app endpoints.
+type appDeployment struct{ backendDeployment }
+
+func (appDeployment) Endpoint(app string, e perf.Endpoint) (string, error) {
+	switch e {
+	case perf.AppHTTP:
+		return "http://127.0.0.1:4001", nil
+	case perf.AppGRPC:
+		return "127.0.0.1:4002", nil
+	}
+	return "", errors.New("no endpoint " + string(e))
+}
+
+// A route's own protocol wins over the scenario's transport: a gRPC scenario's route stated
+// over HTTP loads the app's HTTP port at /<method>; one without goes over gRPC.
+func TestRoutedTakesTheRoutesProtocol(t *testing.T) {
+	sc := perf.Scenario{Test: "configuration_get_ramp", Transport: perf.GRPC, Tester: "tester"}
+	load := perf.Params{QPS: 10, Connections: 1, Duration: 1e9, Percentiles: []float64{50}}
+	p, err := routed(appDeployment{}, sc, perf.Route{To: "app", Method: "configuration-get-dapr-grpc", Protocol: perf.HTTP}, load)
+	require.NoError(t, err)
+	assert.Equal(t, perf.HTTP, p.Protocol)
+	assert.Equal(t, "http://127.0.0.1:4001/configuration-get-dapr-grpc", p.Target)
+
+	p, err = routed(appDeployment{}, sc, perf.Route{To: "app"}, load)
+	require.NoError(t, err)
+	assert.Equal(t, perf.GRPC, p.Protocol)
+	assert.Equal(t, "127.0.0.1:4002", p.Target)
+}

@@ -54,6 +54,11 @@ func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s=ladder not applied: the rate this scenario reaches at %d QPS is what it measures", perf.EnvPreflight, cfg.Main.QPS))
 	}
 	add(sc.ValidateSetup())
+	for i, r := range []perf.Route{sc.Baseline, sc.Main} {
+		if r.Protocol != "" && r.Protocol != perf.HTTP && r.Protocol != perf.GRPC {
+			add(fmt.Errorf("overhead plan: %s.Protocol = %q: %q, %q or empty (the scenario's Transport)", [2]string{"Baseline", "Main"}[i], r.Protocol, perf.HTTP, perf.GRPC))
+		}
+	}
 	if sc.Tester == "" || sc.Main.To == "" || sc.Baseline.To == "" {
 		add(fmt.Errorf("overhead plan: Tester, Baseline.To and Main.To must name apps (got %q, %q, %q)", sc.Tester, sc.Baseline.To, sc.Main.To))
 	}

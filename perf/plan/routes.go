@@ -18,9 +18,10 @@ func sampleIdle(s perf.Session, dep perf.Deployment, window time.Duration) []per
 	return stop()
 }
 
-// routed returns p aimed at route r of the deployment.
+// routed returns p aimed at route r of the deployment, over the route's protocol
+// (Route.ProtocolIn).
 func routed(dep perf.Deployment, sc perf.Scenario, r perf.Route, p perf.Params) (perf.Params, error) {
-	p.Protocol = sc.Transport
+	p.Protocol = r.ProtocolIn(sc)
 	p.Method = r.Method
 	if p.Method == "" {
 		p.Method = "test"
@@ -36,11 +37,11 @@ func routed(dep perf.Deployment, sc perf.Scenario, r perf.Route, p perf.Params) 
 			if err == nil {
 				p.Operation.Key, err = storeKey(sc, r.Operation)
 			}
-		case sc.Transport == perf.HTTP && r.ThroughSidecar:
+		case p.Protocol == perf.HTTP && r.ThroughSidecar:
 			p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarHTTP)
 		case r.ThroughSidecar:
 			p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarGRPC)
-		case sc.Transport == perf.HTTP:
+		case p.Protocol == perf.HTTP:
 			p.Target, err = dep.Endpoint(r.To, perf.AppHTTP)
 		default:
 			p.Target, err = dep.Endpoint(r.To, perf.AppGRPC)
@@ -51,10 +52,10 @@ func routed(dep perf.Deployment, sc perf.Scenario, r perf.Route, p perf.Params) 
 		return p, p.Validate()
 	}
 	switch {
-	case sc.Transport == perf.HTTP && r.ThroughSidecar:
+	case p.Protocol == perf.HTTP && r.ThroughSidecar:
 		p.Target, err = dep.Endpoint(sc.Tester, perf.SidecarHTTP)
 		p.Target += "/v1.0/invoke/" + r.To + "/method/" + p.Method
-	case sc.Transport == perf.HTTP:
+	case p.Protocol == perf.HTTP:
 		p.Target, err = dep.Endpoint(r.To, perf.AppHTTP)
 		p.Target += "/" + p.Method
 	case r.ThroughSidecar:

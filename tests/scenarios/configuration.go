@@ -22,6 +22,9 @@ const (
 	// key between a notification and its read would show as one lost and one duplicated,
 	// a property of a last-value store, not a loss).
 	ConfigUpdateKey = "update-" + perf.UUIDToken
+	// ConfigApp is the configuration get app: the subscriber app in its configuration mode,
+	// which serves Dapr's configuration app's get routes.
+	ConfigApp = "configapp"
 	// ConfigUpdateBytes is the size of each update's value: Dapr's subscribe tests send
 	// 100-byte messages.
 	ConfigUpdateBytes = 100
@@ -103,37 +106,63 @@ func configSeed() perf.Setup {
 	}
 }
 
-// ConfigurationGetRamp is Dapr's own configuration get load: k6's ramping-vus executor
-// (package perf/driver), 0 -> 100 VUs over 2 s, -> 300 over 3 s, -> 500 over 4 s, each user
-// looping requests back to back, gracefulRampDown 0 (dapr/dapr tests/perf/configuration
-// test.js); warmup 10 VUs for 3 s. Baseline the same ramp of direct go-redis GETs, as
-// ConfigurationGet. Bounds: 0 errors, 0 restarts, latency.mean <= 60 ms (Dapr's k6
-// threshold). A closed loop has no target rate, so no qps.ratio gate. Test name
-// "configuration_get_ramp".
+// ConfigurationGetRamp is Dapr's configuration get test (dapr/dapr tests/perf/configuration at
+// v1.18.3, with its app tests/apps/perf/configuration): a load that asks an app, which reads
+// ConfigKey from Redis. The load is Dapr's k6 ramping-vus executor (package perf/driver),
+// 0 -> 100 VUs over 2 s, -> 300 over 3 s, -> 500 over 4 s, each user looping requests back to
+// back, gracefulRampDown 0 (test.js); warmup 10 VUs for 3 s. Both phases send HTTP to the app
+// (the subscriber app in its configuration mode, apps/subscriber/configget.go) as Dapr's k6 does:
+//   - baseline, Dapr's "baseline" run: the app reads the key straight from Redis (app -> Redis);
+//   - main, Dapr's "dapr" run: the app reads it through its daprd, over daprd's HTTP or gRPC
+//     API as transport says (app -> daprd -> Redis).
+//
+// The item is seeded before the first phase as ConfigurationGet seeds it. Bounds: 0 errors, 0
+// restarts, the mean below 60 ms on both runs (Dapr's k6 threshold). A closed loop has no
+// target rate, so no qps.ratio gate. Test name "configuration_get_ramp".
 func ConfigurationGetRamp(transport perf.Protocol) perf.Scenario {
-	sc := ConfigurationGet(transport)
-	sc.Test = "configuration_get_ramp"
-	// Duration is not what the executor runs; the plan's progress lines estimate with it.
-	sc.MainOptions = []perf.Option{perf.WithDuration(9 * time.Second), perf.WithExecutor(driver.Executor{
-		Kind: driver.RampingVUs,
-		Stages: []driver.Stage{
-			{Duration: 2 * time.Second, Target: 100},
-			{Duration: 3 * time.Second, Target: 300},
-			{Duration: 4 * time.Second, Target: 500},
-		},
-		GracefulRampDown: time.Nanosecond, // k6's "0s"; 0 here is the 30 s default
-		GracefulStop:     5 * time.Second,
-	})}
-	sc.WarmupOptions = []perf.Option{perf.WithDuration(3 * time.Second), perf.WithExecutor(driver.Executor{
-		Kind: driver.ConstantVUs, VUs: 10, Duration: 3 * time.Second, GracefulStop: 5 * time.Second,
-	})}
-	sc.Thresholds = []perf.Threshold{
-		{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: daprSuite},
-		{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: daprSuite},
-		{Figure: "latency.mean", Op: perf.Below, Limit: configGetMeanLimit, Source: configSource},
-		{Figure: "baseline.mean", Op: perf.Below, Limit: configGetMeanLimit, Source: configSource + ", on the baseline run too"},
+	comps := []perf.Component{configComponent()}
+	api := "http"
+	if transport == perf.GRPC {
+		api = "grpc"
 	}
-	return sc
+	return perf.Scenario{
+		Plan:      plan.OverheadPlan{},
+		Test:      "configuration_get_ramp",
+		Transport: transport,
+		AppWork: "Dapr's configuration app's: each request reads " + ConfigKey + " from Redis (baseline) or through the app's daprd over " +
+			api + " (main); the load reaches the app over HTTP in both",
+		Apps: []perf.App{
+			// The load goes to the app in both phases: the tester needs no sidecar.
+			{Name: TesterApp, Kind: perf.Tester},
+			{Name: ConfigApp, Kind: perf.Subscriber, Backends: []perf.Backend{perf.BackendRedis},
+				Args:    append(perf.ConfigurationSubscriberArgs(ConfigStoreName), "-configuration-get-keys", ConfigKey),
+				Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: comps}},
+		},
+		Tester:   TesterApp,
+		Baseline: perf.Route{To: ConfigApp, Method: "configuration-get-baseline", Protocol: perf.HTTP},
+		Main:     perf.Route{To: ConfigApp, Method: "configuration-get-dapr-" + api, Protocol: perf.HTTP},
+		Setup:    []perf.Setup{configSeed()},
+		// Duration is not what the executor runs; the plan's progress lines estimate with it.
+		MainOptions: []perf.Option{perf.WithDuration(9 * time.Second), perf.WithExecutor(driver.Executor{
+			Kind: driver.RampingVUs,
+			Stages: []driver.Stage{
+				{Duration: 2 * time.Second, Target: 100},
+				{Duration: 3 * time.Second, Target: 300},
+				{Duration: 4 * time.Second, Target: 500},
+			},
+			GracefulRampDown: time.Nanosecond, // k6's "0s"; 0 here is the 30 s default
+			GracefulStop:     5 * time.Second,
+		})},
+		WarmupOptions: []perf.Option{perf.WithDuration(3 * time.Second), perf.WithExecutor(driver.Executor{
+			Kind: driver.ConstantVUs, VUs: 10, Duration: 3 * time.Second, GracefulStop: 5 * time.Second,
+		})},
+		Thresholds: []perf.Threshold{
+			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+			{Figure: "restarts", Op: perf.AtMost, Limit: 0, Source: daprSuite},
+			{Figure: "latency.mean", Op: perf.Below, Limit: configGetMeanLimit, Source: configSource},
+			{Figure: "baseline.mean", Op: perf.Below, Limit: configGetMeanLimit, Source: configSource + ", on the baseline run too"},
+		},
+	}
 }
 
 // ConfigurationSubscribe is Dapr's configuration subscribe test over transport, as a delivery

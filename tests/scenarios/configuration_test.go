@@ -46,10 +46,23 @@ func TestConfigurationScenarios(t *testing.T) {
 			case "configuration_get", "configuration_get_ramp":
 				assert.Equal(t, 0.060, gate(t, sc, "latency.mean").Limit, "%s: Dapr's get mean < 60 ms", path)
 				assert.Contains(t, gate(t, sc, "latency.mean").Source, "tests/perf/configuration")
-				assert.Equal(t, perf.BaselineStore, sc.Baseline.Operation.BaselineKind(), path)
-				assert.False(t, sc.Baseline.ThroughSidecar, path)
-				assert.True(t, sc.Main.ThroughSidecar, path)
-				assert.Equal(t, []string{ConfigKey}, sc.Main.Operation.Keys, path)
+				if sc.Test == "configuration_get" { // ours: tester -> its daprd, tester -> Redis
+					assert.Equal(t, perf.BaselineStore, sc.Baseline.Operation.BaselineKind(), path)
+					assert.False(t, sc.Baseline.ThroughSidecar, path)
+					assert.True(t, sc.Main.ThroughSidecar, path)
+					assert.Equal(t, []string{ConfigKey}, sc.Main.Operation.Keys, path)
+				} else { // Dapr's: the load asks the app, over HTTP, to read the key
+					api := map[perf.Protocol]string{perf.HTTP: "http", perf.GRPC: "grpc"}[tr]
+					assert.Equal(t, perf.Route{To: ConfigApp, Method: "configuration-get-baseline", Protocol: perf.HTTP}, sc.Baseline, path)
+					assert.Equal(t, perf.Route{To: ConfigApp, Method: "configuration-get-dapr-" + api, Protocol: perf.HTTP}, sc.Main, path)
+					require.Len(t, sc.Apps, 2, path)
+					app := sc.Apps[1]
+					assert.Equal(t, ConfigApp, app.Name, path)
+					assert.Equal(t, perf.Subscriber, app.Kind, path)
+					assert.Equal(t, []perf.Backend{perf.BackendRedis}, app.Backends, "%s: the baseline reads Redis itself", path)
+					assert.Equal(t, []string{"-configuration-store", ConfigStoreName, "-configuration-get-keys", ConfigKey}, app.Args, path)
+					assert.Contains(t, sc.AppWork, "over "+api, path)
+				}
 				require.Len(t, sc.Setup, 1, path)
 				seed := sc.Setup[0]
 				assert.Equal(t, perf.OpConfigurationSet, seed.Route.Operation.Kind, path)

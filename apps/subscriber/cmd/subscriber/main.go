@@ -1,7 +1,12 @@
 // Command subscriber is the pub/sub subscriber app (package subscriber) on 127.0.0.1.
 //
 //	subscriber -pubsub NAME -topic TOPIC [-bulk [-bulk-max-messages 100] [-bulk-max-await 1s]] [-grpc] [-delay 0s] [-port 0] [-host 127.0.0.1]
-//	subscriber -configuration-store NAME [-port 0] [-host 127.0.0.1]
+//	subscriber -configuration-store NAME [-configuration-get-keys key1,...] [-port 0] [-host 127.0.0.1]
+//
+// In the configuration mode the get routes (subscriber.RouteConfigGetBaseline, ...) read
+// -configuration-get-keys from the Redis at $DAPR_PERF_REDIS_ADDR (which the platforms set for an
+// app with Backends [redis]) or through the daprd at $DAPR_HTTP_PORT or $DAPR_GRPC_PORT (which
+// they set for an app with a sidecar).
 //
 // With -grpc daprd delivers over gRPC (Dapr's AppCallback; run daprd with --app-protocol grpc):
 // the port then serves gRPC to connections that open with HTTP/2's preface, and the HTTP
@@ -18,6 +23,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
+
+	"github.com/daprperf/daprperf/perf"
 
 	"github.com/daprperf/daprperf/apps/internal/serve"
 	"github.com/daprperf/daprperf/apps/subscriber"
@@ -36,9 +44,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.BulkMaxAwait, "bulk-max-await", 0, "bulk subscribe's maxAwaitDurationMs, a Go `duration` (0: 1s)")
 	grpcDelivery := fs.Bool("grpc", false, "take deliveries over gRPC (Dapr's AppCallback, daprd --app-protocol grpc) on the same port as the HTTP stats")
 	fs.StringVar(&o.ConfigurationStore, "configuration-store", "", "subscribe to every key of this configuration store `name` instead of a topic (the configuration mode)")
+	getKeys := fs.String("configuration-get-keys", "", "comma-separated `keys` the configuration mode's get routes read")
 	fs.DurationVar(&o.Delay, "delay", 0, "wait this Go `duration` in every delivery call before answering: a slow consumer (reliability tests only)")
 	if code, ok := c.Parse(args); !ok {
 		return code
+	}
+	if *getKeys != "" {
+		o.ConfigGet = configGetFromEnv(strings.Split(*getKeys, ","))
 	}
 	h, err := subscriber.NewHandler(o)
 	if err != nil {
@@ -87,4 +99,17 @@ func serveBoth(ctx context.Context, ln net.Listener, h *subscriber.Handler, stde
 		cancel() // the first to return stops the other
 	}
 	return code
+}
+
+// configGetFromEnv is the get routes' configuration for keys, with the addresses the platform
+// gave the app in its environment.
+func configGetFromEnv(keys []string) subscriber.ConfigGetOptions {
+	o := subscriber.ConfigGetOptions{Keys: keys, Redis: os.Getenv(perf.EnvBackendAddr(perf.BackendRedis))}
+	if p := os.Getenv("DAPR_HTTP_PORT"); p != "" {
+		o.DaprHTTP = "http://127.0.0.1:" + p
+	}
+	if p := os.Getenv("DAPR_GRPC_PORT"); p != "" {
+		o.DaprGRPC = "127.0.0.1:" + p
+	}
+	return o
 }
