@@ -70,7 +70,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows report publish compare test unit bench-tester lint charts clean
+.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows report publish compare dapr-report test unit bench-tester lint charts clean
 
 all: test
 
@@ -234,6 +234,12 @@ perf-workflows: daprd $(DAPRD_B)
 report:
 	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20060102T150405Z-4f2a" >&2; exit 2; }
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
+
+## dapr-report: write run RUN's result files (without RUN, reports/$(DAPR_VERSION)) as Dapr's
+## test_report_perf.json, to OUT (default test_report_perf.json), for Dapr's tests/perf/report
+## (docs/dapr-report.md).
+dapr-report:
+	$(GO) run ./cmd/daprreport -o "$(or $(OUT),test_report_perf.json)" "$${DAPR_PERF_REPORT_DIR:-reports}/$(if $(RUN),runs/$(RUN),$(DAPR_VERSION))"
 
 ## publish: copy run RUN into reports/v<version>/ as its daprd version's reference and redraw its
 ## charts; an incomplete, invalid or failed run is refused unless FORCE=1. Then writes the golden

@@ -114,6 +114,8 @@ var binaryRules = []binaryRule{
 		mayNotLink: []string{"testing", envconfigPath}},
 	{bin: "cmd/perfcalibrate", what: "the verdict's calibration table from A/B result files; it links `perf/growth` through `perf/report`",
 		mayNotLink: []string{"testing", envconfigPath}},
+	{bin: "cmd/daprreport", what: "writes result files as Dapr's `test_report_perf.json` (the `go test -json` events Dapr's `tests/perf/report` reads); it links `perf/growth` through `perf/report`, which reads the result files",
+		mayNotLink: []string{"testing", envconfigPath}},
 	{bin: "kube/node/nodeprobe", what: "the probe the Kubernetes node image runs",
 		mayNotLink: []string{"testing", envconfigPath, perf.ModulePath + "/perf/growth"}},
 }
