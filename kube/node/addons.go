@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -22,8 +23,9 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// manifests are the add-ons' objects: metrics-server.yaml (written for this cluster),
-// dapr-crds.yaml and dapr.yaml (Dapr's Helm chart, rendered; see each file's header).
+// manifests are the add-ons' objects: metrics-server.yaml (written for this cluster), and per
+// Dapr release dapr-crds-<version>.yaml and dapr-<version>.yaml (Dapr's Helm chart of that
+// release, rendered; see each file's header, which says how to render another).
 //
 //go:embed manifests/*.yaml
 var manifests embed.FS
@@ -44,7 +46,7 @@ func (c *Cluster) addonsUp(ctx context.Context, _ *pkiFiles) error {
 	if _, err := c.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return &PartError{Part: "dapr", Err: err}
 	}
-	if err := applyFile(ctx, dyn, mapper, "manifests/dapr-crds.yaml"); err != nil {
+	if err := applyFile(ctx, dyn, mapper, daprCRDsManifest(c.cfg.DaprVersion)); err != nil {
 		return &PartError{Part: "dapr CRDs", Err: err}
 	}
 	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -75,7 +77,7 @@ func (c *Cluster) addonsUp(ctx context.Context, _ *pkiFiles) error {
 	}
 	mapper.Reset()
 	c.mark("dapr CRDs")
-	if err := applyFile(ctx, dyn, mapper, "manifests/dapr.yaml"); err != nil {
+	if err := applyFile(ctx, dyn, mapper, daprManifest(c.cfg.DaprVersion)); err != nil {
 		return &PartError{Part: "dapr", Err: err}
 	}
 	for _, d := range []struct {
@@ -229,4 +231,28 @@ func applyFile(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMappe
 			return fmt.Errorf("%s: create %s %s: %w", name, gvk.Kind, obj.GetName(), err)
 		}
 	}
+}
+
+// daprManifest and daprCRDsManifest are the embedded files of Dapr release version ("v1.18.3"):
+// its control plane and its CRDs.
+func daprManifest(version string) string     { return "manifests/dapr-" + version + ".yaml" }
+func daprCRDsManifest(version string) string { return "manifests/dapr-crds-" + version + ".yaml" }
+
+// checkDaprManifests says which Dapr releases have rendered manifests when version has none.
+func checkDaprManifests(version string) error {
+	_, err1 := manifests.ReadFile(daprManifest(version))
+	_, err2 := manifests.ReadFile(daprCRDsManifest(version))
+	if err1 == nil && err2 == nil {
+		return nil
+	}
+	have, _ := fs.Glob(manifests, "manifests/dapr-v*.yaml")
+	for i, h := range have {
+		have[i] = strings.TrimSuffix(strings.TrimPrefix(h, "manifests/dapr-"), ".yaml")
+	}
+	how := "render it with helm template, as the header of each rendered chart says"
+	if len(have) > 0 {
+		how = "render it as the header of " + daprManifest(have[0]) + " says"
+	}
+	return fmt.Errorf("kube node: DAPR_VERSION %s: no rendered chart in kube/node/manifests (%s, %s); releases with one: %s; %s",
+		version, daprManifest(version), daprCRDsManifest(version), strings.Join(have, ", "), how)
 }

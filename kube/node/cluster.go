@@ -201,6 +201,9 @@ func (cfg *Config) fill() error {
 	if cfg.DaprVersion == "" {
 		cfg.DaprVersion = DefaultDaprVersion
 	}
+	if err := checkDaprManifests(cfg.DaprVersion); err != nil {
+		return err
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Minute
 	}

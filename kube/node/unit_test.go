@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -272,5 +273,48 @@ func TestCIRunPrebuildsTheImageBinaries(t *testing.T) {
 		if !strings.Contains(" "+step+" ", " "+p+" ") {
 			t.Errorf(".ci/run's build of the images' binaries does not compile %s: %q", p, step)
 		}
+	}
+}
+
+// Each rendered Dapr chart names only the images writeImages imports for its release
+// (daprperf.local/<part>:<version without v>); the default release has one; a release without
+// one is refused before anything starts, naming the releases that have one.
+func TestDaprManifestsNameTheirReleasesImages(t *testing.T) {
+	files, err := fs.Glob(manifests, "manifests/dapr-v*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rendered Dapr chart: %v", err)
+	}
+	for _, f := range files {
+		version := strings.TrimSuffix(strings.TrimPrefix(f, "manifests/dapr-"), ".yaml")
+		if err := checkDaprManifests(version); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		data, err := manifests.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag := strings.TrimPrefix(version, "v")
+		var images []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "image:"); ok {
+				images = append(images, strings.Trim(strings.TrimSpace(v), `"`))
+			}
+		}
+		if len(images) == 0 {
+			t.Errorf("%s names no image", f)
+		}
+		for _, im := range images {
+			part, ok := strings.CutPrefix(im, ImageRegistry+"/")
+			if !ok || !strings.HasSuffix(part, ":"+tag) {
+				t.Errorf("%s names image %q, want %s/<part>:%s", f, im, ImageRegistry, tag)
+			}
+		}
+	}
+	if err := checkDaprManifests(DefaultDaprVersion); err != nil {
+		t.Errorf("the default release: %v", err)
+	}
+	err = checkDaprManifests("v1.0.0")
+	if err == nil || !strings.Contains(err.Error(), "v1.0.0") || !strings.Contains(err.Error(), DefaultDaprVersion) {
+		t.Errorf("a release without a chart: %v, want an error naming it and the releases that have one", err)
 	}
 }
