@@ -5,17 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/daprperf/daprperf/local"
-	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/local/localtest"
 )
 
 // getItems asks h's route for its items.
@@ -39,31 +36,7 @@ func TestConfigGetRoutesReadWhatDaprdReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd and Redis")
 	}
-	p, err := local.New(local.WithRunDirParent(t.TempDir()), local.WithoutDaprdB())
-	if err != nil && os.Getenv("CI") == "" {
-		t.Skipf("skipping: %v", err)
-	}
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	app := perf.App{Name: "app", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP,
-		Components: []perf.Component{{Name: "configstore", Type: perf.ConfigurationRedis}}}}
-	d, err := p.StartE(ctx, t, app)
-	if err != nil && os.Getenv("CI") == "" && strings.Contains(err.Error(), local.ErrBackendMissing.Error()) {
-		t.Skipf("skipping: %v", err)
-	}
-	require.NoError(t, err)
-	daprHTTP, err := d.Endpoint("app", perf.SidecarHTTP)
-	require.NoError(t, err)
-	daprGRPC, err := d.Endpoint("app", perf.SidecarGRPC)
-	require.NoError(t, err)
-	var redisAddr string
-	for _, b := range d.Backends() {
-		if b.Backend == perf.BackendRedis {
-			redisAddr = b.Address
-		}
-	}
-	require.NotEmpty(t, redisAddr)
+	daprHTTP, daprGRPC, redisAddr := localtest.ConfigSidecar(t)
 	rc := redis.NewClient(&redis.Options{Addr: redisAddr})
 	t.Cleanup(func() { _ = rc.Close() })
 	require.NoError(t, rc.Set(t.Context(), "key1", "val1||7", 0).Err())

@@ -1,12 +1,9 @@
 package tester
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,41 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/daprperf/daprperf/local"
+	"github.com/daprperf/daprperf/local/localtest"
 	"github.com/daprperf/daprperf/perf"
 )
-
-// configSidecar is the local platform with one HTTP app whose daprd loads a configuration.redis
-// component "configstore" on the real Redis started with it: daprd's HTTP and gRPC addresses
-// and Redis's host:port. Skipped without daprd or redis-server unless $CI is set.
-func configSidecar(t *testing.T) (daprHTTP, daprGRPC, redisAddr string) {
-	t.Helper()
-	p, err := local.New(local.WithRunDirParent(t.TempDir()), local.WithoutDaprdB())
-	if err != nil && os.Getenv("CI") == "" {
-		t.Skipf("skipping: %v", err)
-	}
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	app := perf.App{Name: "app", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP,
-		Components: []perf.Component{{Name: "configstore", Type: perf.ConfigurationRedis}}}}
-	d, err := p.StartE(ctx, t, app)
-	if err != nil && os.Getenv("CI") == "" && strings.Contains(err.Error(), local.ErrBackendMissing.Error()) {
-		t.Skipf("skipping: %v", err)
-	}
-	require.NoError(t, err)
-	daprHTTP, err = d.Endpoint("app", perf.SidecarHTTP)
-	require.NoError(t, err)
-	daprGRPC, err = d.Endpoint("app", perf.SidecarGRPC)
-	require.NoError(t, err)
-	for _, b := range d.Backends() {
-		if b.Backend == perf.BackendRedis {
-			redisAddr = b.Address
-		}
-	}
-	require.NotEmpty(t, redisAddr)
-	return daprHTTP, daprGRPC, redisAddr
-}
 
 func configLoad(proto perf.Protocol, target string, op perf.Operation, payload string) perf.Params {
 	return perf.Params{Protocol: proto, Target: target, Method: "test", QPS: 20, Connections: 2, Duration: time.Second,
@@ -64,7 +29,7 @@ func TestConfigurationAgainstRealDaprd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daprd and Redis")
 	}
-	daprHTTP, daprGRPC, redisAddr := configSidecar(t)
+	daprHTTP, daprGRPC, redisAddr := localtest.ConfigSidecar(t)
 	rc := redis.NewClient(&redis.Options{Addr: redisAddr})
 	t.Cleanup(func() { _ = rc.Close() })
 	set := perf.Operation{Kind: perf.OpConfigurationSet, Store: "configstore", Baseline: perf.BaselineStore, Direct: perf.BackendRedis}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,41 +16,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/daprperf/daprperf/local"
+	"github.com/daprperf/daprperf/local/localtest"
 	"github.com/daprperf/daprperf/perf"
 )
 
-// storeSidecar is the local platform with one HTTP app whose daprd loads a state.redis
-// ("redisstate") and a state.postgresql v2 ("pgstate") component, the real Redis and
-// PostgreSQL started with it. It returns the deployment's daprd HTTP and gRPC addresses and the
-// backends' host:port. Skipped without daprd, or without the backends' packages unless $CI is
-// set (make test-deps installs them).
+// storeSidecar is localtest.Sidecar with a state.redis ("redisstate") and a state.postgresql
+// v2 ("pgstate") component.
 func storeSidecar(t *testing.T) (daprHTTP, daprGRPC string, backends map[perf.Backend]string) {
 	t.Helper()
-	p, err := local.New(local.WithRunDirParent(t.TempDir()), local.WithoutDaprdB())
-	if err != nil && os.Getenv("CI") == "" {
-		t.Skipf("skipping: %v", err)
-	}
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	app := perf.App{Name: "app", Kind: perf.HTTPApp, Sidecar: &perf.Sidecar{AppProtocol: perf.HTTP, Components: []perf.Component{
-		{Name: "redisstate", Type: perf.StateRedis},
-		{Name: "pgstate", Type: perf.StatePostgreSQL},
-	}}}
-	d, err := p.StartE(ctx, t, app)
-	if err != nil && os.Getenv("CI") == "" && strings.Contains(err.Error(), local.ErrBackendMissing.Error()) {
-		t.Skipf("skipping: %v", err)
-	}
-	require.NoError(t, err)
-	daprHTTP, err = d.Endpoint("app", perf.SidecarHTTP)
-	require.NoError(t, err)
-	daprGRPC, err = d.Endpoint("app", perf.SidecarGRPC)
-	require.NoError(t, err)
-	backends = map[perf.Backend]string{}
-	for _, b := range d.Backends() {
-		backends[b.Backend] = b.Address
-	}
+	daprHTTP, daprGRPC, backends = localtest.Sidecar(t, perf.Component{Name: "redisstate", Type: perf.StateRedis},
+		perf.Component{Name: "pgstate", Type: perf.StatePostgreSQL})
 	require.Contains(t, backends, perf.BackendRedis)
 	require.Contains(t, backends, perf.BackendPostgreSQL)
 	return daprHTTP, daprGRPC, backends

@@ -144,12 +144,8 @@ func ConfigurationGetRamp(transport perf.Protocol) perf.Scenario {
 		Setup:    []perf.Setup{configSeed()},
 		// Duration is not what the executor runs; the plan's progress lines estimate with it.
 		MainOptions: []perf.Option{perf.WithDuration(9 * time.Second), perf.WithExecutor(driver.Executor{
-			Kind: driver.RampingVUs,
-			Stages: []driver.Stage{
-				{Duration: 2 * time.Second, Target: 100},
-				{Duration: 3 * time.Second, Target: 300},
-				{Duration: 4 * time.Second, Target: 500},
-			},
+			Kind:             driver.RampingVUs,
+			Stages:           daprRampStages(),
 			GracefulRampDown: time.Nanosecond, // k6's "0s"; 0 here is the 30 s default
 			GracefulStop:     5 * time.Second,
 		})},

@@ -68,6 +68,16 @@ func SubscribeBrokerNamed(name string) (SubscribeBroker, error) {
 	return SubscribeBrokers[i], nil
 }
 
+// daprRampStages are the stages of Dapr's k6 ramp in its configuration and subscribe tests
+// (test.js): 0 -> 100 VUs over 2 s, -> 300 over 3 s, -> 500 over 4 s.
+func daprRampStages() []driver.Stage {
+	return []driver.Stage{
+		{Duration: 2 * time.Second, Target: 100},
+		{Duration: 3 * time.Second, Target: 300},
+		{Duration: 4 * time.Second, Target: 500},
+	}
+}
+
 // daprRamp is the ramping-vus executor of Dapr's subscribe and configuration k6 scripts: 0 ->
 // 100 VUs over 2 s, -> 300 over 3 s, -> 500 over 4 s, gracefulRampDown 0 s; each target
 // scaled under DAPR_PERF_QPS (scaledRamp). Its graceful stop
@@ -75,12 +85,8 @@ func SubscribeBrokerNamed(name string) (SubscribeBroker, error) {
 // itself (k6's default is 30 s): an iteration cut short would leave its messages uncounted.
 func daprRamp() driver.Executor {
 	return scaledRamp(driver.Executor{
-		Kind: driver.RampingVUs,
-		Stages: []driver.Stage{
-			{Duration: 2 * time.Second, Target: 100},
-			{Duration: 3 * time.Second, Target: 300},
-			{Duration: 4 * time.Second, Target: 500},
-		},
+		Kind:             driver.RampingVUs,
+		Stages:           daprRampStages(),
 		GracefulRampDown: time.Nanosecond, // k6's "0s"; 0 here is the 30 s default
 		GracefulStop:     perf.DaprAwaitTimeout + 2*awaitMargin,
 	})
