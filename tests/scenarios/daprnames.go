@@ -3,6 +3,9 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/plan"
 )
 
 // Dapr's subtests have names of their own, and Dapr's users select them with go test -run
@@ -19,7 +22,13 @@ import (
 //     "<broker>_b<size>_s1KB_normal_vs_bulk"; the CloudEvents variant, ours, adds "_cloudevent"
 //     after the size; Dapr's only broker is "memory-broker", ours on Redis is "redis-broker";
 //   - pubsub_subscribe_http (test_all.yaml's component names): "dapr-perf-test-<broker>-pubsub-subs-http",
-//     under both of its test functions.
+//     under both of its test functions;
+//   - workflows (workflow_test.go, testWorkflow: "[" + upper(scenario) + "]: " per load, which go
+//     test writes "[T_30_300]:_", then "[T_30_300]:_#01" for the same load again): a run here is
+//     named by its loads, "[T_30_300]: " for a run of one load (the payload test's three runs
+//     take #01 and #02 as Dapr's do), and the three loads' names in a row for the one run that
+//     measures Dapr's three subtests of constant iterations; constant VUs' three repeats of
+//     one load are one run here, named once.
 
 // BulkPublishGRPCSubtest is the subtest name of pubsub_bulk_publish_grpc on broker b, raw or
 // with CloudEvents: Dapr's own for the in-memory broker.
@@ -62,4 +71,24 @@ func brokerTitle(b PubSubBroker) string {
 	}
 	s := strings.TrimPrefix(b.Suffix, "_")
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// WorkflowSubtest is the subtest name of a workflow scenario: Dapr's "[T_<vus>_<iterations>]: "
+// for each distinct load of its plan's runs, in order; "" for a scenario whose plan is not an
+// iterations plan.
+func WorkflowSubtest(sc perf.Scenario) string {
+	p, ok := sc.Plan.(*plan.IterationsPlan)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, r := range p.Runs {
+		name := fmt.Sprintf("[T_%d_%d]: ", r.VUs, r.Iterations)
+		if !seen[name] {
+			seen[name] = true
+			b.WriteString(name)
+		}
+	}
+	return b.String()
 }

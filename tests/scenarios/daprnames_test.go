@@ -3,6 +3,8 @@ package scenarios
 import (
 	"testing"
 
+	"github.com/daprperf/daprperf/perf"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -43,5 +45,23 @@ func TestSubtestNamesAreDistinct(t *testing.T) {
 				seen[n] = true
 			}
 		}
+	}
+}
+
+// Dapr's workflow subtests: one per load, as testWorkflow names them.
+func TestWorkflowSubtestNames(t *testing.T) {
+	for _, c := range []struct {
+		sc   perf.Scenario
+		want string
+	}{
+		{WorkflowWithConstantVUs("postgresql"), "[T_30_300]: "},
+		{WorkflowWithConstantIterations("postgresql"), "[T_30_300]: [T_60_300]: [T_90_300]: "},
+		{SeriesWorkflowWithMaxVUs("postgresql"), "[T_350_1400]: "},
+		{ParallelWorkflowWithMaxVUs("postgresql"), "[T_110_440]: "},
+		{WorkflowWithPayload("postgresql", 10_000), "[T_30_300]: "},
+		{DelayWorkflowsAtScale("postgresql"), "[T_500_10000]: "},
+		{ServiceInvocation(perf.HTTP), ""},
+	} {
+		assert.Equal(t, c.want, WorkflowSubtest(c.sc), c.sc.Test)
 	}
 }

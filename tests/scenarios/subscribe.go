@@ -18,13 +18,24 @@ const (
 	DeliveryTopic  = "deliveries"
 )
 
-// Bulk subscribe settings of the bulk scenarios: Dapr's documented example
-// (bulkSubscribe maxMessagesCount 100, maxAwaitDurationMs 40; Dapr docs, "Bulk Publish &
-// Subscribe").
+// Bulk subscribe settings of the bulk scenarios: Dapr's app (tests/apps/perf/pubsub_subscribe_http
+// at v1.18.3) enables bulk subscribe and sets neither, so daprd's defaults apply
+// (pkg/runtime/pubsub/default_bulksub.go: maxMessagesCount 100, maxAwaitDurationMs 1000).
+// DAPR_PERF_BULK_SUBSCRIBE_MAX_AWAIT sets another wait (Dapr's documented example is 40 ms).
 const (
 	BulkMaxMessages = 100
-	BulkMaxAwait    = 40 * time.Millisecond
+	BulkMaxAwait    = time.Second
 )
+
+// bulkAppWork is the bulk subscriber's work in words, as the result records it
+// (Scenario.AppWork); note says why the wait is not daprd's default, or is empty.
+func bulkAppWork(wait time.Duration, note string) string {
+	s := fmt.Sprintf("bulk subscription: up to %d messages a bulk, waiting up to %v to fill one", BulkMaxMessages, wait)
+	if note != "" {
+		s += " (" + note + ")"
+	}
+	return s
+}
 
 // SubscribeBroker is one broker of the subscribe scenarios.
 type SubscribeBroker struct {
@@ -117,8 +128,13 @@ func PubSubSubscribe(b SubscribeBroker, mode perf.SubscribeMode) perf.Scenario {
 		p95 = bulkP95
 	}
 	comps := []perf.Component{b.Component}
+	work := ""
+	if mode == perf.SubscribeBulk {
+		work = bulkAppWork(BulkMaxAwait, "")
+	}
 	return perf.Scenario{
 		ForEnv:    subscribeForEnv(mode),
+		AppWork:   work,
 		Test:      test,
 		Transport: perf.HTTP,
 		Apps: []perf.App{
@@ -210,9 +226,13 @@ const (
 	EnvPubSubSubscribeThreshold     = "DAPR_PERF_PUBSUB_SUBSCRIBE_HTTP_THRESHOLD"
 	EnvPubSubBulkSubscribeThreshold = "DAPR_PERF_PUBSUB_BULK_SUBSCRIBE_HTTP_THRESHOLD"
 	EnvPubSubSubsConfigFile         = "DAPR_PERF_PUBSUB_SUBS_HTTP_TEST_CONFIG_FILE_NAME"
+	// EnvBulkSubscribeMaxAwait is daprperf's: the bulk subscription's wait (BulkMaxAwait).
+	EnvBulkSubscribeMaxAwait = "DAPR_PERF_BULK_SUBSCRIBE_MAX_AWAIT"
 )
 
-// subscribeForEnv is the subscribe scenarios' Scenario.ForEnv for mode: Dapr's threshold
+// subscribeForEnv is the subscribe scenarios' Scenario.ForEnv for mode: in bulk mode
+// DAPR_PERF_BULK_SUBSCRIBE_MAX_AWAIT replaces the subscription's wait (and says so in AppWork);
+// Dapr's threshold
 // variable of the mode replaces the publish request's p95 bound (milliseconds, every broker);
 // Dapr's config file test_kafka.yaml, Kafka alone, skips the scenario (no Kafka broker here),
 // and test_all.yaml runs it, its notes saying that Kafka and Pulsar are not run.
@@ -225,6 +245,15 @@ func subscribeForEnv(mode perf.SubscribeMode) func(perf.Env, perf.Scenario) (per
 		name, v := EnvPubSubSubscribeThreshold, env.PubSubSubscribeThreshold
 		if mode == perf.SubscribeBulk {
 			name, v = EnvPubSubBulkSubscribeThreshold, env.PubSubBulkSubscribeThreshold
+		}
+		if w := env.BulkSubscribeMaxAwait; w != nil && mode == perf.SubscribeBulk {
+			sc.Apps = slices.Clone(sc.Apps)
+			for i := range sc.Apps {
+				if sc.Apps[i].Name == SubscriberApp {
+					sc.Apps[i].Args = perf.SubscriberArgs(DeliveryPubSub, DeliveryTopic, mode, BulkMaxMessages, *w)
+				}
+			}
+			sc.AppWork = bulkAppWork(*w, fmt.Sprintf("%s=%v; Dapr's app waits daprd's default, %v", EnvBulkSubscribeMaxAwait, *w, BulkMaxAwait))
 		}
 		sc.Thresholds = slices.Clone(sc.Thresholds)
 		for i := range sc.Thresholds {

@@ -43,3 +43,33 @@ func TestDaprsSubscribeVariables(t *testing.T) {
 	_, err = runner.LoadEnv()
 	assert.ErrorContains(t, err, EnvPubSubSubscribeThreshold)
 }
+
+// The bulk subscription waits daprd's default, 1 s, as Dapr's app leaves it; the variable sets
+// another wait on the bulk scenarios only, and the result's appWork says it is not Dapr's.
+func TestBulkSubscribeMaxAwait(t *testing.T) {
+	normal, bulk := PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeNormal), PubSubSubscribe(SubscribeBrokers[0], perf.SubscribeBulk)
+	args := func(sc perf.Scenario) []string {
+		for _, a := range sc.Apps {
+			if a.Name == SubscriberApp {
+				return a.Args
+			}
+		}
+		t.Fatalf("%s: no subscriber app", sc.Test)
+		return nil
+	}
+	assert.Contains(t, strings.Join(args(shaped(t, bulk)), " "), "-bulk-max-await 1s")
+	assert.Equal(t, "bulk subscription: up to 100 messages a bulk, waiting up to 1s to fill one", shaped(t, bulk).AppWork)
+	assert.Empty(t, shaped(t, normal).AppWork)
+
+	t.Setenv(EnvBulkSubscribeMaxAwait, "40ms")
+	b := shaped(t, bulk)
+	assert.Contains(t, strings.Join(args(b), " "), "-bulk-max-await 40ms")
+	assert.Contains(t, b.AppWork, "waiting up to 40ms")
+	assert.Contains(t, b.AppWork, EnvBulkSubscribeMaxAwait+"=40ms")
+	assert.Contains(t, strings.Join(args(bulk), " "), "-bulk-max-await 1s", "the scenario value itself is not written")
+	assert.NotContains(t, strings.Join(args(shaped(t, normal)), " "), "-bulk")
+
+	t.Setenv(EnvBulkSubscribeMaxAwait, "20s")
+	_, err := runner.LoadEnv()
+	assert.ErrorContains(t, err, EnvBulkSubscribeMaxAwait)
+}

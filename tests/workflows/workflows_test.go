@@ -13,8 +13,12 @@ import (
 	"github.com/daprperf/daprperf/tests/scenarios"
 )
 
-// run runs sc on the run's backend.
-func run(t *testing.T, sc func(string) perf.Scenario) { scenarios.Run(t, sc("")) }
+// run runs sc on the run's backend, as a subtest under Dapr's name for its loads
+// (scenarios.WorkflowSubtest: "[T_30_300]:_").
+func run(t *testing.T, sc func(string) perf.Scenario) {
+	s := sc("")
+	t.Run(scenarios.WorkflowSubtest(s), func(t *testing.T) { scenarios.Run(t, s) })
+}
 
 // TestWorkflowWithConstantVUs: sum_series_wf, 30 VUs x 300 iterations, three times on one app.
 func TestWorkflowWithConstantVUs(t *testing.T) { run(t, scenarios.WorkflowWithConstantVUs) }
@@ -31,10 +35,14 @@ func TestSeriesWorkflowWithMaxVUs(t *testing.T) { run(t, scenarios.SeriesWorkflo
 func TestParallelWorkflowWithMaxVUs(t *testing.T) { run(t, scenarios.ParallelWorkflowWithMaxVUs) }
 
 // TestWorkflowWithDifferentPayloads: state_wf with 10, 50 and 100 KB, 30 VUs x 300, each its
-// own result.
+// own result, under Dapr's subtests "[T_30_300]:_", "[T_30_300]:_#01" and "[T_30_300]:_#02".
 func TestWorkflowWithDifferentPayloads(t *testing.T) {
 	for _, n := range scenarios.WorkflowPayloadSizes {
-		t.Run(strconv.Itoa(n), func(t *testing.T) { scenarios.Run(t, scenarios.WorkflowWithPayload("", n)) })
+		s := scenarios.WorkflowWithPayload("", n)
+		// Dapr's "[T_30_300]:_", "..._#01", "..._#02", each with its size beneath it.
+		t.Run(scenarios.WorkflowSubtest(s), func(t *testing.T) {
+			t.Run(strconv.Itoa(n), func(t *testing.T) { scenarios.Run(t, s) })
+		})
 	}
 }
 
