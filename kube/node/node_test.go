@@ -888,7 +888,7 @@ func testBackends(t *testing.T, c *node.Cluster) {
 	env := []string{"DAPR_PERF_REDIS_ADDR=" + node.RedisAddr()}
 	t.Run("pubsub_subscribe_redis", func(t *testing.T) {
 		id := runID + "-subscribe"
-		code := perfRun(t, c, id, nil, env, "-run", "TestPubsubBulkPublishSubscribeHttpPerformance/^pubsub_subscribe_redis$", "./tests/pubsub_subscribe_http")
+		code := perfRun(t, c, id, nil, env, "-run", "TestPubsubBulkPublishSubscribeHttpPerformance/^dapr-perf-test-redis-pubsub-subs-http$", "./tests/pubsub_subscribe_http")
 		var r struct {
 			resultFile
 			Delivery *struct {
