@@ -350,7 +350,9 @@ func sortedKeys(m map[string]scenario) []string {
 	return keys
 }
 
-// paramDifferences names the load settings that differ between a and b, or "".
+// paramDifferences names the load settings that differ between a and b, or "": the load's
+// parameters, and the app's own work (Report.AppWork: what the target app does for each
+// request, which the same load measures differently when it changes).
 func paramDifferences(a, b *perf.Report) string {
 	pa, pb := a.Params, b.Params
 	var d []string
@@ -364,6 +366,9 @@ func paramDifferences(a, b *perf.Report) string {
 	add("duration", pa.Duration, pb.Duration)
 	add("payload bytes", pa.PayloadBytes, pb.PayloadBytes)
 	add("payload", len(pa.Payload), len(pb.Payload))
+	if a.AppWork != b.AppWork {
+		d = append(d, fmt.Sprintf("the app's work %q vs %q", orNone(a.AppWork), orNone(b.AppWork)))
+	}
 	return strings.Join(d, ", ")
 }
 

@@ -103,6 +103,15 @@ func TestCompareGate(t *testing.T) {
 	if code, _, errOut := runCharts(t, "compare", "-allow-param-change", file, other); code != exitNoRegression {
 		t.Errorf("-allow-param-change: exit %d, %s", code, errOut)
 	}
+	// The same load on an app that does other work per request (the configuration get ramp
+	// through the app, against one without the hop) is incomparable too.
+	rep.Params.QPS = 1000
+	rep.AppWork = "the app reads key1 through its daprd"
+	writeJSON(t, other, rep)
+	code, _, errOut = runCharts(t, "compare", file, other)
+	if code != exitBadInput || !strings.Contains(errOut, "the app's work") {
+		t.Errorf("other app work: exit %d, stderr %q", code, errOut)
+	}
 	// Another scenario altogether: nothing in common.
 	rep.Test = "state_get"
 	writeJSON(t, other, rep)

@@ -579,6 +579,19 @@ func envLine(rep *perf.Report) string {
 	return fmt.Sprintf("daprd %s on %s, %s, %s", orNone(env.DaprVersion), orNone(env.Platform), cpuText(env), fmtTime(env.StartTime))
 }
 
+// sittingGap is how far apart two runs' starts may be and still count as one sitting of the
+// machine: the nightly runs of reports/measurements.md moved by 30 % or more between sittings
+// hours apart, with the same build.
+const sittingGap = 2 * time.Hour
+
+// fmtGap is d rounded for a sentence: "3 h", "2 days".
+func fmtGap(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf("%.0f days", d.Hours()/24)
+	}
+	return fmt.Sprintf("%.0f h", d.Hours())
+}
+
 // envDifferences names what differs between the machines of a and b, or "".
 func envDifferences(a, b *perf.Report) string {
 	var d []string
@@ -592,6 +605,13 @@ func envDifferences(a, b *perf.Report) string {
 	if a.Params.QPS != b.Params.QPS || a.Params.Connections != b.Params.Connections ||
 		a.Params.PayloadBytes != b.Params.PayloadBytes || a.Params.Duration != b.Params.Duration {
 		d = append(d, "load parameters")
+	}
+	if a.AppWork != b.AppWork {
+		d = append(d, "the app's work")
+	}
+	if gap := eb.StartTime.Sub(ea.StartTime).Abs(); !ea.StartTime.IsZero() && !eb.StartTime.IsZero() && gap > sittingGap {
+		d = append(d, fmt.Sprintf("sitting: run %s apart, and this machine's speed drifts between sittings as much as "+
+			"a version change; an interleaved A/B run (DAPR_PERF_DAPRD_B) tells them apart", fmtGap(gap)))
 	}
 	return strings.Join(d, ", ")
 }
