@@ -116,12 +116,24 @@ func (d *Deployment) backendNamed(proc string) *backendServer {
 	return d.backends[i]
 }
 
+// schedulerCronPin is the go-etcd-cron version daprd version's scheduler requires and
+// scripts/dapr-pins.sh replaces with v0.12.6, or "" when its own is built (v1.18.2 and later).
+func schedulerCronPin(version string) string {
+	switch {
+	case strings.HasPrefix(version, "1.17."):
+		return "v0.12.4"
+	case version == "1.18.0" || version == "1.18.1":
+		return "v0.12.5"
+	}
+	return ""
+}
+
 // controlPlanePackage says where a control-plane binary comes from, for the report's
 // environment; the scheduler built by scripts/build-daprd.sh carries a dependency pin.
 func controlPlanePackage(svc perf.Backend, a build) string {
 	s := fmt.Sprintf("github.com/dapr/dapr cmd/%s, beside daprd %s (%s)", svc, a.version, filepath.Dir(a.path))
-	if svc == perf.ControlScheduler && strings.HasPrefix(a.version, "1.17.") && strings.Contains(a.path, ".daprd"+string(filepath.Separator)) {
-		s += "; built with github.com/diagridio/go-etcd-cron v0.12.6 instead of v0.12.4 (the module proxy refuses v0.12.4): not byte-for-byte the released scheduler"
+	if want := schedulerCronPin(a.version); svc == perf.ControlScheduler && want != "" && strings.Contains(a.path, ".daprd"+string(filepath.Separator)) {
+		s += fmt.Sprintf("; built with github.com/diagridio/go-etcd-cron v0.12.6 instead of %s (the module proxy refuses %s): not byte-for-byte the released scheduler", want, want)
 	}
 	return s
 }
