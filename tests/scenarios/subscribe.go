@@ -31,6 +31,19 @@ const (
 	BulkDeliveryMaxAwait = 40 * time.Millisecond
 )
 
+// withBulkWait is bulk scenario sc with its subscriber's bulk waiting wait, and its AppWork
+// saying so with note; sc's own apps are not written.
+func withBulkWait(sc perf.Scenario, wait time.Duration, note string) perf.Scenario {
+	sc.Apps = slices.Clone(sc.Apps)
+	for i := range sc.Apps {
+		if sc.Apps[i].Name == SubscriberApp {
+			sc.Apps[i].Args = perf.SubscriberArgs(DeliveryPubSub, DeliveryTopic, perf.SubscribeBulk, BulkMaxMessages, wait)
+		}
+	}
+	sc.AppWork = bulkAppWork(wait, note)
+	return sc
+}
+
 // bulkAppWork is the bulk subscriber's work in words, as the result records it
 // (Scenario.AppWork); note says why the wait is not daprd's default, or is empty.
 func bulkAppWork(wait time.Duration, note string) string {
@@ -192,13 +205,7 @@ func PubSubDelivery(b SubscribeBroker, mode perf.SubscribeMode) perf.Scenario {
 		perf.WithQPS(50), perf.WithConnections(8), perf.WithDuration(5 * time.Second), perf.WithPayloadSize(SubscribeMessageBytes),
 	}
 	if mode == perf.SubscribeBulk { // a bulk's wait would be most of the delivery latency measured
-		sc.Apps = slices.Clone(sc.Apps)
-		for i := range sc.Apps {
-			if sc.Apps[i].Name == SubscriberApp {
-				sc.Apps[i].Args = perf.SubscriberArgs(DeliveryPubSub, DeliveryTopic, mode, BulkMaxMessages, BulkDeliveryMaxAwait)
-			}
-		}
-		sc.AppWork = bulkAppWork(BulkDeliveryMaxAwait, "Dapr's documented example; the subscribe tests wait daprd's default, "+BulkMaxAwait.String())
+		sc = withBulkWait(sc, BulkDeliveryMaxAwait, "Dapr's documented example; the subscribe tests wait daprd's default, "+BulkMaxAwait.String())
 	}
 	sc.Plan = &plan.DeliveryPlan{Subscriber: SubscriberApp, Mode: mode, Broker: b.Backend}
 	sc.Thresholds = []perf.Threshold{
@@ -260,13 +267,7 @@ func subscribeForEnv(mode perf.SubscribeMode) func(perf.Env, perf.Scenario) (per
 			name, v = EnvPubSubBulkSubscribeThreshold, env.PubSubBulkSubscribeThreshold
 		}
 		if w := env.BulkSubscribeMaxAwait; w != nil && mode == perf.SubscribeBulk {
-			sc.Apps = slices.Clone(sc.Apps)
-			for i := range sc.Apps {
-				if sc.Apps[i].Name == SubscriberApp {
-					sc.Apps[i].Args = perf.SubscriberArgs(DeliveryPubSub, DeliveryTopic, mode, BulkMaxMessages, *w)
-				}
-			}
-			sc.AppWork = bulkAppWork(*w, fmt.Sprintf("%s=%v; Dapr's app waits daprd's default, %v", EnvBulkSubscribeMaxAwait, *w, BulkMaxAwait))
+			sc = withBulkWait(sc, *w, fmt.Sprintf("%s=%v; Dapr's app waits daprd's default, %v", EnvBulkSubscribeMaxAwait, *w, BulkMaxAwait))
 		}
 		sc.Thresholds = slices.Clone(sc.Thresholds)
 		for i := range sc.Thresholds {
