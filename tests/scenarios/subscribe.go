@@ -31,14 +31,22 @@ const (
 	BulkDeliveryMaxAwait = 40 * time.Millisecond
 )
 
-// withBulkWait is bulk scenario sc with its subscriber's bulk waiting wait, and its AppWork
-// saying so with note; sc's own apps are not written.
+// withBulkWait is bulk scenario sc with its subscriber's bulk waiting wait (the value of its
+// -bulk-max-await, every other argument kept, -grpc among them), and its AppWork saying so with
+// note; sc's own apps are not written.
 func withBulkWait(sc perf.Scenario, wait time.Duration, note string) perf.Scenario {
 	sc.Apps = slices.Clone(sc.Apps)
 	for i := range sc.Apps {
-		if sc.Apps[i].Name == SubscriberApp {
-			sc.Apps[i].Args = perf.SubscriberArgs(DeliveryPubSub, DeliveryTopic, perf.SubscribeBulk, BulkMaxMessages, wait)
+		if sc.Apps[i].Name != SubscriberApp {
+			continue
 		}
+		args := slices.Clone(sc.Apps[i].Args)
+		if j := slices.Index(args, "-bulk-max-await"); j >= 0 && j+1 < len(args) {
+			args[j+1] = wait.String()
+		} else {
+			args = append(args, "-bulk-max-await", wait.String())
+		}
+		sc.Apps[i].Args = args
 	}
 	sc.AppWork = bulkAppWork(wait, note)
 	return sc

@@ -69,6 +69,17 @@ func TestBulkSubscribeMaxAwait(t *testing.T) {
 	assert.Contains(t, strings.Join(args(bulk), " "), "-bulk-max-await 1s", "the scenario value itself is not written")
 	assert.NotContains(t, strings.Join(args(shaped(t, normal)), " "), "-bulk")
 
+	// Delivered over gRPC, the subscriber keeps -grpc and its daprd app protocol grpc.
+	g := shaped(t, PubSubSubscribeGRPC(SubscribeBrokers[0], perf.SubscribeBulk))
+	assert.Equal(t, 1, strings.Count(strings.Join(args(g), " "), "-bulk-max-await 40ms"), args(g))
+	assert.Contains(t, args(g), "-grpc")
+	assert.Equal(t, "-grpc", args(g)[len(args(g))-1], "the flags' order kept")
+	for _, a := range g.Apps {
+		if a.Name == SubscriberApp {
+			assert.Equal(t, perf.GRPC, a.Sidecar.AppProtocol)
+		}
+	}
+
 	t.Setenv(EnvBulkSubscribeMaxAwait, "20s")
 	_, err := runner.LoadEnv()
 	assert.ErrorContains(t, err, EnvBulkSubscribeMaxAwait)
