@@ -53,6 +53,10 @@ type DeliveryReport struct {
 	Handler Latency `json:"handler"`
 	// BrokerRestart is set when the plan restarted the broker during the main load.
 	BrokerRestart *BrokerRestart `json:"brokerRestart,omitempty"`
+	// Baseline is the same counts of the baseline run, when the plan ran one
+	// (plan.DeliveryPlan.Baseline): the subscriber subscribed straight to the store, Delivery
+	// "store"; its own Baseline is nil.
+	Baseline *DeliveryReport `json:"baseline,omitempty"`
 }
 
 // BrokerRestart is one restart of the broker during the main load.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -34,11 +35,18 @@ import (
 //     POSTs each update to the app's /configuration/<store>/<key> with the update event as
 //     JSON ({"id", "items": {<key>: {"value", "version", "metadata"}}}), and wants a 200;
 //   - grpc: Dapr.SubscribeConfiguration on daprd's gRPC port, a server stream whose first
-//     answer carries the subscription id and each later one the items of one update.
+//     answer carries the subscription id and each later one the items of one update;
+//
+// or, for the baseline (?protocol=store, no daprd), straight to the Redis the store is on
+// (configstore.go), as daprd's configuration.redis component itself subscribes. POST
+// RouteConfigurationUnsubscribe ends the subscription made, so that the next can be made.
 const (
-	// RouteConfigurationSubscribe subscribes (POST ?protocol=http|grpc&dapr=...); a second
-	// call answers the subscription already made.
+	// RouteConfigurationSubscribe subscribes (POST ?protocol=http|grpc&dapr=..., or
+	// ?protocol=store); a second call answers the subscription already made.
 	RouteConfigurationSubscribe = "/configuration-subscribe"
+	// RouteConfigurationUnsubscribe ends the subscription made (POST); 204, also when there
+	// is none.
+	RouteConfigurationUnsubscribe = "/configuration-unsubscribe"
 	// RouteConfigurationPrefix is where daprd's HTTP subscription delivers:
 	// /configuration/<store>/<key>.
 	RouteConfigurationPrefix = "/configuration/"
@@ -55,12 +63,15 @@ type ConfigurationSubscription struct {
 	Store    string `json:"store"`
 }
 
-// configState is the configuration mode's subscription, made once.
+// configState is the configuration mode's subscription: one at a time, made once until it is
+// ended.
 type configState struct {
 	store string
+	// redis is the client of the store's Redis (the store subscription), made on first use.
+	redis func() (*redis.Client, error)
 	mu    sync.Mutex
 	sub   *ConfigurationSubscription
-	stop  func() // ends the gRPC stream; nil for http
+	stop  func() // ends the subscription: the gRPC stream, the Redis subscription, or daprd's HTTP one
 }
 
 // configItem is one item of daprd's HTTP update event.
@@ -78,6 +89,7 @@ type configEvent struct {
 // routeConfiguration adds the configuration mode's routes to m.
 func (h *Handler) routeConfiguration(m *http.ServeMux) {
 	m.HandleFunc("POST "+RouteConfigurationSubscribe, h.configurationSubscribe)
+	m.HandleFunc("POST "+RouteConfigurationUnsubscribe, h.configurationUnsubscribe)
 	m.HandleFunc("POST "+RouteConfigurationPrefix+"{store}/{key}", h.configurationUpdate)
 }
 
@@ -120,11 +132,15 @@ func decodeConfigValue(v string) (perf.DeliveryMessage, error) {
 // configurationSubscribe makes the subscription (once) and answers it.
 func (h *Handler) configurationSubscribe(w http.ResponseWriter, r *http.Request) {
 	proto, addr := r.URL.Query().Get("protocol"), r.URL.Query().Get("dapr")
-	if proto != "http" && proto != "grpc" {
-		http.Error(w, fmt.Sprintf("configuration subscribe: query parameter protocol = %q: want http or grpc", proto), http.StatusBadRequest)
+	if proto != "http" && proto != "grpc" && proto != protocolStore {
+		http.Error(w, fmt.Sprintf("configuration subscribe: query parameter protocol = %q: want http, grpc or %s", proto, protocolStore), http.StatusBadRequest)
 		return
 	}
-	if err := loopbackAddr(proto, addr); err != nil {
+	if proto == protocolStore && addr != "" {
+		http.Error(w, "configuration subscribe: query parameter dapr: the store subscription goes through no daprd", http.StatusBadRequest)
+		return
+	}
+	if err := loopbackAddr(proto, addr); proto != protocolStore && err != nil {
 		http.Error(w, "configuration subscribe: query parameter dapr: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -177,16 +193,57 @@ func (s *configState) subscribe(ctx context.Context, proto, addr string, take fu
 		id  string
 		err error
 	)
-	if proto == "http" {
+	switch proto {
+	case "http":
 		id, err = subscribeHTTP(ctx, addr, s.store)
-	} else {
+		s.stop = func() { unsubscribeHTTP(addr, s.store, id) }
+	case "grpc":
 		id, s.stop, err = subscribeGRPC(ctx, addr, s.store, take)
+	default:
+		var c *redis.Client
+		if c, err = s.redis(); err == nil {
+			id, s.stop, err = subscribeStore(ctx, c, take)
+		}
 	}
 	if err != nil {
+		s.stop = nil
 		return nil, err
 	}
 	s.sub = &ConfigurationSubscription{ID: id, Protocol: proto, Store: s.store}
 	return s.sub, nil
+}
+
+// unsubscribe ends the subscription made, if any.
+func (s *configState) unsubscribe() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop != nil {
+		s.stop()
+	}
+	s.sub, s.stop = nil, nil
+}
+
+// configurationUnsubscribe ends the subscription made, if any.
+func (h *Handler) configurationUnsubscribe(w http.ResponseWriter, _ *http.Request) {
+	h.cfg.unsubscribe()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// unsubscribeHTTP ends daprd's HTTP subscription id of store (GET
+// <daprd>/v1.0/configuration/<store>/<id>/unsubscribe); a failure leaves daprd telling the app
+// of later updates, which the counts of the next load then show as stale.
+func unsubscribeHTTP(base, store, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), configSubscribeTimeout)
+	defer cancel()
+	u := strings.TrimSuffix(base, "/") + "/v1.0/configuration/" + url.PathEscape(store) + "/" + url.PathEscape(id) + "/unsubscribe"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return
+	}
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+	}
 }
 
 // subscribeHTTP calls daprd's HTTP subscribe API for every key of store.
@@ -281,17 +338,18 @@ func (h *Handler) takeGRPC(vals map[string]string, now time.Time) {
 	h.c.handled(time.Since(now))
 }
 
-// Close ends the configuration mode's gRPC stream, if any, and closes the get routes' clients
-// (the process's exit does it too).
+// Close ends the configuration mode's gRPC stream or store subscription, if any, and closes
+// the get routes' clients (the process's exit does it too). daprd's HTTP subscription is left
+// to daprd, which may be stopping too.
 func (h *Handler) Close() {
 	if h.cfg == nil {
 		return
 	}
-	h.get.close()
 	h.cfg.mu.Lock()
-	defer h.cfg.mu.Unlock()
-	if h.cfg.stop != nil {
+	if h.cfg.stop != nil && h.cfg.sub != nil && h.cfg.sub.Protocol != "http" {
 		h.cfg.stop()
-		h.cfg.stop = nil
+		h.cfg.sub, h.cfg.stop = nil, nil
 	}
+	h.cfg.mu.Unlock()
+	h.get.close()
 }

@@ -146,9 +146,9 @@ func NewHandler(o Options) (*Handler, error) {
 	m.HandleFunc("GET "+RouteHealth, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	m.HandleFunc("GET /dapr/config", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]any{}) })
 	if o.ConfigurationStore != "" {
-		h.cfg = &configState{store: o.ConfigurationStore}
-		h.routeConfiguration(m)
 		h.get = &configGet{store: o.ConfigurationStore, o: o.ConfigGet, http: &http.Client{Timeout: configGetTimeout}}
+		h.cfg = &configState{store: o.ConfigurationStore, redis: h.get.redisClient}
+		h.routeConfiguration(m)
 		h.get.route(m)
 	}
 	h.mux = m

@@ -35,7 +35,17 @@ func TestDeliveryPlanConfigurationMode(t *testing.T) {
 		assert.Equal(t, time.Minute, cfg.Main.Duration)
 		assert.Contains(t, run.Steps(sc, cfg)[1].Name, "write configuration updates to the store, 100 msg/s x 1m0s, configuration subscribe")
 	}
-	sc := configSubscribeScenario(perf.GRPC)
+	sc := configSubscribeScenario(perf.HTTP)
+	sc.Plan.(*DeliveryPlan).Baseline = true
+	var cfg perf.RunConfig
+	steps := mustConfigure(t, planOf(sc), sc, &cfg).Steps(sc, cfg)
+	require.Len(t, steps, 4, "baseline, warmup, main, drain")
+	assert.Equal(t, "baseline: write configuration updates to the store, 100 msg/s x 1m0s, the subscriber on the store's own notifications (no daprd), then up to 15s for its last updates", steps[0].Name)
+	sc = configSubscribeScenario(perf.HTTP)
+	sc.Plan = &DeliveryPlan{Subscriber: "sub", Mode: perf.SubscribeNormal, Broker: perf.BackendRedis, Baseline: true}
+	assert.ErrorContains(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), `delivery plan: Baseline: mode "configuration" only`)
+
+	sc = configSubscribeScenario(perf.GRPC)
 	sc.Main = perf.Route{To: "sub", ThroughSidecar: true, Operation: perf.Operation{Kind: perf.OpPublish, PubSub: "p", Topic: "t"}}
 	assert.ErrorContains(t, configureErr(planOf(sc), sc, &perf.RunConfig{}), `mode configuration: Main must write configuration straight to the store (Operation.Kind "configuration.set", ThroughSidecar false); got "publish", true`)
 	sc = configSubscribeScenario(perf.GRPC)

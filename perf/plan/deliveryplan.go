@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,14 @@ type DeliveryPlan struct {
 	// configuration-subscribe iteration: update, then the notification); without it the
 	// request alone is timed (Dapr's subscribe bound is on the publish request).
 	AwaitTimed bool
+	// Baseline (mode SubscribeConfiguration only) runs Dapr's baseline run first, before the
+	// subscription through daprd: the subscriber subscribes straight to the store (as daprd's
+	// configuration.redis component does, with no daprd), and the main load's parameters run
+	// under their own nonce, then drain as the main load does. Its updates and waits are the
+	// report's first load, "baseline", and its counts Delivery.Baseline; the sidecar overhead
+	// is the main load's time minus the baseline's (one round each: no interval); the gate
+	// "baseline.mean" is its mean. The store subscription ends before daprd's begins.
+	Baseline bool
 }
 
 // deliveryRun is one run of a DeliveryPlan: when the broker restarts and how long an iteration
@@ -84,6 +93,10 @@ type deliveryRun struct {
 
 // Kind is KindDelivery.
 func (*DeliveryPlan) Kind() string { return perf.KindDelivery }
+
+// mainPublish names the main load among the report's loads (its last); a baseline, when run,
+// is the first, perf.PhaseBaseline.
+const mainPublish = "main publish"
 
 // defaultDrain is DeliveryPlan.Drain when unset: RabbitMQ's redelivery after a reconnect
 // took several seconds here, and a drain that ends early reads late messages as lost.
@@ -164,6 +177,9 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 	if n := sc.TesterReplicasFromEnv(env); n > 1 {
 		add(fmt.Errorf("delivery plan: %d testers (%s): one only, since each tester numbers its messages from 0 and the subscriber counts one sequence", n, perf.EnvTesterReplicas))
 	}
+	if d.Baseline && d.Mode != perf.SubscribeConfiguration {
+		add(fmt.Errorf("delivery plan: Baseline: mode %q only (a subscription straight to the store); mode %q has none", perf.SubscribeConfiguration, d.Mode))
+	}
 	if d.AwaitTimed && d.Await == 0 {
 		add(errors.New("delivery plan: AwaitTimed needs Await > 0"))
 	}
@@ -174,11 +190,20 @@ func (d *DeliveryPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 }
 
 func (d *deliveryRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
-	return []perf.Step{
-		{Name: fmt.Sprintf("warmup, %s, then up to %v for its messages", d.pace(cfg.Warmup), warmupDrain), Duration: scheduled(cfg.Warmup) + 2*time.Second},
-		{Name: fmt.Sprintf("main: %s %s, %s subscribe", d.sends(), d.pace(cfg.Main), d.Mode), Duration: scheduled(cfg.Main)},
-		{Name: fmt.Sprintf("drain: up to %v for the last messages", d.drain()), Duration: time.Second},
+	var steps []perf.Step
+	if d.Baseline {
+		steps = append(steps, perf.Step{Name: fmt.Sprintf("%s, then up to %v for its last updates", d.baselineName(cfg.Main), d.drain()), Duration: scheduled(cfg.Main) + time.Second})
 	}
+	return append(steps,
+		perf.Step{Name: fmt.Sprintf("warmup, %s, then up to %v for its messages", d.pace(cfg.Warmup), warmupDrain), Duration: scheduled(cfg.Warmup) + 2*time.Second},
+		perf.Step{Name: fmt.Sprintf("main: %s %s, %s subscribe", d.sends(), d.pace(cfg.Main), d.Mode), Duration: scheduled(cfg.Main)},
+		perf.Step{Name: fmt.Sprintf("drain: up to %v for the last messages", d.drain()), Duration: time.Second},
+	)
+}
+
+// baselineName is the baseline phase of load p, for the plan and the progress lines.
+func (d *DeliveryPlan) baselineName(p perf.Params) string {
+	return fmt.Sprintf("baseline: %s %s, the subscriber on the store's own notifications (no daprd)", d.sends(), d.pace(p))
 }
 
 // pace says how p's load goes, for the progress lines: a rate and a duration, or an
@@ -223,6 +248,18 @@ func (d *deliveryRun) Run(s perf.Session) error {
 		return fmt.Errorf("main: %w", err)
 	}
 	ctx := t.Context()
+	var (
+		base   *perf.Result
+		baseDR *perf.DeliveryReport
+	)
+	if d.Baseline {
+		res, br, err := d.runBaseline(s, dep, tester, sub, main)
+		if err != nil {
+			return err
+		}
+		base, baseDR = &res, br
+		rep.Loads = append(rep.Loads, perf.NamedLoad{Name: perf.PhaseBaseline, Result: res})
+	}
 	if d.Mode == perf.SubscribeConfiguration {
 		if err := d.subscribeConfiguration(ctx, dep, sc, sub); err != nil {
 			return err
@@ -262,6 +299,7 @@ func (d *deliveryRun) Run(s perf.Session) error {
 	if d.Mode == perf.SubscribeConfiguration {
 		dr.PubSub = op.Store // the configuration store's component
 	}
+	dr.Baseline = baseDR
 	rep.Delivery = dr
 	stopSampling := s.Record(dep, sc.Roles(), "delivery")
 	restarted := make(chan struct{})
@@ -283,7 +321,14 @@ func (d *deliveryRun) Run(s perf.Session) error {
 	}
 	res.Params.PayloadBytes = size
 	rep.Params = res.Params
-	rep.Loads = append(rep.Loads, perf.NamedLoad{Name: "main publish", Result: res})
+	rep.Loads = append(rep.Loads, perf.NamedLoad{Name: mainPublish, Result: res})
+	if base != nil {
+		rd := []perf.Round{{Baseline: *base, Main: res}}
+		if rep.Overhead, err = report.ComputeOverheads(rd); err != nil {
+			rep.Warnings = append(rep.Warnings, "sidecar overhead: "+err.Error())
+		}
+		rep.ResponseOverhead, _ = report.ComputeResponseOverheads(rd) // nil when a load has none
+	}
 	dr.Sequenced, dr.Sent = sequenced(res)
 	dr.PublishErrors = dr.Sequenced - dr.Sent
 	dr.AwaitTimeouts = res.AwaitTimeouts()
@@ -300,6 +345,48 @@ func (d *deliveryRun) Run(s perf.Session) error {
 	dr.Fill(st, waited)
 	s.Checkpoint("drain")
 	return nil
+}
+
+// runBaseline runs the baseline of DeliveryPlan.Baseline with the main load's parameters p:
+// the subscriber subscribed straight to the store, the load under the nonce
+// "<run id>-baseline", the drain, then the store subscription ended. It returns the load's
+// result and its counts.
+func (d *deliveryRun) runBaseline(s perf.Session, dep perf.Deployment, tester testers.Client, sub subscriberClient, p perf.Params) (perf.Result, *perf.DeliveryReport, error) {
+	ctx := s.T().Context()
+	if err := sub.subscribeConfiguration(ctx, storeSubscription, ""); err != nil {
+		return perf.Result{}, nil, fmt.Errorf("baseline: %w", err)
+	}
+	bn := s.Report().RunID + "-baseline"
+	size := p.PayloadBytes
+	p.Payload = perf.DeliveryPayload(bn, max(size, 1))
+	var err error
+	if p.Await, err = d.await(dep, bn, d.awaitFor); err != nil {
+		return perf.Result{}, nil, err
+	}
+	if err := sub.reset(ctx, bn); err != nil {
+		return perf.Result{}, nil, fmt.Errorf("baseline: %w", err)
+	}
+	res, err := runPhase(s, tester, perf.Step{Name: d.baselineName(p) + " to " + p.Target, Duration: scheduled(p)}, p)
+	if err != nil {
+		return perf.Result{}, nil, fmt.Errorf("baseline: %w", err)
+	}
+	res.Params.PayloadBytes = size
+	br := &perf.DeliveryReport{Mode: d.Mode, Delivery: storeSubscription, Broker: d.Broker, DrainWindowSeconds: d.drain().Seconds()}
+	br.Sequenced, br.Sent = sequenced(res)
+	br.PublishErrors = br.Sequenced - br.Sent
+	br.AwaitTimeouts = res.AwaitTimeouts()
+	done := s.Phase("baseline drain: waiting for its last updates", d.drain())
+	st, waited, err := sub.drain(ctx, br.Sequenced, br.Sent, d.drain())
+	done()
+	if err != nil {
+		return perf.Result{}, nil, fmt.Errorf("baseline drain: %w", err)
+	}
+	br.Fill(st, waited)
+	if err := sub.unsubscribeConfiguration(ctx); err != nil {
+		return perf.Result{}, nil, fmt.Errorf("baseline: %w", err)
+	}
+	s.Checkpoint("baseline")
+	return res, br, nil
 }
 
 // sequenced is how many messages res stamped (sequence numbers 0 .. n-1: each request stamps
@@ -386,7 +473,7 @@ func (d *deliveryRun) Finish(s perf.Session, runErr error) {
 	if r.Delivery != nil && r.Delivery.BrokerRestart != nil && r.Delivery.BrokerRestart.Error != "" {
 		r.InfraErrors = append(r.InfraErrors, "broker restart: "+r.Delivery.BrokerRestart.Error)
 	}
-	finishCounted(r, len(r.Loads) > 0, "the main load did not complete")
+	finishCounted(r, slices.ContainsFunc(r.Loads, func(l perf.NamedLoad) bool { return l.Name == mainPublish }), "the main load did not complete")
 }
 
 // subscriberClient reads and resets the subscriber app's counts.

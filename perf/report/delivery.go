@@ -35,10 +35,18 @@ func deliveryGates(r *perf.Report, gates map[string]float64) {
 	if rated {
 		gates["qps.ratio"] = ratio
 	}
-	if len(r.Loads) == 0 || dr.DrainWindowSeconds == 0 {
+	if base := deliveryBaseline(r); base != nil {
+		gates[perf.PhaseBaseline+".mean"] = base.Latency.AvgSeconds
+		for _, p := range perf.GatePercentiles {
+			if d, err := base.Latency.Percentile(p); err == nil {
+				gates[perf.PhaseBaseline+"."+perf.PercentileName(p)] = d.Seconds()
+			}
+		}
+	}
+	main := deliveryMain(r)
+	if main == nil || dr.DrainWindowSeconds == 0 {
 		return
 	}
-	main := r.Loads[len(r.Loads)-1].Result
 	gates["latency.mean"] = main.Latency.AvgSeconds
 	for _, p := range perf.GatePercentiles {
 		if d, err := main.Latency.Percentile(p); err == nil {
@@ -54,6 +62,24 @@ func deliveryGates(r *perf.Report, gates map[string]float64) {
 	for _, p := range dr.Latency.Percentiles {
 		gates["delivery."+perf.PercentileName(p.P)] = p.Seconds
 	}
+}
+
+// deliveryBaseline is the baseline load of a delivery run that ran one (its first load, named
+// perf.PhaseBaseline), else nil.
+func deliveryBaseline(r *perf.Report) *perf.Result {
+	if len(r.Loads) > 0 && r.Loads[0].Name == perf.PhaseBaseline {
+		return &r.Loads[0].Result
+	}
+	return nil
+}
+
+// deliveryMain is the main load of a delivery run: its last load, unless that is its baseline
+// (the main load did not complete); nil when there is none.
+func deliveryMain(r *perf.Report) *perf.Result {
+	if n := len(r.Loads); n > 0 && r.Loads[n-1].Name != perf.PhaseBaseline {
+		return &r.Loads[n-1].Result
+	}
+	return nil
 }
 
 // deliveryTable is the summary's block of a delivery run.
@@ -88,21 +114,40 @@ func deliveryTable(b *strings.Builder, r *perf.Report) {
 		}
 		fmt.Fprintf(w, "%s (ms)\t%.3f\t%s\t%s\t%s\t%s\t%.3f\t\n", name, 1e3*l.AvgSeconds, ms(50), ms(90), ms(95), ms(99), 1e3*l.MaxSeconds)
 	}
-	if len(r.Loads) > 0 && r.Params.HasExecutor() {
-		main := r.Loads[len(r.Loads)-1].Result
-		name := "publish request"
-		if dr.Mode == perf.SubscribeConfiguration {
-			name = "update request"
-		}
-		if a := r.Params.Await; a != nil && a.Timed {
-			name += " and wait"
+	name := "publish request"
+	if dr.Mode == perf.SubscribeConfiguration {
+		name = "update request"
+	}
+	if a := r.Params.Await; a != nil && a.Timed {
+		name += " and wait"
+	}
+	base := deliveryBaseline(r)
+	if main := deliveryMain(r); main != nil && r.Params.HasExecutor() {
+		if base != nil {
+			row("baseline: "+name, base.Latency)
 		}
 		row(name, main.Latency)
+	}
+	if bd := dr.Baseline; bd != nil {
+		row("baseline: delivery latency", bd.Latency)
 	}
 	row("delivery latency", dr.Latency)
 	row("subscriber handler", dr.Handler)
 	_ = w.Flush()
 	fmt.Fprintf(b, "subscriber: %d delivery calls for %d messages\n", dr.HandlerCalls, dr.Received+dr.Duplicated)
+	if bd := dr.Baseline; bd != nil {
+		fmt.Fprintf(b, "baseline (the subscriber on the store's own notifications, no daprd): sent %d, received %d, LOST %d, duplicated %d, %d timed out; drain %.2f s (%s)\n",
+			bd.Sent, bd.Received, bd.Lost, bd.Duplicated, bd.AwaitTimeouts, bd.DrainSeconds, map[bool]string{true: "all in", false: "window ended"}[bd.DrainComplete])
+	}
+	if o, ok := r.OverheadOf("mean"); ok {
+		fmt.Fprintf(b, "sidecar overhead (main minus baseline, one run each, no interval): mean %+.3f ms", 1e3*o.MedianSeconds)
+		for _, p := range []string{"p50", "p90", "p99"} {
+			if o, ok := r.OverheadOf(p); ok {
+				fmt.Fprintf(b, ", %s %+.3f ms", p, 1e3*o.MedianSeconds)
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // pace is how p's load went: "at <rate><unit> x <duration>", or its executor's VUs.

@@ -214,7 +214,9 @@ func (deliveryKind) Header(r *perf.Report) string {
 }
 
 func (deliveryKind) Figures(r *perf.Report, f *perf.Figures) {
-	f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
+	if len(r.Overhead) == 0 {
+		f.NoOverhead = "the delivery plan runs no baseline phase: it measures end-to-end delivery latency (publish to the subscriber's handler) and counts lost and duplicated messages"
+	}
 	deliveryGates(r, f.Gates)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/driver"
 	"github.com/daprperf/daprperf/perf/hdr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -121,4 +122,46 @@ func TestActorFiguresAndGates(t *testing.T) {
 	assert.False(t, vs[0].Pass)
 	assert.Equal(t, "actors.doubleActivations = 2, at most 0 (s): FAIL", vs[0].String())
 	assert.Contains(t, actorSummary(r.Actors), "2 double activations")
+}
+
+// A delivery run with a baseline (the configuration subscription straight to the store): its
+// first load gates baseline.mean and baseline.<p>, the main load stays the last, the overhead
+// is main minus baseline, and the summary shows the baseline's rows and counts; with the main
+// load missing, no main figure is taken from the baseline.
+func TestDeliveryGatesWithABaseline(t *testing.T) {
+	lat := func(mean float64) perf.Latency {
+		l := perf.Latency{AvgSeconds: mean}
+		for _, p := range perf.OverheadPercentiles {
+			l.Percentiles = append(l.Percentiles, perf.PercentileValue{P: p, Seconds: mean * (1 + p/100)})
+		}
+		return l
+	}
+	exec := perf.Params{Executor: driver.Executor{Kind: driver.ConstantVUs, VUs: 5, Duration: time.Second}, Await: &perf.Await{Timeout: time.Minute, Timed: true}}
+	base := perf.Result{Requests: 100, Latency: lat(0.010), Params: exec}
+	main := perf.Result{Requests: 100, Latency: lat(0.025), Params: exec}
+	r := &perf.Report{Plan: perf.KindDelivery, Params: exec,
+		Loads: []perf.NamedLoad{{Name: perf.PhaseBaseline, Result: base}, {Name: "main publish", Result: main}},
+		Delivery: &perf.DeliveryReport{Mode: perf.SubscribeConfiguration, DrainWindowSeconds: 15, Sent: 100, Received: 100, Latency: lat(0.02),
+			Baseline: &perf.DeliveryReport{Sent: 100, Received: 99, Lost: 1, Latency: lat(0.008), DrainComplete: true}}}
+	var err error
+	r.Overhead, err = ComputeOverheads([]perf.Round{{Baseline: base, Main: main}})
+	require.NoError(t, err)
+	f := DeriveFigures(r)
+	assert.InDelta(t, 0.010, f.Gates["baseline.mean"], 1e-12)
+	assert.InDelta(t, 0.0199, f.Gates["baseline.p99"], 1e-12)
+	assert.InDelta(t, 0.025, f.Gates["latency.mean"], 1e-12, "the main load's, not the baseline's")
+	assert.InDelta(t, 0.015, f.Gates["overhead.mean"], 1e-12)
+	assert.Empty(t, f.NoOverhead)
+	var b strings.Builder
+	deliveryTable(&b, r)
+	out := b.String()
+	assert.Contains(t, out, "baseline: update request and wait (ms)")
+	assert.Contains(t, out, "baseline (the subscriber on the store's own notifications, no daprd): sent 100, received 99, LOST 1")
+	assert.Contains(t, out, "sidecar overhead (main minus baseline, one run each, no interval): mean +15.000 ms, p50 +22.500 ms, p90 +28.500 ms, p99 +29.850 ms")
+
+	r.Loads = r.Loads[:1]
+	g := map[string]float64{}
+	deliveryGates(r, g)
+	assert.Contains(t, g, "baseline.mean")
+	assert.NotContains(t, g, "latency.mean", "the main load did not complete")
 }

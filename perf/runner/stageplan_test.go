@@ -17,7 +17,8 @@ import (
 
 // TestRunStagePlan runs two fixed-rate stages against an app with a 1 ms delay through the
 // runner: each is a load of its own in the result file, with its own figures and its own
-// passing mean bound; the summary has a line per stage.
+// passing mean bound; the summary has a line per stage. The bounds are loose (500 ms): what is
+// tested is that each stage is gated on its own mean, not how fast this machine is.
 func TestRunStagePlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2 s of load")
@@ -31,8 +32,8 @@ func TestRunStagePlan(t *testing.T) {
 		Plan:          &plan.StagePlan{Stages: []perf.Stage{{Name: "fast", QPS: 100, Samples: 100, PayloadBytes: 16}, {Name: "slow-rate", QPS: 20, Samples: 20}}},
 		Thresholds: []perf.Threshold{
 			{Figure: "errors", Op: perf.AtMost, Limit: 0, Source: "test"},
-			{Figure: perf.StageMeanFigure("fast"), Op: perf.AtMost, Limit: 0.005, Source: "test"},
-			{Figure: perf.StageMeanFigure("slow-rate"), Op: perf.AtMost, Limit: 0.005, Source: "test"},
+			{Figure: perf.StageMeanFigure("fast"), Op: perf.AtMost, Limit: 0.5, Source: "test"},
+			{Figure: perf.StageMeanFigure("slow-rate"), Op: perf.AtMost, Limit: 0.5, Source: "test"},
 		},
 		SampleInterval: 200 * time.Millisecond,
 	}
@@ -49,7 +50,7 @@ func TestRunStagePlan(t *testing.T) {
 	for _, l := range back.Loads {
 		mean := back.Figures.Gates[perf.StageMeanFigure(l.Name)]
 		assert.Greater(t, mean, 0.0009, "stage %s: mean of a 1 ms delay", l.Name)
-		assert.Less(t, mean, 0.005, "stage %s", l.Name)
+		assert.Less(t, mean, 0.5, "stage %s", l.Name)
 	}
 	require.Len(t, back.Verdicts, 3)
 	assert.True(t, back.Pass, "%v %v", back.Validity.Reasons, back.Verdicts)

@@ -6,7 +6,8 @@
 // In the configuration mode the get routes (subscriber.RouteConfigGetBaseline, ...) read
 // -configuration-get-keys from the Redis at $DAPR_PERF_REDIS_ADDR (which the platforms set for an
 // app with Backends [redis]) or through the daprd at $DAPR_HTTP_PORT or $DAPR_GRPC_PORT (which
-// they set for an app with a sidecar).
+// they set for an app with a sidecar); the subscription straight to the store (the baseline of
+// the subscribe scenarios) listens to that Redis's keyspace notifications.
 //
 // With -grpc daprd delivers over gRPC (Dapr's AppCallback; run daprd with --app-protocol grpc):
 // the port then serves gRPC to connections that open with HTTP/2's preface, and the HTTP
@@ -49,8 +50,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.Parse(args); !ok {
 		return code
 	}
-	if *getKeys != "" {
-		o.ConfigGet = configGetFromEnv(strings.Split(*getKeys, ","))
+	if o.ConfigurationStore != "" {
+		var keys []string
+		if *getKeys != "" {
+			keys = strings.Split(*getKeys, ",")
+		}
+		o.ConfigGet = configGetFromEnv(keys)
 	}
 	h, err := subscriber.NewHandler(o)
 	if err != nil {
