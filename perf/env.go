@@ -59,7 +59,8 @@ type Env struct {
 	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
 
 	// Dapr's environment.
-	MTLS *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides, and the result records it)"`
+	Profiles *string `envconfig:"DAPR_PERF_PROFILES" oneof:"on off" accepts:"on or off" unset:"off" desc:"read each daprd's CPU, heap and goroutine profiles during one measured load of the run (its profiling port turned on), stored beside the result file and summed up in it"`
+	MTLS     *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides, and the result records it)"`
 
 	// Dapr's pubsub_subscribe_http variables (tests/pubsub_subscribe_http, read by its scenarios).
 	PubSubSubscribeThreshold     *int           `envconfig:"DAPR_PERF_PUBSUB_SUBSCRIBE_HTTP_THRESHOLD" min:"1" max:"600000" accepts:"milliseconds, an integer from 1 to 600000" unset:"the broker's (Dapr's: 1500, RabbitMQ 3000)" desc:"Dapr's bound on the publish request's p95 of normal subscribe, every broker"`

@@ -127,6 +127,12 @@ type Session interface {
 	// logs how many readings failed, as what's: a failed reading is skipped and sampling goes
 	// on. CPU is in cores over each interval, RSS in bytes (Sample).
 	Record(dep Deployment, roles map[string]string, what string) (stop func() []Series)
+	// Profile reads the pprof profiles of dep's sidecars during a measured load planned to
+	// last d, named what, once per run and only with DAPR_PERF_PROFILES=on (SidecarProfiles);
+	// stop, called when the load ends, waits for them, writes them beside the result file and
+	// adds them to the report. Otherwise stop does nothing. A profile that cannot be read is
+	// an entry of SidecarProfiles.Errors, never a failure of the run.
+	Profile(dep Deployment, what string, d time.Duration) (stop func())
 	// Checkpoint rewrites the result file after phase.
 	Checkpoint(phase string)
 	// InfraError records err as an infrastructure error of the run and fails the test.

@@ -61,6 +61,9 @@ type Report struct {
 	Figures *Figures `json:"figures,omitempty"`
 	// Resources summarises each process over the main phases.
 	Resources []ResourceSummary `json:"resources"`
+	// Profiles are the sidecars' pprof profiles read during one measured load, with
+	// DAPR_PERF_PROFILES=on (SidecarProfiles).
+	Profiles []SidecarProfiles `json:"profiles,omitempty"`
 	// Idle are the resource series of the idle window after the last main phase.
 	Idle []Series `json:"idle,omitempty"`
 	// Exits lists unexpected process exits and restarts.

@@ -43,11 +43,14 @@ func runPhase(s perf.Session, tester testers.Client, phase perf.Step, p perf.Par
 }
 
 // measure runs p on tester as the progress phase, recording dep's resources meanwhile
-// (Session.Record, what naming the load), and returns the load's result, the series and the
-// load's error: the measured phase of every plan that samples resources during one load.
+// (Session.Record, what naming the load) and, the first time in a run, its sidecars' profiles
+// (Session.Profile), and returns the load's result, the series and the load's error: the
+// measured phase of every plan that samples resources during one load.
 func measure(s perf.Session, dep perf.Deployment, tester testers.Client, phase perf.Step, p perf.Params, roles map[string]string, what string) (perf.Result, []perf.Series, error) {
 	stop := s.Record(dep, roles, what)
+	stopProfiles := s.Profile(dep, what, phase.Duration)
 	res, err := runPhase(s, tester, phase, p)
+	stopProfiles()
 	return res, stop(), err
 }
 

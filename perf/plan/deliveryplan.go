@@ -312,7 +312,9 @@ func (d *deliveryRun) Run(s perf.Session) error {
 		close(restarted)
 	}
 	done := s.Phase(fmt.Sprintf("main: %s %s to %s, %s subscribe", d.sends(), d.pace(main), main.Target, d.Mode), scheduled(main))
+	stopProfiles := s.Profile(dep, "main", scheduled(main))
 	res, err := testers.RunLoad(ctx, tester, main)
+	stopProfiles()
 	done()
 	<-restarted
 	if err != nil {

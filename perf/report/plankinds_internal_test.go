@@ -165,3 +165,20 @@ func TestDeliveryGatesWithABaseline(t *testing.T) {
 	assert.Contains(t, g, "baseline.mean")
 	assert.NotContains(t, g, "latency.mean", "the main load did not complete")
 }
+
+// The summary names each sidecar's profiles: the load, the CPU and its top functions, the
+// allocation, the files, and what was not read.
+func TestProfilesSummary(t *testing.T) {
+	var b strings.Builder
+	profilesSummary(&b, []perf.SidecarProfiles{{Process: "app-daprd", Role: "callee-sidecar", During: "round 1", CPUWindowSeconds: 30, CPUSampleSeconds: 4.5,
+		TopCPU:     []perf.FunctionShare{{Function: "runtime.mallocgc", Flat: 0.123, Cum: 0.2}, {Function: "syscall.Syscall", Flat: 0.1, Cum: 0.1}},
+		AllocBytes: 3 << 20, InUseGrowthBytes: -1 << 19, Goroutines: 42,
+		Files:  map[string]string{"cpu": "profiles/t/app-daprd.cpu.pb.gz", "heap-end": "profiles/t/app-daprd.heap-end.pb.gz"},
+		Errors: []string{"goroutine: GET x: 404"}}})
+	out := b.String()
+	assert.Contains(t, out, "profiles of app-daprd (callee-sidecar) during round 1: 4.50 s of CPU sampled in a 30 s window; 3.0 MiB allocated, heap in use -0.5 MiB, 42 goroutines at the end")
+	assert.Contains(t, out, "  CPU, flat (cumulative): runtime.mallocgc 12.3 % (20.0 %); syscall.Syscall 10.0 % (10.0 %)\n")
+	assert.NotContains(t, out, "allocated, flat", "no allocation sites: no line")
+	assert.Contains(t, out, "  files (go tool pprof): profiles/t/app-daprd.cpu.pb.gz profiles/t/app-daprd.heap-end.pb.gz\n")
+	assert.Contains(t, out, "  NOT READ: goroutine: GET x: 404")
+}

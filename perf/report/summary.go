@@ -72,6 +72,7 @@ func Summary(r *perf.Report) string {
 		_ = w.Flush()
 	}
 	costTable(&b, figures.Cost)
+	profilesSummary(&b, r.Profiles)
 	for _, w := range r.Warnings {
 		b.WriteString("WARNING: " + w + "\n")
 	}

@@ -148,6 +148,9 @@ func scenarioFor(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
 		out.ForEnv = nil // applied
 		sc = out
 	}
+	if perf.ProfilesFromEnv(env) {
+		sc = withProfiling(sc)
+	}
 	n := sc.TesterReplicasFromEnv(env)
 	if n == 1 && sc.TesterReplicas <= 1 {
 		return sc, nil
@@ -157,6 +160,22 @@ func scenarioFor(env perf.Env, sc perf.Scenario) (perf.Scenario, error) {
 		return sc, fmt.Errorf("%s/%s: configuration: %w", sc.Test, sc.Transport, err)
 	}
 	return out, nil
+}
+
+// withProfiling is sc with every sidecar's profiling port on (DAPR_PERF_PROFILES=on), sc's own
+// apps not written.
+func withProfiling(sc perf.Scenario) perf.Scenario {
+	apps := make([]perf.App, len(sc.Apps))
+	for i, a := range sc.Apps {
+		if a.Sidecar != nil {
+			side := *a.Sidecar
+			side.Profiling = true
+			a.Sidecar = &side
+		}
+		apps[i] = a
+	}
+	sc.Apps = apps
+	return sc
 }
 
 // withTesterLimits returns a copy of apps in which each tester without TesterLimits has

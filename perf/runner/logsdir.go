@@ -14,11 +14,23 @@ import (
 // as '_' (a retried attempt and a growth variant are each a name of their own), and "-2", "-3",
 // ... after it when a failed deployment of the same name already kept its logs there.
 func logsDir(resultPath, testName, label string) string {
+	return runSubdir(resultPath, "logs", testName, label)
+}
+
+// profilesDir is where a run's sidecar profiles go (DAPR_PERF_PROFILES): as logsDir, under
+// profiles/.
+func profilesDir(resultPath, testName string) string {
+	return runSubdir(resultPath, "profiles", testName, "")
+}
+
+// runSubdir is <the result file's folder>/<kind>/<test name>[_<label>], made unique as
+// logsDir says.
+func runSubdir(resultPath, kind, testName, label string) string {
 	name := fileSafe.Replace(testName)
 	if label != "" {
 		name += "_" + fileSafe.Replace(label)
 	}
-	base := filepath.Join(filepath.Dir(resultPath), "logs", name)
+	base := filepath.Join(filepath.Dir(resultPath), kind, name)
 	dir := base
 	for i := 2; i <= maxRunFiles; i++ {
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {

@@ -25,6 +25,8 @@ type session struct {
 
 	mu   sync.Mutex
 	deps []*deployed
+	// profiled is set once the run has read its profiles (Profile).
+	profiled bool
 }
 
 // T is the run's test.

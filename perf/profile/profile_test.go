@@ -1,0 +1,121 @@
+package profile
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	httppprof "net/http/pprof"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// Flat goes to the leaf frame's innermost function, cumulative once per distinct function on a
+// stack (a recursive frame counts once); shares are of the total.
+func TestTopCountsFlatAndCumulative(t *testing.T) {
+	fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
+	leaf, mid, root, inl := fn(1, "leaf"), fn(2, "mid"), fn(3, "root"), fn(4, "inlined")
+	loc := func(id uint64, fs ...*profile.Function) *profile.Location {
+		l := &profile.Location{ID: id}
+		for _, f := range fs {
+			l.Line = append(l.Line, profile.Line{Function: f})
+		}
+		return l
+	}
+	lLeaf, lMid, lRoot, lInl := loc(1, leaf), loc(2, mid), loc(3, root), loc(4, inl, mid) // inlined into mid
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{lLeaf, lMid, lRoot}, Value: []int64{6, 60}},
+			{Location: []*profile.Location{lInl, lRoot}, Value: []int64{3, 30}},
+			{Location: []*profile.Location{lMid, lMid, lRoot}, Value: []int64{1, 10}}, // recursion
+		},
+		Function: []*profile.Function{leaf, mid, root, inl},
+		Location: []*profile.Location{lLeaf, lMid, lRoot, lInl},
+	}
+	require.NoError(t, p.CheckValid())
+	top := Top(p, 1, 10)
+	byName := map[string]perf.FunctionShare{}
+	for _, f := range top {
+		byName[f.Function] = f
+	}
+	assert.Equal(t, "leaf", top[0].Function)
+	assert.InDelta(t, 0.6, byName["leaf"].Flat, 1e-12)
+	assert.InDelta(t, 0.3, byName["inlined"].Flat, 1e-12, "the innermost inlined function is the leaf")
+	assert.InDelta(t, 0.1, byName["mid"].Flat, 1e-12)
+	assert.InDelta(t, 1.0, byName["mid"].Cum, 1e-12, "on every stack, the recursive one counted once")
+	assert.InDelta(t, 1.0, byName["root"].Cum, 1e-12)
+	assert.Zero(t, byName["root"].Flat)
+	assert.Equal(t, int64(60), byName["leaf"].Value)
+	assert.Len(t, Top(p, 1, 2), 2)
+	assert.Nil(t, Top(&profile.Profile{SampleType: p.SampleType}, 1, 10), "no samples: no functions")
+}
+
+// CPUWindow takes the middle of the load, at most perf.ProfileCPUWindow seconds, at least one.
+func TestCPUWindow(t *testing.T) {
+	lead, s := CPUWindow(time.Minute)
+	assert.Equal(t, perf.ProfileCPUWindow, s)
+	assert.Equal(t, 15*time.Second, lead)
+	lead, s = CPUWindow(10 * time.Second)
+	assert.Equal(t, 8, s)
+	assert.Equal(t, time.Second, lead)
+	lead, s = CPUWindow(time.Second)
+	assert.Equal(t, 1, s)
+	assert.Zero(t, lead)
+}
+
+var sink [][]byte
+
+// Against this test process's own net/http/pprof: the CPU it burns and the bytes it allocates
+// during the "load" are in the profiles, the files are written for go tool pprof, and a
+// profiling port that is not there is an error of the summary, not a failure.
+func TestCaptureReadsARealPprofEndpoint(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", httppprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	dir := t.TempDir()
+	c := Start(t.Context(), srv.URL, 3*time.Second, perf.SidecarProfiles{Process: "app-daprd", Role: "callee-sidecar", During: "round 1"})
+	deadline := time.Now().Add(2500 * time.Millisecond)
+	x := 0
+	for time.Now().Before(deadline) { // a bounded busy loop that also allocates
+		for i := range 10000 {
+			x += i * i
+		}
+		sink = append(sink[:0], make([]byte, 64<<10))
+	}
+	_ = x
+	out := c.Finish(context.Background(), filepath.Join(dir, "profiles"), dir, "app-daprd")
+	assert.Empty(t, out.Errors)
+	assert.Equal(t, 1.0, out.CPUWindowSeconds)
+	assert.Greater(t, out.CPUSampleSeconds, 0.1, "a second of busy loop")
+	require.NotEmpty(t, out.TopCPU)
+	assert.Greater(t, out.AllocBytes, int64(1<<20), "64 KiB at a time for 2.5 s")
+	require.NotEmpty(t, out.TopAlloc)
+	assert.Greater(t, out.Goroutines, int64(1))
+	assert.Equal(t, map[string]string{"cpu": "profiles/app-daprd.cpu.pb.gz", "heap-start": "profiles/app-daprd.heap-start.pb.gz",
+		"heap-end": "profiles/app-daprd.heap-end.pb.gz", "goroutine": "profiles/app-daprd.goroutine.pb.gz"}, out.Files)
+	f, err := os.Open(filepath.Join(dir, out.Files["cpu"]))
+	require.NoError(t, err)
+	defer f.Close()
+	p, err := profile.Parse(f)
+	require.NoError(t, err, "the file is a profile go tool pprof reads")
+	assert.NotEmpty(t, p.Sample)
+
+	gone := Start(t.Context(), "http://127.0.0.1:1", 3*time.Second, perf.SidecarProfiles{Process: "x-daprd"})
+	out = gone.Finish(context.Background(), filepath.Join(dir, "gone"), dir, "x-daprd")
+	assert.Empty(t, out.Files)
+	require.NotEmpty(t, out.Errors)
+	assert.True(t, strings.HasPrefix(out.Errors[0], "heap-start: "), out.Errors)
+	assert.Contains(t, strings.Join(out.Errors, "\n"), "cpu: the load ended before the profile's window began")
+}

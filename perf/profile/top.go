@@ -1,0 +1,104 @@
+package profile
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// sampleIndex is the index of p's sample type named typ, or -1.
+func sampleIndex(p *profile.Profile, typ string) int {
+	return slices.IndexFunc(p.SampleType, func(st *profile.ValueType) bool { return st.Type == typ })
+}
+
+// total is the sum of p's samples' values at index i.
+func total(p *profile.Profile, i int) int64 {
+	var t int64
+	for _, s := range p.Sample {
+		if i < len(s.Value) {
+			t += s.Value[i]
+		}
+	}
+	return t
+}
+
+// Top is the n functions of p with the largest flat value at sample index i, as go tool
+// pprof -top counts them: flat is a sample's value for the function of its leaf frame (the
+// innermost function of the first location, inlined frames included), cum its value once for
+// each distinct function on its stack. Shares are of the total of the samples' values; a
+// total of 0 gives no functions. Ties sort by name.
+func Top(p *profile.Profile, i, n int) []perf.FunctionShare {
+	tot := total(p, i)
+	if tot == 0 {
+		return nil
+	}
+	flat, cum := map[string]int64{}, map[string]int64{}
+	for _, s := range p.Sample {
+		if i >= len(s.Value) || s.Value[i] == 0 {
+			continue
+		}
+		v := s.Value[i]
+		seen := map[string]bool{}
+		for li, loc := range s.Location {
+			for ln, line := range loc.Line {
+				name := "?"
+				if line.Function != nil {
+					name = line.Function.Name
+				}
+				if li == 0 && ln == 0 {
+					flat[name] += v
+				}
+				if !seen[name] {
+					seen[name] = true
+					cum[name] += v
+				}
+			}
+		}
+	}
+	out := make([]perf.FunctionShare, 0, len(cum))
+	for name, c := range cum {
+		out = append(out, perf.FunctionShare{Function: name, Flat: float64(flat[name]) / float64(tot), Cum: float64(c) / float64(tot), Value: flat[name]})
+	}
+	slices.SortFunc(out, func(a, b perf.FunctionShare) int {
+		return cmp.Or(cmp.Compare(b.Value, a.Value), cmp.Compare(b.Cum, a.Cum), cmp.Compare(a.Function, b.Function))
+	})
+	return out[:min(n, len(out))]
+}
+
+// cpuTop is the top functions of a CPU profile (its "cpu" sample type, nanoseconds) and the
+// CPU seconds it sampled.
+func cpuTop(p *profile.Profile) ([]perf.FunctionShare, float64) {
+	i := sampleIndex(p, "cpu")
+	if i < 0 {
+		return nil, 0
+	}
+	return Top(p, i, perf.ProfileTop), float64(total(p, i)) / 1e9
+}
+
+// allocTop is what was allocated between two heap profiles of one process, start then end:
+// the top functions by bytes allocated (alloc_space, end minus start), the bytes allocated and
+// the change of the heap in use (inuse_space). Heap profiles are cumulative from the process's
+// start for alloc_*, so the difference is the load's.
+func allocTop(start, end *profile.Profile) ([]perf.FunctionShare, int64, int64, error) {
+	d, err := Diff(start, end)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	ai, ui := sampleIndex(d, "alloc_space"), sampleIndex(d, "inuse_space")
+	if ai < 0 || ui < 0 {
+		return nil, 0, 0, errors.New("not a heap profile (no alloc_space and inuse_space)")
+	}
+	return Top(d, ai, perf.ProfileTop), total(d, ai), total(d, ui), nil
+}
+
+// Diff is end minus start, two profiles of one kind: start's values negated and merged into
+// end's (profile.Merge), as go tool pprof -diff_base computes it.
+func Diff(start, end *profile.Profile) (*profile.Profile, error) {
+	s := start.Copy()
+	s.Scale(-1)
+	return profile.Merge([]*profile.Profile{end.Copy(), s})
+}

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/profile"
+)
+
+// profileFinish bounds the end of a run's profiles: the last CPU window, then the heap and
+// goroutine reads of every sidecar.
+const profileFinish = time.Minute
+
+// Profile reads the profiles of dep's sidecars during the load what, planned to last d (see
+// perf.Session.Profile): every process "<app>-daprd" whose app has a profiling endpoint.
+func (s *session) Profile(dep perf.Deployment, what string, d time.Duration) (stop func()) {
+	s.mu.Lock()
+	first := !s.profiled
+	s.profiled = true
+	s.mu.Unlock()
+	if !first || !perf.ProfilesFromEnv(s.cfg.Env) {
+		return func() {}
+	}
+	roles := s.sc.Roles()
+	var caps []*profile.Capture
+	var procs []string
+	for _, p := range dep.Processes() {
+		app, ok := strings.CutSuffix(p, "-daprd")
+		if !ok {
+			continue
+		}
+		base, err := dep.Endpoint(app, perf.SidecarProfile)
+		if err != nil {
+			continue // no profiling port: this sidecar was started without it
+		}
+		caps = append(caps, profile.Start(s.t.Context(), base, d, perf.SidecarProfiles{Process: p, Role: roles[p], During: what}))
+		procs = append(procs, p)
+	}
+	if len(caps) == 0 {
+		s.t.Logf("profiles: %s: no sidecar of this deployment serves pprof", what)
+		return func() {}
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), profileFinish)
+		defer cancel()
+		dir := profilesDir(s.rf.Path(), s.t.Name())
+		for i, c := range caps {
+			p := c.Finish(ctx, dir, filepath.Dir(s.rf.Path()), procs[i])
+			s.rep.Profiles = append(s.rep.Profiles, p)
+			s.t.Logf("profiles: %s during %s: %s", p.Process, what, profileLine(p))
+		}
+	}
+}
+
+// profileLine is one sidecar's profiles in a line, for the test's log.
+func profileLine(p perf.SidecarProfiles) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.2f s of CPU in a %.0f s window", p.CPUSampleSeconds, p.CPUWindowSeconds)
+	if len(p.TopCPU) > 0 {
+		fmt.Fprintf(&b, ", most in %s (%.1f %% flat)", p.TopCPU[0].Function, 100*p.TopCPU[0].Flat)
+	}
+	fmt.Fprintf(&b, "; %.1f MiB allocated, heap in use %+.1f MiB; %d goroutines", float64(p.AllocBytes)/(1<<20), float64(p.InUseGrowthBytes)/(1<<20), p.Goroutines)
+	if len(p.Errors) > 0 {
+		fmt.Fprintf(&b, "; not read: %s", strings.Join(p.Errors, "; "))
+	}
+	return b.String()
+}
