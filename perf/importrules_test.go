@@ -32,7 +32,7 @@ var coreRules = []importRule{
 	{pkg: "perf/push", what: "the Pushgateway and Prometheus remote write: the common figures of every report, then its kind's own; `Push` to the gateway, `Write` as samples stamped with the run's start time",
 		may: []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/plan", what: "the eight plans (overhead, growth, stages, iterations, delivery, jobs, reminders, faults) and what only they need: routes to the apps and stores, the preflight, the app clients",
-		may: []string{"perf", "perf/report", "perf/testers", "perf/actorstats", "perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
+		may: []string{"perf", "perf/report", "perf/testers", "perf/actorstats", "perf/driver", "perf/profile", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/runner", what: "`Run`: configuration, the result file, the session a plan works through (its resource recorder, its interrupt hook), progress lines, the actor hosts' counters, the step-down ladder, the plan-only pass, the push, the remote write and the summary",
 		may: []string{"perf", "perf/report", "perf/push", "perf/testers", "perf/actorstats", "perf/profile", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/testers", what: "the client of the tester app's HTTP API: a load run on one tester, or split over several and their results merged; the live progress a long phase logs",

@@ -61,6 +61,21 @@ type Sidecar struct {
 	// FamilyGrowth lists the metric families whose series count changed over the rounds,
 	// largest growth first (empty when none did or the endpoint is off).
 	FamilyGrowth []FamilyGrowth `json:"familyGrowth,omitempty"`
+	// HeapGrowthBytes is how much the Go heap in use grew from the first reading to the last
+	// (pprof heap profiles' inuse_space, each as of the garbage collection before it), and
+	// HeapSites the allocation sites that grew the most, largest first: where the memory that
+	// stayed was allocated. Both empty when profiling is off.
+	HeapGrowthBytes int64      `json:"heapGrowthBytes,omitempty"`
+	HeapSites       []HeapSite `json:"heapSites,omitempty"`
+}
+
+// HeapSite is one allocation site whose heap in use grew over a variant's rounds: the function
+// that allocated, the first of daprd's own functions on its stack above it (Via; empty when the
+// function is daprd's or none is), and the bytes in use it added.
+type HeapSite struct {
+	Function string `json:"function"`
+	Via      string `json:"via,omitempty"`
+	Bytes    int64  `json:"bytes"`
 }
 
 // Reading is one measurement of a sidecar. RSS is read first: a scrape of a large
@@ -227,6 +242,7 @@ func Findings(g *Report) string {
 	if !ran {
 		b.WriteString("  (no distinct-path variant ran)\n")
 	}
+	heapSiteLines(&b, g)
 	b.WriteString("detector checks:\n")
 	for _, c := range g.Checks {
 		fmt.Fprintf(&b, "  %s\n", c)
@@ -245,4 +261,37 @@ func Findings(g *Report) string {
 		}
 	}
 	return b.String()
+}
+
+// heapSitesNamed is how many allocation sites the findings name per growing sidecar.
+const heapSitesNamed = 3
+
+// heapSiteLines writes, for each sidecar classified growing that has heap profiles, where its
+// heap in use grew: the net growth and the largest sites, each with the daprd function that led
+// there. A sidecar that is not growing names none: a site is a finding only behind a growth.
+func heapSiteLines(b *strings.Builder, g *Report) {
+	var lines []string
+	for _, v := range g.Variants {
+		for _, s := range v.Sidecars {
+			if s.Growth.Verdict != Growing || len(s.HeapSites) == 0 {
+				continue
+			}
+			var sites []string
+			for _, h := range s.HeapSites[:min(heapSitesNamed, len(s.HeapSites))] {
+				site := fmt.Sprintf("%s %+.1f MiB", h.Function, float64(h.Bytes)/(1<<20))
+				if h.Via != "" {
+					site += " (via " + h.Via + ")"
+				}
+				sites = append(sites, site)
+			}
+			lines = append(lines, fmt.Sprintf("  %s %s (heap in use %+.1f MiB): %s\n", v.Name, s.Role, float64(s.HeapGrowthBytes)/(1<<20), strings.Join(sites, "; ")))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("where the growing sidecars' heap grew (pprof inuse_space, first reading to last):\n")
+	for _, l := range lines {
+		b.WriteString(l)
+	}
 }

@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/daprperf/daprperf/perf"
+	pprof "github.com/daprperf/daprperf/perf/profile"
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/testers"
 
@@ -331,6 +334,8 @@ func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deplo
 			return out, loads, err
 		}
 	}
+	// The heap profiles the growth sites start from, before reading 0 for the same reason.
+	heaps := readHeaps(t, dep, apps, false)
 	if err := read("0", true); err != nil {
 		return out, loads, err
 	}
@@ -352,6 +357,9 @@ func runVariant(t perf.TB, g *growthConfig, v perf.GrowthVariant, dep perf.Deplo
 	if err := read("idle", true); err != nil {
 		return out, loads, err
 	}
+	// The last readings are taken: a collection now changes none, and leaves in use only what
+	// is live, not the last scrape's encoding.
+	heapSites(t, out.Sidecars, heaps, readHeaps(t, dep, apps, true))
 	for i := range out.Sidecars {
 		out.Sidecars[i].DeriveSeries()
 	}
@@ -435,6 +443,48 @@ func idle(ctx context.Context, rss rssReader, window time.Duration, start time.T
 		}
 	}
 	return nil
+}
+
+// growthSites is how many allocation sites a growth reading keeps per sidecar.
+const growthSites = 8
+
+// daprdCode are the function-name prefixes of daprd's own code (HeapSite.Via).
+var daprdCode = []string{"github.com/dapr/"}
+
+// readHeaps reads the heap profile of each app's sidecar that serves pprof (nil for the
+// others, and for one that fails, which t's log says: a heap profile adds to the finding, the
+// readings do not need it), after a garbage collection with gc (pprof.Heap).
+func readHeaps(t perf.TB, dep perf.Deployment, apps []string, gc bool) []*profile.Profile {
+	out := make([]*profile.Profile, len(apps))
+	for i, app := range apps {
+		u, err := dep.Endpoint(app, perf.SidecarProfile)
+		if err != nil {
+			continue
+		}
+		if out[i], err = pprof.Heap(t.Context(), u, gc); err != nil {
+			t.Logf("growth: heap profile of %s's sidecar: %v", app, err)
+		}
+	}
+	return out
+}
+
+// heapSites fills each sidecar's heap growth and its sites from its heap profiles at the
+// first reading (start) and the last (end).
+func heapSites(t perf.TB, sidecars []growth.Sidecar, start, end []*profile.Profile) {
+	for i := range sidecars {
+		if start[i] == nil || end[i] == nil {
+			continue
+		}
+		sites, net, err := pprof.InUseGrowth(start[i], end[i], growthSites, daprdCode...)
+		if err != nil {
+			t.Logf("growth: heap sites of %s: %v", sidecars[i].Process, err)
+			continue
+		}
+		sidecars[i].HeapGrowthBytes = net
+		for _, s := range sites {
+			sidecars[i].HeapSites = append(sidecars[i].HeapSites, growth.HeapSite{Function: s.Function, Via: s.Via, Bytes: s.Bytes})
+		}
+	}
 }
 
 // scrapeSidecar reads app's sidecar's Go heap in use (bytes; 0 when profiling is off) and the

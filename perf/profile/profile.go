@@ -172,3 +172,15 @@ func (c *Capture) Finish(ctx context.Context, dir, rel, prefix string) perf.Side
 	out.Errors = c.errs
 	return out
 }
+
+// Heap reads the heap profile of the process serving pprof at base; with gc, the process runs
+// a garbage collection first (net/http/pprof's gc=1), so that its in-use figures are the
+// objects live now rather than at its last collection.
+func Heap(ctx context.Context, base string, gc bool) (*profile.Profile, error) {
+	path := "/debug/pprof/heap"
+	if gc {
+		path += "?gc=1"
+	}
+	_, p, err := fetch(ctx, base+path, fetchTimeout)
+	return p, err
+}

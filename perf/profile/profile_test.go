@@ -119,3 +119,53 @@ func TestCaptureReadsARealPprofEndpoint(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out.Errors[0], "heap-start: "), out.Errors)
 	assert.Contains(t, strings.Join(out.Errors, "\n"), "cpu: the load ended before the profile's window began")
 }
+
+// heapProfile is a heap profile of sites, each (leaf, caller, inuse bytes), with alloc_space
+// equal to inuse.
+func heapProfile(sites ...struct {
+	leaf, caller string
+	inuse        int64
+}) *profile.Profile {
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"},
+		{Type: "inuse_objects", Unit: "count"}, {Type: "inuse_space", Unit: "bytes"}}}
+	funcs := map[string]*profile.Function{}
+	locs := map[string]*profile.Location{}
+	loc := func(name string) *profile.Location {
+		if l, ok := locs[name]; ok {
+			return l
+		}
+		f := &profile.Function{ID: uint64(len(funcs) + 1), Name: name}
+		funcs[name] = f
+		p.Function = append(p.Function, f)
+		l := &profile.Location{ID: uint64(len(locs) + 1), Line: []profile.Line{{Function: f}}}
+		locs[name] = l
+		p.Location = append(p.Location, l)
+		return l
+	}
+	for _, s := range sites {
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc(s.leaf), loc(s.caller)}, Value: []int64{1, s.inuse, 1, s.inuse}})
+	}
+	return p
+}
+
+// The sites whose heap in use grew, largest first, each with the first frame of the named code
+// above it; a site that shrank is left out and counted in the net change.
+func TestInUseGrowth(t *testing.T) {
+	type site = struct {
+		leaf, caller string
+		inuse        int64
+	}
+	start := heapProfile(site{"view.addSample", "github.com/dapr/dapr/pkg/diag.Record", 1 << 20}, site{"bufio.NewReader", "net/http.serve", 4 << 20})
+	end := heapProfile(site{"view.addSample", "github.com/dapr/dapr/pkg/diag.Record", 21 << 20}, site{"bufio.NewReader", "net/http.serve", 3 << 20},
+		site{"github.com/dapr/dapr/pkg/x.New", "main.main", 2 << 20})
+	sites, net, err := InUseGrowth(start, end, 5, "github.com/dapr/")
+	require.NoError(t, err)
+	assert.Equal(t, []HeapSite{
+		{Function: "view.addSample", Via: "github.com/dapr/dapr/pkg/diag.Record", Bytes: 20 << 20},
+		{Function: "github.com/dapr/dapr/pkg/x.New", Bytes: 2 << 20},
+	}, sites)
+	assert.Equal(t, int64(21<<20), net, "+20 +2 -1 MiB")
+	_, _, err = InUseGrowth(&profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}}},
+		&profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}}}, 5)
+	assert.ErrorContains(t, err, "not a heap profile")
+}

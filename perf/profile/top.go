@@ -102,3 +102,72 @@ func Diff(start, end *profile.Profile) (*profile.Profile, error) {
 	s.Scale(-1)
 	return profile.Merge([]*profile.Profile{end.Copy(), s})
 }
+
+// HeapSite is one allocation site of a heap profile's difference: the function that allocated
+// (the innermost frame), the first frame above it in one of the named code's packages (the
+// caller in daprd's own code that led there), and the bytes it added.
+type HeapSite struct {
+	Function string
+	Via      string
+	Bytes    int64
+}
+
+// InUseGrowth is where the heap in use grew between two heap profiles of one process, start
+// then end: the n allocation sites (innermost function and, per via, the first frame whose
+// function starts with one of prefixes) whose inuse_space grew the most, largest first, and
+// the net change over all sites (bytes; negative when the heap shrank). Sites that shrank are
+// left out. A heap profile's inuse_space is as of the last garbage collection before it.
+func InUseGrowth(start, end *profile.Profile, n int, prefixes ...string) ([]HeapSite, int64, error) {
+	d, err := Diff(start, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	i := sampleIndex(d, "inuse_space")
+	if i < 0 {
+		return nil, 0, errors.New("not a heap profile (no inuse_space)")
+	}
+	type key struct{ fn, via string }
+	bytes := map[key]int64{}
+	for _, s := range d.Sample {
+		if i >= len(s.Value) || s.Value[i] == 0 || len(s.Location) == 0 {
+			continue
+		}
+		k := key{fn: "?"}
+		first := true
+		for _, loc := range s.Location {
+			for _, line := range loc.Line {
+				name := "?"
+				if line.Function != nil {
+					name = line.Function.Name
+				}
+				if first {
+					k.fn, first = name, false
+					continue
+				}
+				if k.via == "" && hasPrefix(name, prefixes) {
+					k.via = name
+				}
+			}
+		}
+		bytes[k] += s.Value[i]
+	}
+	var out []HeapSite
+	for k, b := range bytes {
+		if b > 0 {
+			out = append(out, HeapSite{Function: k.fn, Via: k.via, Bytes: b})
+		}
+	}
+	slices.SortFunc(out, func(a, b HeapSite) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Function, b.Function), cmp.Compare(a.Via, b.Via))
+	})
+	return out[:min(n, len(out))], total(d, i), nil
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
