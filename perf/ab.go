@@ -80,6 +80,9 @@ type ABReport struct {
 	// schedule or missed its rate, in the order they ran; each was run again under its number
 	// (EnvABSetAside). Empty when every round kept its schedule.
 	SetAside []SetAsideRound `json:"setAside,omitempty"`
+	// Profiles are the sidecars' profile differences, B − A (DAPR_PERF_PROFILES=on), from
+	// each build's first round.
+	Profiles []ProfileDiff `json:"profiles,omitempty"`
 }
 
 // SetAsideRound is one round of an A/B run that was set aside: it stopped at its first phase

@@ -57,3 +57,37 @@ type FunctionShare struct {
 	Cum      float64 `json:"cum"`
 	Value    int64   `json:"value"`
 }
+
+// OfBuild is how a measured load of an A/B run names its build: "round 1" + OfBuild + "B".
+const OfBuild = " of build "
+
+// ProfileDiff is how one role's daprd spent its CPU or its allocations differently in build B
+// than in build A, from their profiles in one A/B run (SidecarProfiles of each build): the
+// functions whose flat share changed the most.
+type ProfileDiff struct {
+	// Role is the sidecar's role; Kind "cpu" (CPU time) or "alloc" (bytes allocated during the
+	// load).
+	Role string `json:"role"`
+	Kind string `json:"kind"`
+	// Functions are the largest changes of flat share, those beyond sampling noise first, each
+	// group by the size of the change, at most ProfileTop.
+	Functions []FunctionDelta `json:"functions"`
+	// SamplesA and SamplesB are how many samples each profile holds (CPU: one per 10 ms of
+	// CPU; allocation: about one per 512 KiB allocated, Go's MemProfileRate), which bound
+	// what a change of share can tell.
+	SamplesA float64 `json:"samplesA"`
+	SamplesB float64 `json:"samplesB"`
+}
+
+// FunctionDelta is one function's flat share of a profile's total in build A and in build B
+// (fractions in [0, 1]), and B − A. Beyond is set when |B − A| exceeds twice its standard
+// error, sqrt(a(1−a)/nA + b(1−b)/nB) over the profiles' sample counts (two proportions,
+// normal approximation; samples of one process are not independent, so this is a floor on
+// the noise, not a test).
+type FunctionDelta struct {
+	Function string  `json:"function"`
+	A        float64 `json:"a"`
+	B        float64 `json:"b"`
+	Delta    float64 `json:"delta"`
+	Beyond   bool    `json:"beyondNoise"`
+}

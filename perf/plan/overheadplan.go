@@ -152,7 +152,7 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 		if !ab {
 			return ""
 		}
-		return " of build " + sd.name
+		return perf.OfBuild + sd.name
 	}
 	for _, sd := range sides {
 		if sd.main, err = routed(sd.dep, sc, sc.Main, cfg.Main); err != nil {

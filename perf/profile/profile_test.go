@@ -169,3 +169,40 @@ func TestInUseGrowth(t *testing.T) {
 		&profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}}}, 5)
 	assert.ErrorContains(t, err, "not a heap profile")
 }
+
+// The functions whose flat share changed the most, either way, with both shares; a function
+// in one profile only has share 0 in the other.
+func TestShareDiff(t *testing.T) {
+	type site = struct {
+		leaf, caller string
+		inuse        int64
+	}
+	a := heapProfile(site{"json.Marshal", "main.h", 50}, site{"io.copyBuffer", "main.h", 50})
+	b := heapProfile(site{"json.Marshal", "main.h", 20}, site{"io.copyBuffer", "main.h", 60}, site{"proto.Marshal", "main.h", 20})
+	ds, err := ShareDiff(a, b, "alloc_space", 0, 0, 10)
+	require.NoError(t, err)
+	want := []perf.FunctionDelta{
+		{Function: "json.Marshal", A: 0.5, B: 0.2, Delta: -0.3},
+		{Function: "proto.Marshal", A: 0, B: 0.2, Delta: 0.2},
+		{Function: "io.copyBuffer", A: 0.5, B: 0.6, Delta: 0.1},
+	}
+	require.Len(t, ds, len(want))
+	for i, w := range want {
+		assert.Equal(t, w.Function, ds[i].Function)
+		assert.InDelta(t, w.A, ds[i].A, 1e-12, w.Function)
+		assert.InDelta(t, w.B, ds[i].B, 1e-12, w.Function)
+		assert.InDelta(t, w.Delta, ds[i].Delta, 1e-12, w.Function)
+	}
+	_, err = ShareDiff(a, b, "cpu", 0, 0, 10)
+	assert.ErrorContains(t, err, `no sample type "cpu"`)
+
+	// Beyond noise: at 100 samples each, 0.5 -> 0.2 (2 SE = 0.13) is; 0.5 -> 0.6 (0.14) is not;
+	// it sorts first.
+	ds, err = ShareDiff(a, b, "alloc_space", 100, 100, 10)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"json.Marshal", "proto.Marshal", "io.copyBuffer"}, []string{ds[0].Function, ds[1].Function, ds[2].Function})
+	assert.Equal(t, []bool{true, true, false}, []bool{ds[0].Beyond, ds[1].Beyond, ds[2].Beyond})
+	ds, err = ShareDiff(a, b, "alloc_space", 10, 10, 10)
+	require.NoError(t, err)
+	assert.False(t, ds[0].Beyond, "10 samples each: 0.3 is under 2 SE (0.42)")
+}

@@ -3,6 +3,9 @@ package profile
 import (
 	"cmp"
 	"errors"
+	"fmt"
+	"math"
+	"os"
 	"slices"
 
 	"github.com/google/pprof/profile"
@@ -170,4 +173,90 @@ func hasPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// flatShares is each function's flat share of p's total at sample index i (Top's counting).
+func flatShares(p *profile.Profile, i int) map[string]float64 {
+	out := map[string]float64{}
+	for _, f := range Top(p, i, math.MaxInt) {
+		if f.Flat != 0 {
+			out[f.Function] = f.Flat
+		}
+	}
+	return out
+}
+
+// ShareDiff is how the flat shares of the functions of two profiles of one kind differ, b
+// against a, at the sample type typ ("cpu", "alloc_space"), with na and nb samples: the n
+// functions whose share changed the most, those beyond noise first (FunctionDelta.Beyond),
+// each group by the size of the change, with both shares. A function absent from one has share
+// 0 there. Shares, not values, so that two loads of different length or rate compare.
+func ShareDiff(a, b *profile.Profile, typ string, na, nb float64, n int) ([]perf.FunctionDelta, error) {
+	ia, ib := sampleIndex(a, typ), sampleIndex(b, typ)
+	if ia < 0 || ib < 0 {
+		return nil, fmt.Errorf("profile diff: no sample type %q in both profiles", typ)
+	}
+	sa, sb := flatShares(a, ia), flatShares(b, ib)
+	var out []perf.FunctionDelta
+	for f, v := range sa {
+		out = append(out, perf.FunctionDelta{Function: f, A: v, B: sb[f], Delta: sb[f] - v})
+	}
+	for f, v := range sb {
+		if _, ok := sa[f]; !ok {
+			out = append(out, perf.FunctionDelta{Function: f, B: v, Delta: v})
+		}
+	}
+	for i := range out {
+		d := &out[i]
+		if na > 0 && nb > 0 {
+			se := math.Sqrt(d.A*(1-d.A)/na + d.B*(1-d.B)/nb)
+			d.Beyond = math.Abs(d.Delta) > 2*se
+		}
+	}
+	slices.SortFunc(out, func(x, y perf.FunctionDelta) int {
+		return cmp.Or(-cmp.Compare(b2i(x.Beyond), b2i(y.Beyond)), cmp.Compare(math.Abs(y.Delta), math.Abs(x.Delta)), cmp.Compare(x.Function, y.Function))
+	})
+	return out[:min(n, len(out))], nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// CPUSamples is how many samples a CPU profile holds (its "samples" sample type).
+func CPUSamples(p *profile.Profile) float64 {
+	if i := sampleIndex(p, "samples"); i >= 0 {
+		return float64(total(p, i))
+	}
+	return 0
+}
+
+// memProfileRate is Go's default runtime.MemProfileRate: about one heap sample per 512 KiB
+// allocated.
+const memProfileRate = 512 << 10
+
+// AllocSamples is about how many samples a heap profile's alloc_space (or a difference of two)
+// stands on: its bytes over Go's default sampling rate.
+func AllocSamples(p *profile.Profile) float64 {
+	if i := sampleIndex(p, "alloc_space"); i >= 0 {
+		return float64(total(p, i)) / memProfileRate
+	}
+	return 0
+}
+
+// Load reads a profile file (gzipped pprof protobuf, as Capture writes them).
+func Load(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
 }

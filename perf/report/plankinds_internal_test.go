@@ -182,3 +182,16 @@ func TestProfilesSummary(t *testing.T) {
 	assert.Contains(t, out, "  files (go tool pprof): profiles/t/app-daprd.cpu.pb.gz profiles/t/app-daprd.heap-end.pb.gz\n")
 	assert.Contains(t, out, "  NOT READ: goroutine: GET x: 404")
 }
+
+// An A/B run's profile diff names only the changes beyond sampling noise, or says there are
+// none, with both sample counts.
+func TestProfileDiffSummary(t *testing.T) {
+	var b strings.Builder
+	profileDiffSummary(&b, []perf.ProfileDiff{
+		{Role: "callee-sidecar", Kind: "cpu", SamplesA: 900, SamplesB: 1000, Functions: []perf.FunctionDelta{
+			{Function: "encoding/json.Marshal", A: 0.02, B: 0.08, Delta: 0.06, Beyond: true}, {Function: "noise", A: 0.1, B: 0.11, Delta: 0.01}}},
+		{Role: "caller-sidecar", Kind: "alloc", SamplesA: 36, SamplesB: 36, Functions: []perf.FunctionDelta{{Function: "noise", A: 0.1, B: 0.15, Delta: 0.05}}},
+	})
+	assert.Equal(t, "profile diff, callee-sidecar's CPU, B - A (flat share; 900 and 1000 samples): encoding/json.Marshal +6.0 pts (2.0 -> 8.0 %)\n"+
+		"profile diff, caller-sidecar's bytes allocated, B - A (flat share; 36 and 36 samples): no function's share changed beyond sampling noise\n", b.String())
+}

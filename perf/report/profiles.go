@@ -47,3 +47,23 @@ func topLine(b *strings.Builder, title string, fs []perf.FunctionShare) {
 	}
 	fmt.Fprintf(b, "%s: %s\n", title, strings.Join(parts, "; "))
 }
+
+// profileDiffSummary writes an A/B run's profile differences (perf.ProfileDiff) to b: per role
+// and kind, the functions whose flat share changed the most, in percentage points, with both
+// shares.
+func profileDiffSummary(b *strings.Builder, ds []perf.ProfileDiff) {
+	for _, d := range ds {
+		what := map[string]string{"cpu": "CPU", "alloc": "bytes allocated"}[d.Kind]
+		var parts []string
+		for _, f := range d.Functions {
+			if f.Beyond && len(parts) < profileLines {
+				parts = append(parts, fmt.Sprintf("%s %+.1f pts (%.1f -> %.1f %%)", f.Function, 100*f.Delta, 100*f.A, 100*f.B))
+			}
+		}
+		found := strings.Join(parts, "; ")
+		if len(parts) == 0 {
+			found = "no function's share changed beyond sampling noise"
+		}
+		fmt.Fprintf(b, "profile diff, %s's %s, B - A (flat share; %.0f and %.0f samples): %s\n", orNone(d.Role), what, d.SamplesA, d.SamplesB, found)
+	}
+}

@@ -78,6 +78,7 @@ func Summary(r *perf.Report) string {
 	}
 	if r.AB != nil {
 		abTable(&b, r)
+		profileDiffSummary(&b, r.AB.Profiles)
 	}
 	if r.Incomplete {
 		b.WriteString("INCOMPLETE: " + r.IncompleteReason + "\n")

@@ -97,6 +97,11 @@ func runAttempt(t *testing.T, sc perf.Scenario, cfg runConfig) (*perf.Report, *r
 	s.readActorStats()
 	s.readAllExits()
 	plan.Finish(s, runErr)
+	if rep.AB != nil && len(rep.Profiles) > 0 {
+		var warnings []string
+		rep.AB.Profiles, warnings = abProfileDiffs(rep, filepath.Dir(rf.Path()))
+		rep.Warnings = append(rep.Warnings, warnings...)
+	}
 	rep.Warnings = append(rep.Warnings, cfg.Notes...) // what the overrides did, for every plan
 	report.Judge(rep, cfg.Thresholds)
 	rep.Pass = rep.Pass && planChecksPass(rep)

@@ -25,8 +25,9 @@ type session struct {
 
 	mu   sync.Mutex
 	deps []*deployed
-	// profiled is set once the run has read its profiles (Profile).
-	profiled bool
+	// profiled are the profiling endpoints whose profiles the run has read (Profile): each
+	// sidecar once, during its first measured load.
+	profiled map[string]bool
 }
 
 // T is the run's test.
