@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -746,5 +749,79 @@ func TestWrapTitle(t *testing.T) {
 	}
 	if got := wrapTitle("short\nlines", 60); got != "short\nlines" {
 		t.Errorf("short lines changed: %q", got)
+	}
+}
+
+// writeHeapPair writes two heap profiles of this process to dir, the second after allocating
+// with a function of its own, and returns their names (for SidecarProfiles.Files).
+func writeHeapPair(t *testing.T, dir string, alloc func()) map[string]string {
+	t.Helper()
+	write := func(name string) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		runtime.GC()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("d.heap-start.pb.gz")
+	alloc()
+	write("d.heap-end.pb.gz")
+	return map[string]string{"heap-start": "d.heap-start.pb.gz", "heap-end": "d.heap-end.pb.gz"}
+}
+
+var profileSink [][]byte
+
+//go:noinline
+func allocateInA() {
+	for range 400 {
+		profileSink = append(profileSink, make([]byte, 64<<10))
+	}
+}
+
+//go:noinline
+func allocateInB() {
+	for range 400 {
+		profileSink = append(profileSink, make([]byte, 64<<10))
+	}
+}
+
+// With profiles on both sides, compare adds each role's profile difference under the
+// scenario's table: here the bytes allocated moved from one function to another.
+func TestCompareProfiles(t *testing.T) {
+	root := fixtureTree(t, compareFixtures)
+	for v, alloc := range map[string]func(){"v1.16.5": allocateInA, "v1.17.5": allocateInB} {
+		dir := filepath.Join(root, v, "service_invocation", "http")
+		files := writeHeapPair(t, dir, alloc)
+		path := filepath.Join(dir, "result.json")
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(readFile(t, path)), &raw); err != nil {
+			t.Fatal(err)
+		}
+		raw["profiles"] = []perf.SidecarProfiles{{Process: "testapp-daprd", Role: perf.RoleCalleeSidecar, During: "round 1", Files: files}}
+		b, err := json.Marshal(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	profileSink = nil
+	opts := defaultCompareOptions()
+	opts.Reports = root
+	var out bytes.Buffer
+	if _, err := compare(opts, "v1.16.5", "v1.17.5", &out); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	for _, want := range []string{"Profiles, v1.17.5 against v1.16.5", "profile diff, callee-sidecar's bytes allocated, B - A",
+		"allocateInB +", "allocateInA -"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("compare does not say %q:\n%s", want, md)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/profile"
 	"github.com/daprperf/daprperf/perf/report"
 	"github.com/daprperf/daprperf/perf/stats"
 )
@@ -138,6 +139,10 @@ type scenarioComparison struct {
 	Key  string
 	A, B scenario
 	Rows []compareRow
+	// Profiles are the sidecars' profile differences, B − A, when both runs read profiles
+	// (DAPR_PERF_PROFILES); ProfileWarnings what of them could not be read.
+	Profiles        []perf.ProfileDiff
+	ProfileWarnings []string
 }
 
 // compareRow is one line of a comparison table: the cells, formatted, and the verdict.
@@ -325,6 +330,9 @@ func loadComparison(opts compareOptions, a, b string) (comparison, error) {
 			continue
 		}
 		sc := scenarioComparison{Key: k, A: ra, B: rb, Rows: compareRows(ra.Report, rb.Report, opts)}
+		if len(ra.Report.Profiles) > 0 && len(rb.Report.Profiles) > 0 {
+			sc.Profiles, sc.ProfileWarnings = profile.RoleDiffs(ra.Report.Profiles, rb.Report.Profiles, ra.Dir, rb.Dir)
+		}
 		for _, r := range sc.Rows {
 			switch {
 			case r.Verdict == perf.VerdictRegressed && r.Gates:

@@ -545,6 +545,13 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 			rows = append(rows, []string{r.Figure, r.A, r.B, r.Change, r.Interval, r.Test, verdict})
 		}
 		writeTable(&b, []string{"figure", c.A, c.B, "change", "interval of the change", "U test", "verdict"}, "lrrrrrl", rows)
+		if len(s.Profiles) > 0 || len(s.ProfileWarnings) > 0 {
+			fmt.Fprintf(&b, "\nProfiles, %s against %s (A = %s, B = %s; docs/method.md#profiles):\n\n```\n%s", c.B, c.A, c.A, c.B, report.ProfileDiffText(s.Profiles))
+			for _, w := range s.ProfileWarnings {
+				b.WriteString("WARNING: " + w + "\n")
+			}
+			b.WriteString("```\n")
+		}
 	}
 	if len(c.OnlyA) > 0 {
 		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.A, strings.Join(c.OnlyA, ", "))

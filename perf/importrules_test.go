@@ -60,7 +60,7 @@ var aroundRules = []importRule{
 		may: []string{"perf", "apps/...", "perf/driver", "perf/hdr", "perf/stats"}},
 	{pkg: "charts/trend", what: "the trend page of a history of runs: each figure's runs with their rounds, the change points marked, the finding first"},
 	{pkg: "charts", what: "the charts and the run reports (a binary)",
-		may: []string{"perf", "perf/report", "perf/growth", "perf/hdr", "perf/stats"}},
+		may: []string{"perf", "perf/report", "perf/profile", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "cmd/promhistory", what: "writes stored result files to a Prometheus (remote write), for a history across runs and versions",
 		may: []string{"perf", "perf/report", "perf/push"}},
 	{pkg: "perf/history", what: "the history of runs under a report root: its index (one entry per result file, kept atomically, never dropping one), rebuilt from the result files or added to, and a figure's series over time, each point's machine fingerprint said",

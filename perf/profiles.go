@@ -81,9 +81,10 @@ type ProfileDiff struct {
 
 // FunctionDelta is one function's flat share of a profile's total in build A and in build B
 // (fractions in [0, 1]), and B − A. Beyond is set when |B − A| exceeds twice its standard
-// error, sqrt(a(1−a)/nA + b(1−b)/nB) over the profiles' sample counts (two proportions,
-// normal approximation; samples of one process are not independent, so this is a floor on
-// the noise, not a test).
+// error over the profiles' sample counts nA and nB, as for two proportions with Agresti and
+// Caffo's adjustment (each share taken as (x+1)/(n+2), so that a share of 0 in a small profile
+// is not read as exact); samples of one process are not independent, so this is a floor on the
+// noise, not a test.
 type FunctionDelta struct {
 	Function string  `json:"function"`
 	A        float64 `json:"a"`

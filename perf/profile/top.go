@@ -209,7 +209,10 @@ func ShareDiff(a, b *profile.Profile, typ string, na, nb float64, n int) ([]perf
 	for i := range out {
 		d := &out[i]
 		if na > 0 && nb > 0 {
-			se := math.Sqrt(d.A*(1-d.A)/na + d.B*(1-d.B)/nb)
+			// Agresti and Caffo (2000): one success and one failure added to each side, so
+			// that a share of 0 in a small profile does not read as known exactly.
+			pa, pb := (d.A*na+1)/(na+2), (d.B*nb+1)/(nb+2)
+			se := math.Sqrt(pa*(1-pa)/(na+2) + pb*(1-pb)/(nb+2))
 			d.Beyond = math.Abs(d.Delta) > 2*se
 		}
 	}

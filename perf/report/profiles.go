@@ -67,3 +67,11 @@ func profileDiffSummary(b *strings.Builder, ds []perf.ProfileDiff) {
 		fmt.Fprintf(b, "profile diff, %s's %s, B - A (flat share; %.0f and %.0f samples): %s\n", orNone(d.Role), what, d.SamplesA, d.SamplesB, found)
 	}
 }
+
+// ProfileDiffText is the profile differences ds as the summary writes them, a line per role
+// and kind.
+func ProfileDiffText(ds []perf.ProfileDiff) string {
+	var b strings.Builder
+	profileDiffSummary(&b, ds)
+	return b.String()
+}

@@ -2,14 +2,10 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-
-	pprofile "github.com/google/pprof/profile"
 
 	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/profile"
@@ -77,72 +73,15 @@ func profileLine(p perf.SidecarProfiles) string {
 }
 
 // abProfileDiffs is each role's profile difference, build B against build A, from the profiles
-// of rep's A/B run and their files under dir (the result file's folder): CPU and allocation,
-// for every role profiled in both builds. A profile that cannot be read is a warning.
-func abProfileDiffs(rep *perf.Report, dir string) (diffs []perf.ProfileDiff, warnings []string) {
-	byRole := map[string]map[string]perf.SidecarProfiles{} // role -> build -> profiles
+// of rep's A/B run and their files under dir (the result file's folder), as profile.RoleDiffs.
+func abProfileDiffs(rep *perf.Report, dir string) ([]perf.ProfileDiff, []string) {
+	var a, b []perf.SidecarProfiles
 	for _, p := range rep.Profiles {
-		build := "A"
-		if i := strings.LastIndex(p.During, perf.OfBuild); i >= 0 {
-			build = p.During[i+len(perf.OfBuild):]
-		}
-		if byRole[p.Role] == nil {
-			byRole[p.Role] = map[string]perf.SidecarProfiles{}
-		}
-		byRole[p.Role][build] = p
-	}
-	load := func(p perf.SidecarProfiles, kind string) *pprofile.Profile {
-		f, ok := p.Files[kind]
-		if !ok {
-			return nil
-		}
-		pr, err := profile.Load(filepath.Join(dir, filepath.FromSlash(f)))
-		if err != nil {
-			warnings = append(warnings, "profile diff: "+err.Error())
-			return nil
-		}
-		return pr
-	}
-	for _, role := range sortedKeys(byRole) {
-		a, okA := byRole[role]["A"]
-		b, okB := byRole[role]["B"]
-		if !okA || !okB {
-			continue
-		}
-		if ca, cb := load(a, "cpu"), load(b, "cpu"); ca != nil && cb != nil {
-			na, nb := profile.CPUSamples(ca), profile.CPUSamples(cb)
-			if fs, err := profile.ShareDiff(ca, cb, "cpu", na, nb, perf.ProfileTop); err == nil {
-				diffs = append(diffs, perf.ProfileDiff{Role: role, Kind: "cpu", Functions: fs, SamplesA: na, SamplesB: nb})
-			} else {
-				warnings = append(warnings, "profile diff: "+role+": "+err.Error())
-			}
-		}
-		sa, ea, sb, eb := load(a, "heap-start"), load(a, "heap-end"), load(b, "heap-start"), load(b, "heap-end")
-		if sa == nil || ea == nil || sb == nil || eb == nil {
-			continue
-		}
-		da, errA := profile.Diff(sa, ea)
-		db, errB := profile.Diff(sb, eb)
-		if err := errors.Join(errA, errB); err != nil {
-			warnings = append(warnings, "profile diff: "+role+": "+err.Error())
-			continue
-		}
-		na, nb := profile.AllocSamples(da), profile.AllocSamples(db)
-		if fs, err := profile.ShareDiff(da, db, "alloc_space", na, nb, perf.ProfileTop); err == nil {
-			diffs = append(diffs, perf.ProfileDiff{Role: role, Kind: "alloc", Functions: fs, SamplesA: na, SamplesB: nb})
+		if strings.HasSuffix(p.During, perf.OfBuild+"B") {
+			b = append(b, p)
 		} else {
-			warnings = append(warnings, "profile diff: "+role+": "+err.Error())
+			a = append(a, p)
 		}
 	}
-	return diffs, warnings
-}
-
-// sortedKeys is m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return profile.RoleDiffs(a, b, dir, dir)
 }
