@@ -75,6 +75,7 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 		invalidNote(&b, rep)
 		writeGrowth(&b, rep.Growth)
 	}
+	writeProfiles(&b, rep)
 
 	b.WriteString("\n## Verdicts\n\n")
 	if len(rep.Verdicts) == 0 {
