@@ -40,6 +40,9 @@ func drawScenario(sc scenario, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := writeFlameGraphs(sc); err != nil {
+		return err
+	}
 	readme := filepath.Join(sc.Dir, "README.md")
 	md := scenarioMarkdown(sc.Report, images)
 	if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {

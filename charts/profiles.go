@@ -37,6 +37,7 @@ func writeProfiles(b *strings.Builder, rep *perf.Report) {
 		for _, e := range p.Errors {
 			fmt.Fprintf(b, "\n**Not read**: %s\n", e)
 		}
+		writeFlameLink(b, p)
 		writeShares(b, "CPU", p.TopCPU)
 		writeShares(b, "bytes allocated", p.TopAlloc)
 	}

@@ -206,3 +206,33 @@ func TestShareDiff(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ds[0].Beyond, "10 samples each: 0.3 is under 2 SE (0.42)")
 }
+
+// The tree adds each stack from the root, inlined frames as frames of their own, values at
+// and under each frame, callees by name.
+func TestTree(t *testing.T) {
+	fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
+	leaf, mid, root, inl := fn(1, "leaf"), fn(2, "mid"), fn(3, "root"), fn(4, "inlined")
+	lLeaf := &profile.Location{ID: 1, Line: []profile.Line{{Function: leaf}}}
+	lMid := &profile.Location{ID: 2, Line: []profile.Line{{Function: mid}}}
+	lRoot := &profile.Location{ID: 3, Line: []profile.Line{{Function: root}}}
+	lInl := &profile.Location{ID: 4, Line: []profile.Line{{Function: inl}, {Function: mid}}}
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{lLeaf, lMid, lRoot}, Value: []int64{6}},
+			{Location: []*profile.Location{lInl, lRoot}, Value: []int64{3}},
+			{Location: []*profile.Location{lRoot}, Value: []int64{1}},
+		}}
+	tr := Tree(p, 0)
+	assert.Equal(t, int64(10), tr.Value)
+	require.Len(t, tr.Children, 1)
+	r := tr.Children[0]
+	assert.Equal(t, "root", r.Function)
+	assert.Equal(t, int64(10), r.Value)
+	assert.Equal(t, int64(1), r.Self)
+	require.Len(t, r.Children, 1, "mid, called directly and with inlined code")
+	m := r.Children[0]
+	assert.Equal(t, int64(9), m.Value)
+	require.Len(t, m.Children, 2)
+	assert.Equal(t, []string{"inlined", "leaf"}, []string{m.Children[0].Function, m.Children[1].Function}, "by name")
+	assert.Equal(t, int64(3), m.Children[0].Self)
+}

@@ -13,6 +13,9 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
+// SampleTypeIndex is the index of p's sample type named typ ("cpu", "alloc_space"), or -1.
+func SampleTypeIndex(p *profile.Profile, typ string) int { return sampleIndex(p, typ) }
+
 // sampleIndex is the index of p's sample type named typ, or -1.
 func sampleIndex(p *profile.Profile, typ string) int {
 	return slices.IndexFunc(p.SampleType, func(st *profile.ValueType) bool { return st.Type == typ })
