@@ -59,7 +59,7 @@ type Env struct {
 	GrowthThreshold *float64       `envconfig:"DAPR_PERF_GROWTH_THRESHOLD_KIB" gt:"0" accepts:"a number > 0 (KiB of RSS per 1,000 requests)" unset:"derived (2 x the control's noise, within 512 to 729)" desc:"memory-growth threshold"`
 
 	// Dapr's environment.
-	Profiles *string `envconfig:"DAPR_PERF_PROFILES" oneof:"on off" accepts:"on or off" unset:"off" desc:"read each daprd's CPU, heap and goroutine profiles during one measured load of the run (its profiling port turned on), stored beside the result file and summed up in it"`
+	Profiles *string `envconfig:"DAPR_PERF_PROFILES" oneof:"on off b-every-round" accepts:"on, off or b-every-round" unset:"off" desc:"on: read each daprd's CPU, heap and goroutine profiles during its first measured load (its profiling port turned on), stored beside the result file and summed up in it; b-every-round: in an A/B run, build B's in every round and build A's never, to measure what profiling costs (docs/method.md#profiles)"`
 	MTLS     *string `envconfig:"DAPR_PERF_MTLS" oneof:"on off" accepts:"on or off" unset:"on (Dapr's perf suite runs with mTLS)" desc:"sentry and mTLS between the sidecars and the control plane (local platform; on kubernetes the installed control plane decides, and the result records it)"`
 
 	// Dapr's pubsub_subscribe_http variables (tests/pubsub_subscribe_http, read by its scenarios).

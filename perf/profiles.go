@@ -3,9 +3,16 @@ package perf
 // EnvProfiles turns on daprd's profiles under load (Env.Profiles): "on" or "off".
 const EnvProfiles = "DAPR_PERF_PROFILES"
 
-// ProfilesFromEnv reports whether a run reads its sidecars' profiles: DAPR_PERF_PROFILES=on.
-// Off by default until its cost is measured (docs/method.md#profiles).
-func ProfilesFromEnv(env Env) bool { return env.Profiles != nil && *env.Profiles == "on" }
+// ProfilesFromEnv reports whether a run reads its sidecars' profiles: DAPR_PERF_PROFILES=on
+// or b-every-round. Off by default until its cost is measured (docs/method.md#profiles).
+func ProfilesFromEnv(env Env) bool {
+	return env.Profiles != nil && (*env.Profiles == "on" || *env.Profiles == ProfilesBEveryRound)
+}
+
+// ProfilesBEveryRound is DAPR_PERF_PROFILES's mode for measuring what profiling costs: in an
+// A/B run of one daprd against itself, build B's sidecars are profiled in every round and
+// build A's never, so that the A/B verdict on B − A is the profiles' cost.
+const ProfilesBEveryRound = "b-every-round"
 
 // ProfileCPUWindow bounds the CPU profile of one measured load: the middle of the load, at most
 // this long, so that the profile stays small and the load's start and end are left out.

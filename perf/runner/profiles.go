@@ -17,10 +17,15 @@ const profileFinish = time.Minute
 
 // Profile reads the profiles of dep's sidecars during the load what, planned to last d (see
 // perf.Session.Profile): every process "<app>-daprd" whose app has a profiling endpoint, each
-// during its first measured load only (an A/B run's two builds each in their first round).
+// during its first measured load only (an A/B run's two builds each in their first round);
+// under perf.ProfilesBEveryRound, build B's in every round and build A's never.
 func (s *session) Profile(dep perf.Deployment, what string, d time.Duration) (stop func()) {
 	if !perf.ProfilesFromEnv(s.cfg.Env) {
 		return func() {}
+	}
+	everyB := *s.cfg.Env.Profiles == perf.ProfilesBEveryRound
+	if everyB && !strings.HasSuffix(what, perf.OfBuild+"B") {
+		return func() {} // build A is the unprofiled side
 	}
 	roles := s.sc.Roles()
 	var caps []*profile.Capture
@@ -36,7 +41,7 @@ func (s *session) Profile(dep perf.Deployment, what string, d time.Duration) (st
 			continue
 		}
 		base, err := dep.Endpoint(app, perf.SidecarProfile)
-		if err != nil || s.profiled[base] {
+		if err != nil || (s.profiled[base] && !everyB) {
 			continue // no profiling port (started without it), or profiled already
 		}
 		s.profiled[base] = true
