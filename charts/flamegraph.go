@@ -28,8 +28,10 @@ const (
 func flameFile(cpu string) string { return strings.TrimSuffix(cpu, ".pb.gz") + ".svg" }
 
 // writeFlameGraphs draws a CPU flame graph for each of sc's profiles that has a CPU file, as
-// an SVG beside it (flameFile). A profile file that cannot be read is an error.
-func writeFlameGraphs(sc scenario) error {
+// an SVG beside it (flameFile), and returns them for the HTML page to embed. A profile file
+// that cannot be read is an error.
+func writeFlameGraphs(sc scenario) ([]image, error) {
+	var out []image
 	for _, p := range sc.Report.Profiles {
 		cpu, ok := p.Files["cpu"]
 		if !ok {
@@ -37,19 +39,20 @@ func writeFlameGraphs(sc scenario) error {
 		}
 		pr, err := profile.Load(filepath.Join(sc.Dir, filepath.FromSlash(cpu)))
 		if err != nil {
-			return fmt.Errorf("charts: flame graph: %w", err)
+			return nil, fmt.Errorf("charts: flame graph: %w", err)
 		}
 		i := profile.SampleTypeIndex(pr, "cpu")
 		if i < 0 {
-			return fmt.Errorf("charts: flame graph: %s: not a CPU profile", cpu)
+			return nil, fmt.Errorf("charts: flame graph: %s: not a CPU profile", cpu)
 		}
 		title := fmt.Sprintf("CPU of %s (%s) during %s: %.2f s sampled", p.Process, p.Role, p.During, p.CPUSampleSeconds)
 		svg := flameSVG(profile.Tree(pr, i), title)
 		if err := os.WriteFile(filepath.Join(sc.Dir, filepath.FromSlash(flameFile(cpu))), []byte(svg), 0o644); err != nil {
-			return fmt.Errorf("charts: flame graph: %w", err)
+			return nil, fmt.Errorf("charts: flame graph: %w", err)
 		}
+		out = append(out, image{File: flameFile(cpu), Title: title, SVG: []byte(svg)})
 	}
-	return nil
+	return out, nil
 }
 
 // flameSVG draws tree as a flame graph: the root at the bottom, each frame as wide as its

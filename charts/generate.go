@@ -40,7 +40,8 @@ func drawScenario(sc scenario, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFlameGraphs(sc); err != nil {
+	flames, err := writeFlameGraphs(sc)
+	if err != nil {
 		return err
 	}
 	readme := filepath.Join(sc.Dir, "README.md")
@@ -49,7 +50,7 @@ func drawScenario(sc scenario, w io.Writer) error {
 		return fmt.Errorf("charts: %w", err)
 	}
 	page := filepath.Join(sc.Dir, reportHTMLFile)
-	if err := os.WriteFile(page, []byte(scenarioHTML(md, summaryOf(sc.Report), images)), 0o644); err != nil {
+	if err := os.WriteFile(page, []byte(scenarioHTML(md, summaryOf(sc.Report), append(images, flames...))), 0o644); err != nil {
 		return fmt.Errorf("charts: %w", err)
 	}
 	fmt.Fprintf(w, "%s (%d charts), %s\n", readme, len(images), reportHTMLFile)

@@ -54,6 +54,10 @@ func scenarioHTML(md string, rep reportSummary, images []image) string {
 
 	srcs := make(map[string]string, len(images))
 	for _, im := range images {
+		if im.SVG != nil {
+			srcs[im.File] = "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(im.SVG)
+			continue
+		}
 		srcs[im.File] = "data:image/png;base64," + base64.StdEncoding.EncodeToString(im.PNG)
 	}
 	b.WriteString(markdownHTML(reorderSections(md, "Verdicts", "Validity", "Charts"), srcs))

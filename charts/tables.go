@@ -23,6 +23,8 @@ const referenceCPUs = 8
 type image struct {
 	File, Title string
 	PNG         []byte
+	// SVG is set instead of PNG for a drawing in SVG (a flame graph).
+	SVG []byte
 }
 
 // scenarioMarkdown is the README.md of one scenario directory: the tables of rep and the
