@@ -256,8 +256,19 @@ func TestAwaitingLoadsThroughDaprd(t *testing.T) {
 				rep := runner.Run(t, sc, runner.WithPlatform(p), runner.WithReportDir(t.TempDir()))
 				d := rep.Delivery
 				require.NotNil(t, d)
-				require.Len(t, rep.Loads, 1)
-				main := rep.Loads[0].Result
+				loads := 1
+				if d.Mode == perf.SubscribeConfiguration { // Dapr's baseline run first
+					loads = 2
+					require.NotNil(t, d.Baseline)
+					assert.Equal(t, perf.PhaseBaseline, rep.Loads[0].Name)
+					assert.Positive(t, d.Baseline.Sent)
+					assert.Equal(t, d.Baseline.Sent, d.Baseline.Received, "the store's own notifications tell every update")
+					assert.Zero(t, d.Baseline.AwaitTimeouts)
+					assert.Contains(t, rep.Figures.Gates, "baseline.mean")
+					assert.NotEmpty(t, rep.Overhead, "main minus baseline")
+				}
+				require.Len(t, rep.Loads, loads)
+				main := rep.Loads[loads-1].Result
 				require.NotNil(t, main.Params.Await, "the main load waited")
 				per := int64(max(sc.Main.Operation.EventsPerRequest(), 1))
 				assert.Positive(t, main.Requests)
