@@ -137,7 +137,11 @@ func loadsTotals(rep *perf.Report) (requests, errs int64) {
 // loadsSummaryCells are summaryCells for a run without rounds.
 func loadsSummaryCells(rep *perf.Report) []string {
 	out := loadsLatencyCells(rep)
-	out = append(out, "n/a (no baseline)")
+	if len(rep.Overhead) > 0 { // a delivery run with a baseline run (configuration subscribe)
+		out = append(out, overheadSummaryCell(rep))
+	} else {
+		out = append(out, "n/a (no baseline)")
+	}
 	out = append(out, sidecarCell(rep, roleCalleeSidecar), sidecarCell(rep, roleCallerSidecar))
 	requests, errs := loadsTotals(rep)
 	out = append(out, fmtCount(requests), fmtSuccess(requests, errs), loadsRateCell(rep))

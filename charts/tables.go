@@ -248,6 +248,19 @@ func summaryHeader() []string {
 		"requests", "success", "actual QPS", "result"}
 }
 
+// overheadSummaryCell is rep's overhead at summaryOverheads, "+a / +b / +c ms".
+func overheadSummaryCell(rep *perf.Report) string {
+	ovs := make([]string, 0, 3)
+	for _, f := range summaryOverheads() {
+		if o, ok := rep.OverheadOf(f); ok {
+			ovs = append(ovs, fmtSignedMs(o.MedianSeconds))
+		} else {
+			ovs = append(ovs, "n/a")
+		}
+	}
+	return strings.Join(ovs, " / ") + " ms"
+}
+
 // summaryCells are the summary figures of rep, in summaryHeader's order.
 func summaryCells(rep *perf.Report) []string {
 	if len(rep.Rounds) == 0 {
@@ -257,15 +270,7 @@ func summaryCells(rep *perf.Report) []string {
 	for _, p := range tablePercentiles() {
 		out = append(out, latencyCell(phaseQuantile(rep, perf.PhaseMain, p)))
 	}
-	ovs := make([]string, 0, 3)
-	for _, f := range summaryOverheads() {
-		if o, ok := rep.OverheadOf(f); ok {
-			ovs = append(ovs, fmtSignedMs(o.MedianSeconds))
-		} else {
-			ovs = append(ovs, "n/a")
-		}
-	}
-	out = append(out, strings.Join(ovs, " / ")+" ms")
+	out = append(out, overheadSummaryCell(rep))
 	out = append(out, sidecarCell(rep, roleCalleeSidecar), sidecarCell(rep, roleCallerSidecar))
 	requests, errs := mainTotals(rep)
 	out = append(out, fmtCount(requests), fmtSuccess(requests, errs))
