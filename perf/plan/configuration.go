@@ -44,20 +44,5 @@ func (c subscriberClient) subscribeConfiguration(ctx context.Context, proto perf
 
 // unsubscribeConfiguration asks the subscriber app to end its configuration subscription.
 func (c subscriberClient) unsubscribeConfiguration(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*subscriberTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/configuration-unsubscribe", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("subscriber %s: configuration unsubscribe: %w", c.url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return fmt.Errorf("subscriber %s: configuration unsubscribe: %s: %s", c.url, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return nil
+	return c.post(ctx, "/configuration-unsubscribe", "configuration unsubscribe", 2*subscriberTimeout)
 }

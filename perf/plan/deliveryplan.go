@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -485,20 +486,25 @@ type subscriberClient struct{ url string }
 const subscriberTimeout = 10 * time.Second
 
 func (c subscriberClient) reset(ctx context.Context, run string) error {
-	ctx, cancel := context.WithTimeout(ctx, subscriberTimeout)
+	return c.post(ctx, "/reset?run="+url.QueryEscape(run), "reset", subscriberTimeout)
+}
+
+// post POSTs to the subscriber's path, named what in errors, within timeout, and wants a 204.
+func (c subscriberClient) post(ctx context.Context, path, what string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/reset?run="+run, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("subscriber %s: reset: %w", c.url, err)
+		return fmt.Errorf("subscriber %s: %s: %w", c.url, what, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return fmt.Errorf("subscriber %s: reset: %s: %s", c.url, resp.Status, strings.TrimSpace(string(b)))
+		return fmt.Errorf("subscriber %s: %s: %s: %s", c.url, what, resp.Status, strings.TrimSpace(string(b)))
 	}
 	return nil
 }
