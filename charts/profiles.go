@@ -20,7 +20,7 @@ func writeProfiles(b *strings.Builder, rep *perf.Report) {
 		return
 	}
 	b.WriteString("\n## Profiles\n\n")
-	b.WriteString("Each daprd's pprof profiles during its first measured load (docs/method.md#profiles): flat is the share of the function itself, cumulative with what it calls.\n")
+	b.WriteString("Each daprd's pprof profiles during the measured load named with it (docs/method.md#profiles): flat is the share of the function itself, cumulative with what it calls.\n")
 	for _, p := range rep.Profiles {
 		fmt.Fprintf(b, "\n### %s (%s), %s\n\n", p.Process, p.Role, p.During)
 		fmt.Fprintf(b, "%.2f s of CPU sampled in a %.0f s window; %.1f MiB allocated during the load, heap in use %+.1f MiB; %d goroutines at its end.\n",
