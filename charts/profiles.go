@@ -27,7 +27,7 @@ func writeProfiles(b *strings.Builder, rep *perf.Report) {
 			p.CPUSampleSeconds, p.CPUWindowSeconds, float64(p.AllocBytes)/(1<<20), float64(p.InUseGrowthBytes)/(1<<20), p.Goroutines)
 		if len(p.Files) > 0 {
 			var links []string
-			for _, k := range []string{"cpu", "heap-start", "heap-end", "goroutine"} {
+			for _, k := range perf.ProfileFileKinds {
 				if f, ok := p.Files[k]; ok {
 					links = append(links, fmt.Sprintf("[%s](%s)", k, f))
 				}

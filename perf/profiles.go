@@ -51,6 +51,9 @@ type SidecarProfiles struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
+// ProfileFileKinds are the kinds of SidecarProfiles.Files, in the order a page lists them.
+var ProfileFileKinds = []string{"cpu", "heap-start", "heap-end", "goroutine"}
+
 // ProfileTop is how many functions SidecarProfiles keeps per list.
 const ProfileTop = 15
 

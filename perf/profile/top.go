@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -170,12 +171,7 @@ func InUseGrowth(start, end *profile.Profile, n int, prefixes ...string) ([]Heap
 }
 
 func hasPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if len(s) >= len(p) && s[:len(p)] == p {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
 }
 
 // flatShares is each function's flat share of p's total at sample index i (Top's counting).

@@ -23,7 +23,7 @@ func profilesSummary(b *strings.Builder, ps []perf.SidecarProfiles) {
 		topLine(b, "  allocated, flat (cumulative)", p.TopAlloc)
 		if len(p.Files) > 0 {
 			files := make([]string, 0, len(p.Files))
-			for _, k := range []string{"cpu", "heap-start", "heap-end", "goroutine"} {
+			for _, k := range perf.ProfileFileKinds {
 				if f, ok := p.Files[k]; ok {
 					files = append(files, f)
 				}

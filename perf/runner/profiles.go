@@ -27,11 +27,8 @@ func (s *session) Profile(dep perf.Deployment, what string, d time.Duration) (st
 	if everyB && !strings.HasSuffix(what, perf.OfBuild+"B") {
 		return func() {} // build A is the unprofiled side
 	}
-	roles := s.sc.Roles()
-	var caps []*profile.Capture
-	var procs []string
+	var procs, bases []string
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.profiled == nil {
 		s.profiled = map[string]bool{}
 	}
@@ -45,8 +42,13 @@ func (s *session) Profile(dep perf.Deployment, what string, d time.Duration) (st
 			continue // no profiling port (started without it), or profiled already
 		}
 		s.profiled[base] = true
-		caps = append(caps, profile.Start(s.t.Context(), base, d, perf.SidecarProfiles{Process: p, Role: roles[p], During: what}))
-		procs = append(procs, p)
+		procs, bases = append(procs, p), append(bases, base)
+	}
+	s.mu.Unlock()
+	roles := s.sc.Roles()
+	caps := make([]*profile.Capture, len(procs))
+	for i, p := range procs { // each reads a heap profile: outside the lock
+		caps[i] = profile.Start(s.t.Context(), bases[i], d, perf.SidecarProfiles{Process: p, Role: roles[p], During: what})
 	}
 	if len(caps) == 0 {
 		return func() {}
