@@ -70,7 +70,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows report publish compare dapr-report test unit bench-tester lint charts clean
+.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows bisect report publish compare dapr-report test unit bench-tester lint charts clean
 
 all: test
 
@@ -234,6 +234,21 @@ perf-workflows: daprd $(DAPRD_B)
 report:
 	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20060102T150405Z-4f2a" >&2; exit 2; }
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
+
+## bisect: the daprd commit that moved a figure: between GOOD and BAD of the dapr/dapr git clone at
+## DAPR_BISECT_REPO (the bad one's first parents), daprd built at the commit halfway and judged by
+## A/B runs of BISECT_PACKAGE (-run BISECT_RUN) on BISECT_FIGURE against both, until one commit is
+## left; BISECT_PINS are modules to go get before each build. Its page: reports/bisect/<id>/
+## (cmd/perfbisect, docs/bisect.md).
+BISECT_PACKAGE ?= ./tests/service_invocation_http
+BISECT_RUN ?= ^TestServiceInvocationHTTPPerformance$$
+BISECT_FIGURE ?= latency p90
+BISECT_PINS ?=
+bisect: daprd
+	@test -n "$(DAPR_BISECT_REPO)" -a -n "$(GOOD)" -a -n "$(BAD)" || { echo "make bisect: set DAPR_BISECT_REPO (a git clone of dapr/dapr), GOOD and BAD, e.g. make bisect DAPR_BISECT_REPO=../dapr GOOD=v1.16.5 BAD=v1.17.5 (exit 6)" >&2; exit 6; }
+	$(GO) build -o .bin/perfbisect ./cmd/perfbisect
+	.bin/perfbisect -repo "$(DAPR_BISECT_REPO)" -good "$(GOOD)" -bad "$(BAD)" -package "$(BISECT_PACKAGE)" \
+		-run '$(BISECT_RUN)' -figure "$(BISECT_FIGURE)" -pins "$(BISECT_PINS)"
 
 ## dapr-report: write run RUN's result files (without RUN, reports/$(DAPR_VERSION)) as Dapr's
 ## test_report_perf.json, to OUT (default test_report_perf.json), for Dapr's tests/perf/report
