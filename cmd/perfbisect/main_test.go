@@ -16,9 +16,9 @@ import (
 
 func TestUsageErrorsNameTheFlag(t *testing.T) {
 	for msg, args := range map[string][]string{
-		"-repo (make bisect: DAPR_BISECT_REPO) is required": {"-good", "v1.17.0", "-bad", "v1.17.5"},
+		"-repo (make bisect: DAPR_BISECT_REPO) is required":    {"-good", "v1.17.0", "-bad", "v1.17.5"},
 		"-good and -bad (make bisect: GOOD, BAD) are required": {"-repo", "/x", "-good", "v1.17.0"},
-		`unexpected arguments ["extra"]`:                        {"-repo", "/x", "extra"},
+		`unexpected arguments ["extra"]`:                       {"-repo", "/x", "extra"},
 	} {
 		var out, errs bytes.Buffer
 		assert.Equal(t, perf.OutcomeConfig, run(args, &out, &errs))
