@@ -33,7 +33,7 @@ DAPRD_B := $(if $(DAPRD_B_VERSION),.daprd/$(DAPRD_B_VERSION)/daprd)
 GO ?= go
 # go test's own timeout per package: perf runs are long, tests are bounded well below.
 PERF_TIMEOUT ?= 90m
-PERF_PACKAGES ?= $(addprefix ./tests/,$(PERF_TESTS))
+PERF_PACKAGES ?= $(addprefix ./tests/,$(filter-out $(PERF_EXTRA),$(PERF_TESTS)))
 TEST_TIMEOUT ?= 20m
 STATICCHECK_VERSION := v0.8.2
 # gotestsum's summary lists each skipped and failed test with its message (.ci/run reads this line).
@@ -43,6 +43,9 @@ GOTESTSUM = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 # The perf scenario packages: the folders under tests/ with a perf-tagged test file.
 PERF_TESTS := $(sort $(notdir $(patsubst %/,%,$(dir $(shell grep -l '^//go:build perf' tests/*/*_test.go)))))
 PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
+# The packages make perf leaves out (each has its own target): the sidecar's cost curve, about
+# 25 minutes per mTLS setting (make cost-curve).
+PERF_EXTRA := service_invocation_curve
 # Dapr's DAPR_PERF_TEST picks make perf's and make perf-plan's packages by Dapr's package names,
 # separated by spaces (dapr/dapr tests/dapr_tests.mk, test-perf-all); Dapr's configuration is our
 # four configuration_* packages. An unknown name, or PERF_PACKAGES set beside it, stops those two
@@ -70,7 +73,7 @@ PERF_GROUP_actors := $(addprefix ./tests/,$(filter actor_%,$(PERF_TESTS)))
 PERF_GROUP_configuration := $(addprefix ./tests/,$(filter configuration_%,$(PERF_TESTS)))
 PERF_GROUP_pubsub-subscribe := ./tests/pubsub_subscribe_http ./tests/pubsub_subscribe_grpc
 
-.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows bisect report publish compare dapr-report test unit bench-tester lint charts clean
+.PHONY: all nightly release-history calibrate daprd control-plane kube-bin kube-node kube-node-deps test-kube test-kube-all test-deps perf-deps images perf perf-plan test-perf-all $(PERF_TARGETS) $(addprefix perf-,$(PERF_GROUPS)) perf-jobs perf-pubsub test-perf-configuration test-perf-pubsub-subscribe-http-components dapr-perf-test-check perf-workflows cost-curve bisect report publish compare dapr-report test unit bench-tester lint charts clean
 
 all: test
 
@@ -235,6 +238,19 @@ report:
 	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20060102T150405Z-4f2a" >&2; exit 2; }
 	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
 
+## cost-curve: the sidecar's cost curve for service invocation over HTTP and gRPC, with mTLS on
+## and then off, each under its own run id <id>-mtls-on and <id>-mtls-off (id: DAPR_PERF_RUN_ID, or
+## cost-curve-<UTC time>): latency and each sidecar's CPU per request against the offered rate,
+## and the highest rate within the bound (docs/method.md#the-sidecars-cost-curve).
+cost-curve: daprd
+	@./scripts/perf-deps.sh "make $@" ./tests/service_invocation_curve
+	@id=$${DAPR_PERF_RUN_ID:-cost-curve-$$(date -u +%Y%m%dT%H%M%SZ)}; rc=0; \
+	for m in on off; do \
+		echo "cost-curve: mTLS $$m, run $$id-mtls-$$m"; \
+		DAPR_PERF_RUN_ID=$$id-mtls-$$m DAPR_PERF_MTLS=$$m $(call perf_sh,make $@ (mTLS $$m)) ./tests/service_invocation_curve || { c=$$?; [ $$c -le $$rc ] || rc=$$c; }; \
+		[ $$rc -ne 130 ] || break; \
+	done; exit $$rc
+
 ## bisect: the daprd commit that moved a figure: between GOOD and BAD of the dapr/dapr git clone at
 ## DAPR_BISECT_REPO (the bad one's first parents), daprd built at the commit halfway and judged by
 ## A/B runs of BISECT_PACKAGE (-run BISECT_RUN) on BISECT_FIGURE against both, until one commit is
@@ -247,7 +263,7 @@ BISECT_PINS ?=
 bisect: daprd
 	@test -n "$(DAPR_BISECT_REPO)" -a -n "$(GOOD)" -a -n "$(BAD)" || { echo "make bisect: set DAPR_BISECT_REPO (a git clone of dapr/dapr), GOOD and BAD, e.g. make bisect DAPR_BISECT_REPO=../dapr GOOD=v1.16.5 BAD=v1.17.5 (exit 6)" >&2; exit 6; }
 	$(GO) build -o .bin/perfbisect ./cmd/perfbisect
-	.bin/perfbisect -repo "$(DAPR_BISECT_REPO)" -good "$(GOOD)" -bad "$(BAD)" -package "$(BISECT_PACKAGE)" \
+	.bin/perfbisect -repo "$(DAPR_BISECT_REPO)" -good "$(GOOD)" -bad "$(BAD)" -control-plane "$(DAPR_VERSION)" -package "$(BISECT_PACKAGE)" \
 		-run '$(BISECT_RUN)' -figure "$(BISECT_FIGURE)" -pins "$(BISECT_PINS)"
 
 ## dapr-report: write run RUN's result files (without RUN, reports/$(DAPR_VERSION)) as Dapr's

@@ -282,14 +282,15 @@ func TestHTMLBannerWarnOnly(t *testing.T) {
 
 // kindFixtures are one committed result file of each plan kind, as <test> to its path.
 var kindFixtures = map[string]string{
-	"service_invocation":      "../reports/v1.17.5/service_invocation/http/result.json",         // overhead
-	"memory_growth":           "testdata/reports/v1.17.5/memory_growth/http/result.json",        // growth
-	"pubsub_publish":          "testdata/loads/pubsub_publish/http/result.json",                 // stages
-	"workflow_constant_vus":   "testdata/loads/workflow_constant_vus_inmemory/http/result.json", // iterations
-	"pubsub_subscribe_redis":  "testdata/loads/pubsub_subscribe_redis/http/result.json",         // delivery
-	"jobs_triggering":         "testdata/loads/jobs_triggering/http/result.json",                // jobs
-	"actor_reminder":          "testdata/loads/actor_reminder/http/result.json",                 // reminders
-	"actor_double_activation": "testdata/loads/actor_double_activation/http/result.json",        // faults
+	"service_invocation":       "../reports/v1.17.5/service_invocation/http/result.json",         // overhead
+	"memory_growth":            "testdata/reports/v1.17.5/memory_growth/http/result.json",        // growth
+	"pubsub_publish":           "testdata/loads/pubsub_publish/http/result.json",                 // stages
+	"workflow_constant_vus":    "testdata/loads/workflow_constant_vus_inmemory/http/result.json", // iterations
+	"pubsub_subscribe_redis":   "testdata/loads/pubsub_subscribe_redis/http/result.json",         // delivery
+	"jobs_triggering":          "testdata/loads/jobs_triggering/http/result.json",                // jobs
+	"actor_reminder":           "testdata/loads/actor_reminder/http/result.json",                 // reminders
+	"actor_double_activation":  "testdata/loads/actor_double_activation/http/result.json",        // faults
+	"service_invocation_curve": "testdata/loads/service_invocation_curve/http/result.json",       // curve
 }
 
 // TestRunReportInChromium draws a run holding one result of each plan kind (charts report) and

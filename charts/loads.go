@@ -25,7 +25,7 @@ import (
 // namedLoads reports whether rep's figures are its Loads: it has loads, no rounds, and is not a
 // growth run.
 func namedLoads(rep *perf.Report) bool {
-	return len(rep.Rounds) == 0 && len(rep.Loads) > 0 && rep.Growth == nil
+	return len(rep.Rounds) == 0 && len(rep.Loads) > 0 && rep.Growth == nil && rep.Curve == nil
 }
 
 // loadPercentiles are the percentiles drawn per load: Dapr's k6 reports give p90 and p95

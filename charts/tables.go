@@ -77,6 +77,7 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 		invalidNote(&b, rep)
 		writeGrowth(&b, rep.Growth)
 	}
+	writeCurve(&b, rep)
 	writeProfiles(&b, rep)
 
 	b.WriteString("\n## Verdicts\n\n")

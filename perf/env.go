@@ -36,6 +36,9 @@ type Env struct {
 	ABMaxRounds *int           `envconfig:"DAPR_PERF_AB_MAX_ROUNDS" min:"1" max:"100" accepts:"an integer from 1 to 100, at least DAPR_PERF_REPEATS" unset:"16, or DAPR_PERF_REPEATS when that is more" desc:"A/B runs (DAPR_PERF_DAPRD_B): while the B − A difference of latency p50 or p90 is undecided after the rounds asked for, add interleaved round pairs up to this many rounds in all; DAPR_PERF_REPEATS's value adds none"`
 	ABSetAside  *int           `envconfig:"DAPR_PERF_AB_SET_ASIDE" min:"0" max:"20" accepts:"an integer from 0 to 20" unset:"one per 8 rounds of DAPR_PERF_AB_MAX_ROUNDS, at least 1" desc:"A/B runs: a round in which a measured phase fell behind its schedule or missed its rate is set aside (kept in the result file, never counted) and run again under its number, at most this many times per run; 0: none, the first such phase makes the run invalid"`
 
+	// The curve plan.
+	CurveP99 *time.Duration `envconfig:"DAPR_PERF_CURVE_P99" min:"1ms" max:"10s" accepts:"a Go duration from 1ms to 10s, such as 25ms" unset:"the scenario's (service_invocation_curve: 25ms)" desc:"the cost curve's bound: the response-time p99 a load must keep (with no error and its rate kept) to count as within it; the searches find the highest rate that keeps it"`
+
 	// The bounds.
 	MaxErrors       *int           `envconfig:"DAPR_PERF_MAX_ERRORS" min:"0" accepts:"a count >= 0" unset:"0" desc:"failed requests allowed (every non-2xx, socket error, non-OK gRPC status)"`
 	MaxRestarts     *int           `envconfig:"DAPR_PERF_MAX_RESTARTS" min:"0" accepts:"a count >= 0" unset:"0" desc:"unexpected exits and restarts allowed"`

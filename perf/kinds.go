@@ -11,4 +11,5 @@ const (
 	KindJobs       = "jobs.trigger"
 	KindReminders  = "reminders"
 	KindFaults     = "faults"
+	KindCurve      = "curve"
 )

@@ -50,6 +50,8 @@ type Report struct {
 	// rounds, named "<variant> round <k>"; its warmups are discarded), in order. They give such
 	// a run its validity and its qps.ratio.
 	Loads []NamedLoad `json:"loads,omitempty"`
+	// Curve is a cost-curve run's points and searches (the curve plan), their loads in Loads.
+	Curve *CurveReport `json:"curve,omitempty"`
 	// Overhead per percentile and for the mean, over the rounds, on service time: the figure
 	// Dapr's suite reports and the thresholds gate.
 	Overhead []Overhead `json:"overhead"`

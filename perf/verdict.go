@@ -80,10 +80,12 @@ func FormatFigure(figure string, x float64) string {
 	switch {
 	case strings.HasPrefix(figure, "overhead."), strings.HasPrefix(figure, "latency."), strings.HasPrefix(figure, "delivery.p"), strings.HasPrefix(figure, "actors.timerLag."), strings.HasSuffix(figure, ".mean"), strings.HasPrefix(figure, "reminders.lag."):
 		return fmt.Sprintf("%.3f ms", x*1e3)
-	case figure == "qps", figure == "reminders.triggerRate":
+	case figure == "qps", figure == "reminders.triggerRate", figure == CurveHighestFigure:
 		return fmt.Sprintf("%.2f/s", x)
 	case figure == "qps.ratio":
 		return fmt.Sprintf("%.4f", x)
+	case figure == CurveSpreadFigure:
+		return fmt.Sprintf("%.1f %%", 100*x)
 	default:
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}

@@ -92,3 +92,31 @@ func (r *abRun) read(id string) (perf.Difference, []string, int, error) {
 	}
 	return ab.Differences[i], paths, rounds, nil
 }
+
+// withControlPlane is a Builder that puts the control plane of the pinned daprd (placement,
+// scheduler, sentry: the local platform looks for them beside the daprd it runs) beside each
+// build, as symbolic links into dir, so that every build runs with the same control plane.
+type withControlPlane struct {
+	bisect.Builder
+	dir string // the pinned version's folder, .daprd/<DAPR_VERSION>
+}
+
+func (w withControlPlane) Build(ctx context.Context, c bisect.Commit) (string, error) {
+	path, err := w.Builder.Build(ctx, c)
+	if err != nil {
+		return path, err
+	}
+	for _, name := range []string{"placement", "scheduler", "sentry"} {
+		src, dst := filepath.Join(w.dir, name), filepath.Join(filepath.Dir(path), name)
+		if _, err := os.Stat(src); err != nil {
+			continue // not built for this version: the platform says so if a scenario needs it
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if err := os.Symlink(src, dst); err != nil {
+			return path, fmt.Errorf("link the control plane: %w", err)
+		}
+	}
+	return path, nil
+}

@@ -42,7 +42,7 @@ func main() {
 
 // options are the command line's.
 type options struct {
-	repo, good, bad, pkg, run, figure, pins string
+	repo, good, bad, pkg, run, figure, pins, version string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -55,6 +55,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.pkg, "package", "./tests/service_invocation_http", "the scenario package")
 	fs.StringVar(&o.run, "run", "^TestServiceInvocationHTTPPerformance$", "go test -run pattern selecting one A/B scenario of the package")
 	fs.StringVar(&o.figure, "figure", "latency p90", "the A/B figure to bisect: latency p50, p90, p99, mean, or a sidecar's CPU or memory (docs/results.md)")
+	fs.StringVar(&o.version, "control-plane", "", "the daprd version whose placement, scheduler and sentry (in .daprd/<version>/) every build runs with (make bisect: DAPR_VERSION)")
 	fs.StringVar(&o.pins, "pins", "", "space-separated path@version modules to go get before each build, for versions the module proxy refuses")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -66,6 +67,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-repo (make bisect: DAPR_BISECT_REPO) is required: the path of a git clone of dapr/dapr")
 	case o.good == "" || o.bad == "":
 		return o, fmt.Errorf("-good and -bad (make bisect: GOOD, BAD) are required: a commit each, such as v1.16.5 and v1.17.5")
+	case o.version == "":
+		return o, fmt.Errorf("-control-plane (make bisect: DAPR_VERSION) is required: the version whose control plane is in .daprd/<version>/, such as v1.18.3")
 	}
 	return o, nil
 }
@@ -107,11 +110,11 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 	fmt.Fprintf(stdout, "bisect: %d commits from %s to %s; %s of %s (-run %s); each step an A/B run; pages in %s\n",
 		len(commits)-1, o.good, o.bad, o.figure, o.pkg, o.run, dir)
 	s := bisect.Search{
-		Builder: bisect.GoBuild{
+		Builder: withControlPlane{Builder: bisect.GoBuild{
 			Repo: o.repo, Package: "./cmd/daprd", Name: "daprd", Out: filepath.Join(repo, ".daprd", "bisect"),
 			Tags: cmp.Or(os.Getenv("DAPRD_TAGS"), "stablecomponents"), LDFlags: versionStamp(ctx, o.repo),
 			Pins: strings.Fields(o.pins),
-		},
+		}, dir: filepath.Join(repo, ".daprd", o.version)},
 		Comparer: &abRun{repo: repo, root: root, id: id, pkg: o.pkg, run: o.run, figure: o.figure, logDir: dir},
 		Figure:   o.figure,
 		Log:      stdout,

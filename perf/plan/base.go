@@ -36,6 +36,27 @@ func runWarmup(s perf.Session, tester testers.Client, warm perf.Params, what str
 	return res, nil
 }
 
+// deployAndWarm deploys the scenario's apps, each tester capped at the warmup and loads, connects
+// to the testers and runs the warmup through the Main route, its result discarded: the start of
+// the plans that run fixed-rate loads of the Main route (stages, curve, faults). Errors: the
+// testers' or the warmup's.
+func deployAndWarm(s perf.Session, loads ...perf.Params) (perf.Deployment, testers.Client, error) {
+	t, sc, cfg := s.T(), s.Scenario(), s.Config()
+	dep := s.Deploy(t, "", sc.Apps, append([]perf.Params{cfg.Warmup}, loads...)...)
+	tester, err := startTester(s, dep)
+	if err != nil {
+		return nil, testers.Client{}, err
+	}
+	warm, err := routed(dep, sc, sc.Main, cfg.Warmup)
+	if err != nil {
+		return nil, testers.Client{}, fmt.Errorf("warmup: %w", err)
+	}
+	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
+		return nil, testers.Client{}, err
+	}
+	return dep, tester, nil
+}
+
 // runPhase runs p on tester as the progress phase (its line and expected length).
 func runPhase(s perf.Session, tester testers.Client, phase perf.Step, p perf.Params) (perf.Result, error) {
 	defer s.Phase(phase.Name, phase.Duration)()

@@ -158,20 +158,12 @@ func (fp *faultRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 }
 
 func (fp *faultRun) Run(s perf.Session) error {
-	t, sc, cfg, rep := s.T(), s.Scenario(), s.Config(), s.Report()
-	dep := s.Deploy(t, "", sc.Apps, cfg.Warmup, fp.base, fp.faults)
-	tester, err := startTester(s, dep)
+	t, sc, rep := s.T(), s.Scenario(), s.Report()
+	dep, tester, err := deployAndWarm(s, fp.base, fp.faults)
 	if err != nil {
 		return err
 	}
 	ctx := t.Context()
-	warm, err := routed(dep, sc, sc.Main, cfg.Warmup)
-	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
-	}
-	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
-		return err
-	}
 	target, err := fp.activeHost(ctx, dep)
 	if err != nil {
 		return err

@@ -268,7 +268,11 @@ func (j *JobTriggerPlan) Run(s perf.Session) error {
 		return err
 	}
 	stopSampling := s.Record(dep, sc.Roles(), "jobs")
+	// The sidecars' profiles (DAPR_PERF_PROFILES) over the scheduling and the triggers, whose
+	// expected length is the phases' below.
+	stopProfiles := s.Profile(dep, "jobs", time.Duration(jr.Jobs)*time.Millisecond+c.DueIn)
 	stopRec := func() {
+		stopProfiles()
 		// no request count to grow per: only peak RSS and CPU
 		rep.Resources = report.ResourcesWithoutGrowth([]perf.Round{{Resources: stopSampling()}})
 	}

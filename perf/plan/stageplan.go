@@ -96,17 +96,9 @@ func (sp *stageRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 }
 
 func (sp *stageRun) Run(s perf.Session) error {
-	t, sc, cfg := s.T(), s.Scenario(), s.Config()
-	dep := s.Deploy(t, "", sc.Apps, append([]perf.Params{cfg.Warmup}, sp.loads...)...)
-	tester, err := startTester(s, dep)
+	sc := s.Scenario()
+	dep, tester, err := deployAndWarm(s, sp.loads...)
 	if err != nil {
-		return err
-	}
-	warm, err := routed(dep, sc, sc.Main, cfg.Warmup)
-	if err != nil {
-		return fmt.Errorf("warmup: %w", err)
-	}
-	if _, err := runWarmup(s, tester, warm, fmt.Sprintf(", %d QPS to %s", warm.QPS, warm.Target), warm.Duration); err != nil {
 		return err
 	}
 	sp.namedLoads = namedLoads{prefix: "stage "}

@@ -291,6 +291,7 @@ var pushKinds = map[string]func(g *gauges, rep *perf.Report, f *perf.Figures) er
 	perf.KindJobs:       pushNothing,
 	perf.KindReminders:  pushNothing,
 	perf.KindFaults:     pushNothing,
+	perf.KindCurve:      pushNothing,
 }
 
 func pushNothing(*gauges, *perf.Report, *perf.Figures) error { return nil }

@@ -103,6 +103,7 @@ var pushKindFixtures = map[string]string{
 	perf.KindJobs:       "../../charts/testdata/loads/jobs_triggering/http/result.json",
 	perf.KindReminders:  "../../charts/testdata/loads/actor_reminder/http/result.json",
 	perf.KindFaults:     "../../charts/testdata/loads/actor_double_activation/http/result.json",
+	perf.KindCurve:      "../../charts/testdata/loads/service_invocation_curve/http/result.json",
 }
 
 // kindFamilies are metric families a kind's push must hold beyond the common ones.

@@ -38,7 +38,7 @@ func TestCheckEveryFixture(t *testing.T) {
 			}
 			rep.Incomplete, rep.IncompleteReason = true, "interrupted after warmup"
 			rep.Verdicts = nil
-			rep.Rounds, rep.Loads, rep.Growth, rep.Delivery, rep.Jobs, rep.Reminders = nil, nil, nil, nil, nil, nil
+			rep.Rounds, rep.Loads, rep.Growth, rep.Delivery, rep.Jobs, rep.Reminders, rep.Curve = nil, nil, nil, nil, nil, nil, nil
 			got := strings.Join(report.Check(rep, ""), "\n")
 			for _, want := range []string{"incomplete: interrupted after warmup", "no verdict"} {
 				if !strings.Contains(got, want) {

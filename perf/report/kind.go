@@ -59,11 +59,12 @@ var planKinds = map[string]Kind{
 	perf.KindJobs:       jobsKind{},
 	perf.KindReminders:  remindersKind{},
 	perf.KindFaults:     faultsKind{},
+	perf.KindCurve:      curveKind{},
 }
 
 // Kinds returns the names of every plan kind, in a fixed order.
 func Kinds() []string {
-	return []string{perf.KindOverhead, perf.KindGrowth, perf.KindStages, perf.KindIterations, perf.KindDelivery, perf.KindJobs, perf.KindReminders, perf.KindFaults}
+	return []string{perf.KindOverhead, perf.KindGrowth, perf.KindStages, perf.KindIterations, perf.KindDelivery, perf.KindJobs, perf.KindReminders, perf.KindFaults, perf.KindCurve}
 }
 
 // KindOf returns r's plan kind. Report.Plan names it; a file written before that field

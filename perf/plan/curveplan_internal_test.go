@@ -1,0 +1,112 @@
+package plan
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// capacity is a probe of a machine that keeps the bound up to max requests/s.
+func capacity(max int, offered *[]int) func(step, qps int) (perf.CurveProbe, error) {
+	return func(_, qps int) (perf.CurveProbe, error) {
+		*offered = append(*offered, qps)
+		return perf.CurveProbe{OfferedQPS: qps, Pass: qps <= max}, nil
+	}
+}
+
+func TestSearchRateDoublesThenHalvesToTheResolution(t *testing.T) {
+	for _, max := range []int{260, 999, 1234, 3000, 7777} {
+		var offered []int
+		s, err := searchRate(250, perf.MaxQPS, 0.02, capacity(max, &offered))
+		require.NoError(t, err)
+		assert.LessOrEqual(t, s.HighestQPS, max, "never above the capacity")
+		assert.GreaterOrEqual(t, float64(s.HighestQPS), 0.98*float64(max), "within 2 %% below it: %v", offered)
+		assert.Len(t, s.Steps, len(offered))
+		assert.Less(t, len(offered), 16, "doubling then halving: %v", offered)
+	}
+	var offered []int
+	s, _ := searchRate(250, perf.MaxQPS, 0.02, capacity(1234, &offered))
+	assert.Equal(t, []int{250, 500, 1000, 2000, 1500, 1250, 1125, 1187, 1218, 1234}, offered)
+	assert.Equal(t, 1234, s.HighestQPS)
+	assert.Equal(t, "1234 requests/s passed and 1250 failed, within 2 %", s.Reason)
+}
+
+func TestSearchRateEnds(t *testing.T) {
+	var offered []int
+	s, err := searchRate(250, 600, 0.02, capacity(5000, &offered))
+	require.NoError(t, err)
+	assert.Equal(t, []int{250, 500, 600}, offered, "no rate above the top")
+	assert.Equal(t, 600, s.HighestQPS)
+	assert.Contains(t, s.Reason, "every rate up to the highest offered, 600 requests/s, kept the bound")
+
+	offered = nil
+	s, err = searchRate(250, perf.MaxQPS, 0.02, capacity(100, &offered))
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.HighestQPS)
+	assert.Contains(t, s.Reason, "the first rate, 250 requests/s, did not keep the bound")
+
+	boom := errors.New("tester gone")
+	s, err = searchRate(250, perf.MaxQPS, 0.02, func(step, qps int) (perf.CurveProbe, error) {
+		if step == 3 {
+			return perf.CurveProbe{}, boom
+		}
+		return perf.CurveProbe{OfferedQPS: qps, Pass: true}, nil
+	})
+	assert.ErrorIs(t, err, boom)
+	assert.Equal(t, 500, s.HighestQPS, "what it had before the error")
+	assert.Len(t, s.Steps, 2)
+}
+
+func curveScenario(cp *CurvePlan) perf.Scenario {
+	return perf.Scenario{Test: "curve", Transport: perf.HTTP, Tester: "tester", Main: perf.Route{To: "app", ThroughSidecar: true},
+		MainOptions: []perf.Option{perf.WithConnections(16)}, WarmupOptions: []perf.Option{perf.WithQPS(10), perf.WithDuration(time.Second)},
+		Plan: cp}
+}
+
+func goodCurve() *CurvePlan {
+	return &CurvePlan{Rates: []int{100, 500, 1000}, Rounds: 5, Duration: 10 * time.Second, P99: 25 * time.Millisecond, BoundSource: "test",
+		Searches: 3, SearchStart: 250, Resolution: 0.02}
+}
+
+func TestCurvePlanConfigure(t *testing.T) {
+	sc := curveScenario(goodCurve())
+	var cfg perf.RunConfig
+	r := mustConfigure(t, planOf(sc), sc, &cfg).(*curveRun)
+	assert.Equal(t, []int{100, 500, 1000}, r.Rates)
+	assert.Equal(t, 10*time.Second, r.load.Duration)
+	assert.Equal(t, 16, r.load.Connections)
+	assert.Equal(t, 0.99, r.KeptRatio, "0 reads as 0.99")
+	assert.Equal(t, perf.MaxQPS, r.maxQPS)
+	assert.Len(t, r.Steps(sc, cfg), 1+3+3)
+
+	t.Setenv(perf.EnvQPS, "600")
+	t.Setenv(perf.EnvDuration, "2s")
+	t.Setenv(perf.EnvRepeats, "2")
+	t.Setenv(perf.EnvCurveP99, "40ms")
+	r = mustConfigure(t, planOf(sc), sc, &cfg).(*curveRun)
+	assert.Equal(t, []int{100, 500, 600}, r.Rates, "DAPR_PERF_QPS caps the rates and is offered itself")
+	assert.Equal(t, 600, r.maxQPS)
+	assert.Equal(t, 250, r.SearchStart)
+	assert.Equal(t, 2*time.Second, r.load.Duration)
+	assert.Equal(t, 2, r.Rounds)
+	assert.Equal(t, perf.CurveBound{P99Seconds: 0.04, KeptRatio: 0.99, Source: perf.EnvCurveP99}, r.bound())
+	assert.Equal(t, []int{100, 500, 1000}, sc.Plan.(*CurvePlan).Rates, "the plan value is never written")
+}
+
+func TestCurvePlanErrorsNameTheField(t *testing.T) {
+	bad := &CurvePlan{Rates: []int{500, 100}, Rounds: 0, Duration: time.Millisecond, Searches: 1, Resolution: 2}
+	sc := curveScenario(bad)
+	err := configureErr(planOf(sc), sc, &perf.RunConfig{})
+	require.Error(t, err)
+	for _, w := range []string{"Rates[1] = 100: must be from 1 to", "Rounds = 0: must be at least 1", "P99 = 0s, BoundSource = \"\"",
+		"Searches = 1, SearchStart = 0, Resolution = 2", "Duration = 1ms: must be at least"} {
+		assert.Contains(t, err.Error(), w)
+	}
+	empty := curveScenario(&CurvePlan{Rounds: 1, Duration: time.Second, P99: time.Second, BoundSource: "x"})
+	assert.ErrorContains(t, configureErr(planOf(empty), empty, &perf.RunConfig{}), "Rates is empty")
+}
