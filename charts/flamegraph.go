@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"html"
 	"os"
 	"path/filepath"
@@ -38,6 +40,9 @@ func writeFlameGraphs(sc scenario) ([]image, error) {
 			continue
 		}
 		pr, err := profile.Load(filepath.Join(sc.Dir, filepath.FromSlash(cpu)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a result file copied without its profiles: its page lists them, with no graph
+		}
 		if err != nil {
 			return nil, fmt.Errorf("charts: flame graph: %w", err)
 		}

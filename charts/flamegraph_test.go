@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/daprperf/daprperf/perf"
 	"github.com/daprperf/daprperf/perf/profile"
 )
 
@@ -37,5 +38,15 @@ func TestFlameSVG(t *testing.T) {
 	}
 	if strings.Contains(svg, "tiny") {
 		t.Error("a frame of 0.12 px is drawn")
+	}
+}
+
+// A result file copied without its profile files (as a published one may be) draws no flame
+// graph for them and no error: every other chart and page is still drawn.
+func TestFlameGraphsOfAResultWithoutItsProfiles(t *testing.T) {
+	rep := &perf.Report{Profiles: []perf.SidecarProfiles{{Process: "tester-daprd", Files: map[string]string{"cpu": "profiles/T/tester-daprd.cpu.pb.gz"}}}}
+	images, err := writeFlameGraphs(scenario{Dir: t.TempDir(), Report: rep})
+	if err != nil || len(images) != 0 {
+		t.Fatalf("writeFlameGraphs = %d images, %v; want none and no error", len(images), err)
 	}
 }
