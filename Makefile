@@ -254,7 +254,8 @@ cost-curve: daprd
 ## bisect: the daprd commit that moved a figure: between GOOD and BAD of the dapr/dapr git clone at
 ## DAPR_BISECT_REPO (the bad one's first parents), daprd built at the commit halfway and judged by
 ## A/B runs of BISECT_PACKAGE (-run BISECT_RUN) on BISECT_FIGURE against both, until one commit is
-## left; BISECT_PINS are modules to go get before each build. Its page: reports/bisect/<id>/
+## left; BISECT_PINS are modules to go get before each build; RESUME=1 goes on with the bisection
+## DAPR_PERF_RUN_ID names. Its page: reports/bisect/<id>/
 ## (cmd/perfbisect, docs/bisect.md).
 BISECT_PACKAGE ?= ./tests/service_invocation_http
 BISECT_RUN ?= ^TestServiceInvocationHTTPPerformance$$
@@ -264,7 +265,7 @@ bisect: daprd
 	@test -n "$(DAPR_BISECT_REPO)" -a -n "$(GOOD)" -a -n "$(BAD)" || { echo "make bisect: set DAPR_BISECT_REPO (a git clone of dapr/dapr), GOOD and BAD, e.g. make bisect DAPR_BISECT_REPO=../dapr GOOD=v1.16.5 BAD=v1.17.5 (exit 6)" >&2; exit 6; }
 	$(GO) build -o .bin/perfbisect ./cmd/perfbisect
 	.bin/perfbisect -repo "$(DAPR_BISECT_REPO)" -good "$(GOOD)" -bad "$(BAD)" -control-plane "$(DAPR_VERSION)" -package "$(BISECT_PACKAGE)" \
-		-run '$(BISECT_RUN)' -figure "$(BISECT_FIGURE)" -pins "$(BISECT_PINS)"
+		-run '$(BISECT_RUN)' -figure "$(BISECT_FIGURE)" -pins "$(BISECT_PINS)" $(if $(RESUME),-resume)
 
 ## dapr-report: write run RUN's result files (without RUN, reports/$(DAPR_VERSION)) as Dapr's
 ## test_report_perf.json, to OUT (default test_report_perf.json), for Dapr's tests/perf/report

@@ -15,6 +15,9 @@
 // <report root>/bisect/<id>/<id>-<n>.log. The builds go to .daprd/bisect/<commit>/daprd and
 // are reused. Exit codes: 0 the first bad commit found, 1 a narrowest range only (or the ends
 // do not differ), 5 an error on the way (the outcome so far is written), 6 a usage error.
+// With -resume it goes on with the bisection DAPR_PERF_RUN_ID names, from the outcome.json its
+// folder holds (written after every step): the ends' comparison and every step are taken as
+// they are, so that a search stopped by a session's end or an interrupt is not run again.
 // Environment: DAPR_PERF_REPORT_DIR (default reports), DAPR_PERF_RUN_ID (the id; default
 // bisect-<UTC time>), and the A/B run's own (docs/configuration.md: DAPR_PERF_AB_MAX_ROUNDS,
 // DAPR_TEST_DURATION, DAPR_PERF_QPS, ...).
@@ -29,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +47,7 @@ func main() {
 // options are the command line's.
 type options struct {
 	repo, good, bad, pkg, run, figure, pins, version string
+	resume                                           bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -56,6 +61,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.run, "run", "^TestServiceInvocationHTTPPerformance$", "go test -run pattern selecting one A/B scenario of the package")
 	fs.StringVar(&o.figure, "figure", "latency p90", "the A/B figure to bisect: latency p50, p90, p99, mean, or a sidecar's CPU or memory (docs/results.md)")
 	fs.StringVar(&o.version, "control-plane", "", "the daprd version whose placement, scheduler and sentry (in .daprd/<version>/) every build runs with (make bisect: DAPR_VERSION)")
+	fs.BoolVar(&o.resume, "resume", false, "go on with the bisection DAPR_PERF_RUN_ID names, from its outcome.json: its steps are taken as they are (make bisect: RESUME=1)")
 	fs.StringVar(&o.pins, "pins", "", "space-separated path@version modules to go get before each build, for versions the module proxy refuses")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -91,8 +97,16 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 	}
 	id := cmp.Or(os.Getenv("DAPR_PERF_RUN_ID"), "bisect-"+time.Now().UTC().Format("20060102T150405Z"))
 	dir := filepath.Join(root, "bisect", id)
-	if _, err := os.Stat(dir); err == nil {
-		fmt.Fprintf(stderr, "bisect: DAPR_PERF_RUN_ID=%s: %s exists already; a bisection never writes into another's folder (exit %d)\n", id, dir, int(perf.OutcomeConfig))
+	var earlier *bisect.Outcome
+	_, statErr := os.Stat(dir)
+	switch {
+	case o.resume:
+		if earlier, err = bisect.Read(dir); err != nil {
+			fmt.Fprintf(stderr, "bisect: -resume: DAPR_PERF_RUN_ID=%s: %v (exit %d)\n", id, err, int(perf.OutcomeConfig))
+			return perf.OutcomeConfig
+		}
+	case statErr == nil:
+		fmt.Fprintf(stderr, "bisect: DAPR_PERF_RUN_ID=%s: %s exists already; a bisection never writes into another's folder (-resume goes on with it) (exit %d)\n", id, dir, int(perf.OutcomeConfig))
 		return perf.OutcomeConfig
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -115,9 +129,15 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 			Tags: cmp.Or(os.Getenv("DAPRD_TAGS"), "stablecomponents"), LDFlags: versionStamp(ctx, o.repo),
 			Pins: strings.Fields(o.pins),
 		}, dir: filepath.Join(repo, ".daprd", o.version)},
-		Comparer: &abRun{repo: repo, root: root, id: id, pkg: o.pkg, run: o.run, figure: o.figure, logDir: dir},
+		Comparer: &abRun{repo: repo, root: root, id: id, pkg: o.pkg, run: o.run, figure: o.figure, logDir: dir, n: lastRun(root, id)},
 		Figure:   o.figure,
 		Log:      stdout,
+		Earlier:  earlier,
+		Progress: func(out bisect.Outcome) {
+			if err := bisect.Write(dir, out); err != nil {
+				fmt.Fprintf(stderr, "bisect: write the outcome so far: %v\n", err)
+			}
+		},
 	}
 	out, err := s.Run(ctx, commits)
 	if werr := bisect.Write(dir, out); werr != nil {
@@ -132,6 +152,21 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 		return 1
 	}
 	return perf.OutcomePass
+}
+
+// lastRun is the highest n of the runs <id>-<n> under root's runs folder, 0 when none: a
+// bisection that goes on numbers its comparisons after them, never over them.
+func lastRun(root, id string) int {
+	entries, _ := os.ReadDir(filepath.Join(root, perf.RunsDir))
+	last := 0
+	for _, e := range entries {
+		if rest, ok := strings.CutPrefix(e.Name(), id+"-"); ok {
+			if n, err := strconv.Atoi(rest); err == nil {
+				last = max(last, n)
+			}
+		}
+	}
+	return last
 }
 
 // versionStamp is daprd's -ldflags for a commit: the version git describe gives it

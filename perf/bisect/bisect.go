@@ -111,6 +111,9 @@ type Step struct {
 	// Good and Bad are the range's ends after the step, as indexes into Outcome.Commits.
 	Good int `json:"good"`
 	Bad  int `json:"bad"`
+	// Earlier is true for a step taken from an earlier search of the same commits
+	// (Search.Earlier), not built or compared again.
+	Earlier bool `json:"earlier,omitempty"`
 }
 
 // Outcome is a finished search.
@@ -143,6 +146,13 @@ type Search struct {
 	Figure string
 	// Log gets a line per build and comparison; nil discards them.
 	Log io.Writer
+	// Earlier is the outcome of an earlier search of the same commits, or nil: its ends'
+	// comparison and the marks of its steps are taken as they are (Step.Earlier), so that a
+	// search stopped part way (a session's end, an interrupt) goes on where it was.
+	Earlier *Outcome
+	// Progress, when set, is called with the outcome so far after the ends' comparison and
+	// after each step, so that it can be written down before the next.
+	Progress func(Outcome)
 }
 
 // Run bisects commits (the good end first, the bad end last, at least two) and returns the
@@ -170,11 +180,18 @@ func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	confirm, err := s.Comparer.Compare(ctx, good, bad)
+	earlier, err := s.earlierSteps(commits)
 	if err != nil {
+		return out, err
+	}
+	var confirm Comparison
+	if s.Earlier != nil && s.Earlier.Confirm != nil {
+		confirm = *s.Earlier.Confirm
+	} else if confirm, err = s.Comparer.Compare(ctx, good, bad); err != nil {
 		return out, fmt.Errorf("bisect: compare the bad end with the good end: %w", err)
 	}
 	out.Confirm = &confirm
+	s.progress(out)
 	fmt.Fprintf(log, "bisect: bad end %s against good end %s: %s\n", bad.Commit.Short(), good.Commit.Short(), describe(confirm))
 	if confirm.Verdict() != perf.VerdictRegressed {
 		out.Reason = fmt.Sprintf("the bad end is not regressed against the good end on %s (%s): nothing to search for", s.Figure, confirm.Verdict())
@@ -187,7 +204,13 @@ func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
 			break
 		}
 		tried[i] = true
-		step, err := s.step(ctx, i, commits[i], good, bad, log)
+		step, known := earlier[commits[i].Hash]
+		if known {
+			step.Earlier = true
+			fmt.Fprintf(log, "bisect: %s is %s (an earlier search's step)\n", commits[i].Short(), step.Mark)
+		} else {
+			step, err = s.step(ctx, i, commits[i], good, bad, log)
+		}
 		step.N = len(out.Steps) + 1
 		switch step.Mark {
 		case Good:
@@ -198,6 +221,7 @@ func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
 		step.Good, step.Bad = out.LastGood, out.FirstBad
 		if err == nil || step.Mark != "" {
 			out.Steps = append(out.Steps, step)
+			s.progress(out)
 		}
 		if err != nil {
 			out.Reason = "stopped by an error: " + err.Error()
@@ -211,6 +235,36 @@ func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
 		out.Reason = fmt.Sprintf("each of the %d commits between %s and %s was skipped or undecided", out.FirstBad-out.LastGood-1, commits[out.LastGood].Short(), commits[out.FirstBad].Short())
 	}
 	return out, nil
+}
+
+// earlierSteps are the steps of s.Earlier by commit hash, once it is checked to be a search of
+// the same commits; an earlier search of other commits is an error.
+func (s Search) earlierSteps(commits []Commit) (map[string]Step, error) {
+	out := map[string]Step{}
+	if s.Earlier == nil {
+		return out, nil
+	}
+	e := s.Earlier.Commits
+	if len(e) != len(commits) || e[0].Hash != commits[0].Hash || e[len(e)-1].Hash != commits[len(commits)-1].Hash {
+		return nil, fmt.Errorf("bisect: the earlier search is of other commits (%d from %s), not of these %d from %s", len(e), firstShort(e), len(commits), commits[0].Short())
+	}
+	for _, st := range s.Earlier.Steps {
+		out[st.Commit.Hash] = st
+	}
+	return out, nil
+}
+
+func firstShort(cs []Commit) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	return cs[0].Short()
+}
+
+func (s Search) progress(o Outcome) {
+	if s.Progress != nil {
+		s.Progress(o)
+	}
 }
 
 // buildEnd builds one end of the range; an end that does not build is an error.

@@ -120,3 +120,40 @@ func TestSearchStopsWhenTheEndsDoNotDiffer(t *testing.T) {
 	_, err = bisect.Search{Builder: h, Comparer: h}.Run(context.Background(), history(8))
 	assert.ErrorContains(t, err, "the good end c0: does not build: syntax error")
 }
+
+// failAfter is a slowFrom whose comparisons fail after n of them: a search stopped part way.
+type failAfter struct {
+	*slowFrom
+	n int
+}
+
+func (f *failAfter) Compare(ctx context.Context, a, b bisect.Binary) (bisect.Comparison, error) {
+	if f.compared >= f.n {
+		return bisect.Comparison{}, fmt.Errorf("interrupted")
+	}
+	return f.slowFrom.Compare(ctx, a, b)
+}
+
+// A search stopped part way goes on from its outcome: the ends' comparison and its steps are
+// taken as they were, only the rest is built and compared, and the answer is the same.
+func TestSearchGoesOnFromAnEarlierOutcome(t *testing.T) {
+	var written []int
+	stopped := &failAfter{slowFrom: &slowFrom{firstBad: 13}, n: 3}
+	s := bisect.Search{Builder: stopped, Comparer: stopped, Progress: func(o bisect.Outcome) { written = append(written, len(o.Steps)) }}
+	first, err := s.Run(context.Background(), history(20))
+	require.ErrorContains(t, err, "interrupted")
+	require.Len(t, first.Steps, 2, "the ends and two steps were compared before the stop")
+	assert.Equal(t, []int{0, 1, 2}, written, "the outcome was handed over after the ends and after each step")
+
+	h := &slowFrom{firstBad: 13}
+	again, err := bisect.Search{Builder: h, Comparer: h, Earlier: &first}.Run(context.Background(), history(20))
+	require.NoError(t, err)
+	assert.True(t, again.Found)
+	assert.Equal(t, 13, again.FirstBad)
+	assert.True(t, again.Steps[0].Earlier && again.Steps[1].Earlier)
+	assert.False(t, again.Steps[2].Earlier)
+	assert.Equal(t, len(again.Steps)-2, h.compared, "neither the ends nor the earlier steps compared again")
+
+	_, err = bisect.Search{Builder: h, Comparer: h, Earlier: &first}.Run(context.Background(), history(12))
+	assert.ErrorContains(t, err, "the earlier search is of other commits (20 from c0), not of these 12 from c0")
+}

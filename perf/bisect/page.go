@@ -26,6 +26,19 @@ func Write(dir string, o Outcome) error {
 	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(Page(o)), 0o644)
 }
 
+// Read reads the outcome.json that Write wrote into dir.
+func Read(dir string) (*Outcome, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "outcome.json"))
+	if err != nil {
+		return nil, err
+	}
+	var o Outcome
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("bisect: %s: %w", filepath.Join(dir, "outcome.json"), err)
+	}
+	return &o, nil
+}
+
 // Page is the outcome as Markdown: the finding first (the first bad commit, or the narrowest
 // range and why no narrower), then the ends' comparison and a row per step with its build,
 // its comparisons (B − A, the change, the decision interval, the verdict and its rounds) and
@@ -72,8 +85,12 @@ func Page(o Outcome) string {
 				cells[i] = cell(c)
 			}
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | **%s** | %s … %s (%d) |\n", s.N, s.Commit.Short(), escape(s.Commit.Subject),
-			build, cells[0], cells[1], s.Mark, o.Commits[s.Good].Short(), o.Commits[s.Bad].Short(), s.Bad-s.Good)
+		mark := "**" + string(s.Mark) + "**"
+		if s.Earlier {
+			mark += " (an earlier search's)"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s … %s (%d) |\n", s.N, s.Commit.Short(), escape(s.Commit.Subject),
+			build, cells[0], cells[1], mark, o.Commits[s.Good].Short(), o.Commits[s.Bad].Short(), s.Bad-s.Good)
 	}
 	return b.String()
 }
