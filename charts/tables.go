@@ -79,6 +79,7 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 	}
 	writeCurve(&b, rep)
 	writeProfiles(&b, rep)
+	writeWarnings(&b, rep)
 
 	b.WriteString("\n## Verdicts\n\n")
 	if len(rep.Verdicts) == 0 {
