@@ -34,6 +34,9 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 	env := rep.Environment
 	fmt.Fprintf(&b, "# %s over %s, Dapr %s\n\n", rep.Test, transportName(rep.Transport), orNone(env.DaprVersion))
 	fmt.Fprintf(&b, "Result: **%s**. %s\n", resultWord(rep), resultSentence(rep))
+	if f := report.Finding(rep); f != "" {
+		fmt.Fprintf(&b, "\n**Finding:** %s\n", f)
+	}
 	if rep.Preflight != nil {
 		fmt.Fprintf(&b, "\nLoad: %s.\n", rep.Preflight.Note)
 	}

@@ -39,6 +39,9 @@ type Kind interface {
 	// Missing lists what a complete report of this kind holds and r lacks (its rounds, loads
 	// or counted section), one line each; Check adds what every report needs.
 	Missing(r *perf.Report) []string
+	// Headline is the kind's own figure that a page's finding starts with (Finding), "" for
+	// none.
+	Headline(r *perf.Report, f *perf.Figures) string
 }
 
 // RateWords say how a kind's achieved rate reads in charts and tables.
@@ -93,6 +96,7 @@ func (kindBase) Figures(*perf.Report, *perf.Figures)                 {}
 func (kindBase) Failures(*perf.Report) []string                      { return nil }
 func (kindBase) LoadWord() string                                    { return "load" }
 func (kindBase) Table(*strings.Builder, *perf.Report, *perf.Figures) {}
+func (kindBase) Headline(*perf.Report, *perf.Figures) string         { return "" }
 func (kindBase) LatencyWhat() (string, string)                       { return "service time", "service time" }
 func (kindBase) Rate() RateWords {
 	return RateWords{Unit: "requests/s", Count: "requests", What: "achieved rate", Short: "/s"}
@@ -102,6 +106,8 @@ func (kindBase) Rate() RateWords {
 type overheadKind struct{ kindBase }
 
 func (overheadKind) Name() string { return perf.KindOverhead }
+
+func (overheadKind) Headline(r *perf.Report, _ *perf.Figures) string { return overheadHeadline(r) }
 
 func (overheadKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("%d round(s), %d QPS x %v, %d connections, %d-byte payload",
@@ -122,6 +128,8 @@ func (overheadKind) Table(b *strings.Builder, r *perf.Report, f *perf.Figures) {
 type growthKind struct{ kindBase }
 
 func (growthKind) Name() string { return perf.KindGrowth }
+
+func (growthKind) Headline(r *perf.Report, _ *perf.Figures) string { return growthHeadline(r) }
 
 func (growthKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("growth plan: %d variant(s), each %d round(s) of %d requests at %d QPS over %d connections",
@@ -170,8 +178,10 @@ func (growthKind) Failures(r *perf.Report) []string {
 // stagesKind: fixed-rate stages, each its own load and bound (StagePlan).
 type stagesKind struct{ kindBase }
 
-func (stagesKind) Name() string     { return perf.KindStages }
-func (stagesKind) LoadWord() string { return "stage" }
+func (stagesKind) Name() string { return perf.KindStages }
+
+func (stagesKind) Headline(r *perf.Report, _ *perf.Figures) string { return loadsHeadline(r) }
+func (stagesKind) LoadWord() string                                { return "stage" }
 
 func (stagesKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("stage plan: %d stage(s) at fixed rates, each its own load and bound", len(r.Loads))
@@ -184,8 +194,10 @@ func (stagesKind) Table(b *strings.Builder, r *perf.Report, f *perf.Figures) { s
 // iterationsKind: k6 shared-iterations runs, each iteration timed whole (IterationsPlan).
 type iterationsKind struct{ kindBase }
 
-func (iterationsKind) Name() string     { return perf.KindIterations }
-func (iterationsKind) LoadWord() string { return "run" }
+func (iterationsKind) Name() string { return perf.KindIterations }
+
+func (iterationsKind) Headline(r *perf.Report, _ *perf.Figures) string { return loadsHeadline(r) }
+func (iterationsKind) LoadWord() string                                { return "run" }
 
 func (iterationsKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("iterations plan: %d run(s) of shared iterations, each iteration timed whole", len(r.Loads))
@@ -210,6 +222,8 @@ type deliveryKind struct{ kindBase }
 
 func (deliveryKind) Name() string { return perf.KindDelivery }
 
+func (deliveryKind) Headline(r *perf.Report, _ *perf.Figures) string { return deliveryHeadline(r) }
+
 func (deliveryKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("delivery plan: %d msg/s x %v over %d connections", r.Params.QPS, r.Params.Duration, r.Params.Connections)
 }
@@ -228,6 +242,8 @@ type jobsKind struct{ kindBase }
 
 func (jobsKind) Name() string { return perf.KindJobs }
 
+func (jobsKind) Headline(r *perf.Report, _ *perf.Figures) string { return jobsHeadline(r) }
+
 func (jobsKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("jobs trigger plan: %d jobs/s x %v over %d connections, then every trigger counted",
 		r.Params.QPS, r.Params.Duration, r.Params.Connections)
@@ -244,6 +260,8 @@ func (jobsKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) { job
 type remindersKind struct{ kindBase }
 
 func (remindersKind) Name() string { return perf.KindReminders }
+
+func (remindersKind) Headline(r *perf.Report, _ *perf.Figures) string { return remindersHeadline(r) }
 
 func (remindersKind) Header(r *perf.Report) string {
 	registration := fmt.Sprintf("registration at %d requests/s x %v over %d connections", r.Params.QPS, r.Params.Duration, r.Params.Connections)
@@ -266,8 +284,10 @@ func (remindersKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) 
 // faultsKind: closed-loop phases, a base and then faults on one replica (FaultPlan).
 type faultsKind struct{ kindBase }
 
-func (faultsKind) Name() string     { return perf.KindFaults }
-func (faultsKind) LoadWord() string { return "phase" }
+func (faultsKind) Name() string { return perf.KindFaults }
+
+func (faultsKind) Headline(r *perf.Report, f *perf.Figures) string { return faultsHeadline(r, f) }
+func (faultsKind) LoadWord() string                                { return "phase" }
 
 func (faultsKind) Header(r *perf.Report) string {
 	return fmt.Sprintf("fault plan: %d closed-loop phase(s), base then faults on one replica", len(r.Loads))
