@@ -86,8 +86,8 @@ func TestGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		filepath.Join(root, grpcDir, "README.md") + " (6 charts)",
-		filepath.Join(root, httpDir, "README.md") + " (6 charts)",
+		filepath.Join(root, grpcDir, "README.md") + " (7 charts)",
+		filepath.Join(root, httpDir, "README.md") + " (7 charts)",
 		filepath.Join(root, growthDir, "README.md") + " (1 charts)",
 		filepath.Join(root, "v1.17.5", "README.md") + " (3 scenarios)",
 	} {
@@ -184,14 +184,18 @@ func TestGenerate(t *testing.T) {
 				return err
 			}
 			n++
-			assertPNG(t, path, chartWidth, chartHeight)
+			h := chartHeight
+			if filepath.Base(path) == "cost.png" { // two panels
+				h += 150
+			}
+			assertPNG(t, path, chartWidth, h)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != 13 {
-			t.Errorf("%d PNGs, want 6 per service-invocation scenario and 1 for memory growth", n)
+		if n != 15 {
+			t.Errorf("%d PNGs, want 7 per service-invocation scenario and 1 for memory growth", n)
 		}
 	})
 }
@@ -523,12 +527,13 @@ func TestPaletteIsOkabeIto(t *testing.T) {
 
 func TestChartsSkipWhatIsMissing(t *testing.T) {
 	rep := readFixture(t, httpDir)
+	rep.Resources = nil
 	for i := range rep.Rounds {
 		rep.Rounds[i].Resources = nil
 		rep.Rounds[i].Main.Latency.HDR = ""
 		rep.Rounds[i].Baseline.Latency.HDR = ""
 	}
-	for _, build := range []func(*perf.Report) (*figure, error){cpuChart, rssChart} {
+	for _, build := range []func(*perf.Report) (*figure, error){cpuChart, rssChart, costChart} {
 		if fig, err := build(rep); err != nil || fig != nil {
 			t.Errorf("no resources: figure %v, error %v; want neither", fig, err)
 		}

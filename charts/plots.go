@@ -48,6 +48,7 @@ func scenarioCharts() []chartSpec {
 		{"qps.png", "Load kept: achieved / target QPS and share behind schedule, with the validity lines", qpsChart},
 		{"cpu.png", "CPU per process, last main phase", cpuChart},
 		{"rss.png", "RSS per process, last main phase", rssChart},
+		{"cost.png", "Sidecar cost: each process's CPU per request and peak RSS, with Dapr's published sidecar figure on service invocation", costChart},
 		{"growth.png", "Sidecar RSS slope per variant against the threshold", growthChart},
 		{"loads-latency.png", "Latency per load (stage, run or phase): p50, p90, p95, p99 and mean, with each load's bound", loadsLatencyChart},
 		{"loads-rate.png", "Rate per load: achieved / target and the share behind schedule, or the closed loop's achieved rate", loadsRateChart},
