@@ -163,11 +163,17 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 		}
 		line.Color, line.Width = mainColor, vg.Points(2.5)
 		pts.Color, pts.Radius, pts.Shape = mainColor, vg.Points(2), draw.CircleGlyph{}
-		if len(xys) > 12 {
+		switch {
+		case len(xys) > 12:
 			pts.Radius = 0 // a dense spectrum: the line alone
+			fig.add(what, line)
+			fig.add("", pts)
+		default:
+			// A few stored percentiles (a lag's p50, p90, p99): points, since a line between
+			// them would draw a spectrum that was never measured.
+			pts.Radius = vg.Points(4)
+			fig.add(what+" (stored percentiles)", pts)
 		}
-		fig.add(what, line)
-		fig.add("", pts)
 	}
 	if maxSeconds > 0 {
 		// Right of the line's end, apart from its last percentile, and labelled.
@@ -279,12 +285,22 @@ func deliveryChart(rep *perf.Report) (*figure, error) {
 	if err := latencyPanel(fig, rep, xys, dr.Latency.MaxSeconds, "delivery.", what); err != nil {
 		return nil, err
 	}
+	// The errors bound counts failed publishes and iterations whose wait timed out: its verdict
+	// goes on the bars that hold errors, on the publish errors' when none does.
+	pubV, waitV := verdictOf(rep, "errors"), verdictOf(rep, "errors")
+	switch {
+	case dr.PublishErrors == 0 && dr.AwaitTimeouts > 0:
+		pubV = nil
+	case dr.AwaitTimeouts == 0:
+		waitV = nil
+	}
 	bars := []countBar{
 		{name: "sent\n(accepted)", n: dr.Sent},
 		{name: "received", n: dr.Received},
 		{name: "lost", n: dr.Lost, fault: true, verdict: verdictOf(rep, "delivery.lost")},
 		{name: "duplicated", n: dr.Duplicated, fault: true, verdict: verdictOf(rep, "delivery.duplicated")},
-		{name: "publish\nerrors", n: dr.PublishErrors, fault: true, verdict: verdictOf(rep, "errors")},
+		{name: "publish\nerrors", n: dr.PublishErrors, fault: true, verdict: pubV},
+		{name: "waits\ntimed out", n: dr.AwaitTimeouts, fault: true, verdict: waitV},
 		{name: "stale\n(warmup's)", n: dr.Stale},
 	}
 	pls, err := countsPanel(fig.Below, bars)

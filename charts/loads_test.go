@@ -266,8 +266,8 @@ func TestDeliveryChartCountsAndMarksTheInvalidRun(t *testing.T) {
 				counts = lb
 			}
 		}
-		if counts == nil || !slices.Equal(counts.Labels, []string{"1,000", "1,000", "0 (≤ 0: pass)", "0", "0 (≤ 0: pass)", "0"}) {
-			t.Errorf("%s: counts %v: want sent, received, lost, duplicated, publish errors, stale", tc.test, counts)
+		if counts == nil || !slices.Equal(counts.Labels, []string{"1,000", "1,000", "0 (≤ 0: pass)", "0", "0 (≤ 0: pass)", "0", "0"}) {
+			t.Errorf("%s: counts %v: want sent, received, lost, duplicated, publish errors (the errors bound's, none timed out), waits timed out, stale", tc.test, counts)
 		}
 		marked := strings.HasPrefix(fig.Plot.Title.Text, invalidMark) && fig.Plot.Title.TextStyle.Color == boundColor
 		if marked != tc.invalid {
@@ -286,9 +286,9 @@ func TestJobsChartLagAndCounts(t *testing.T) {
 	if err != nil || fig == nil || fig.Below == nil {
 		t.Fatalf("chart %v, %v", fig, err)
 	}
-	line := fig.Layers[0].(*plotter.Line)
+	line := fig.Layers[0].(*plotter.Scatter)
 	if len(line.XYs) != 4 || line.XYs[0].X != 1 || !near1(line.XYs[1].X, 2) || !near1(line.XYs[3].X, 100) || line.XYs[3].Y < 12.8 || line.XYs[3].Y > 12.9 {
-		t.Errorf("lag line %v: want min, p50, p90, p99 on the percentile axis, p99 12.88 ms", line.XYs)
+		t.Errorf("lag points %v: want min, p50, p90, p99 on the percentile axis, p99 12.88 ms, as points with no line between", line.XYs)
 	}
 }
 
@@ -352,5 +352,45 @@ func TestLoadsHTMLReportInChromium(t *testing.T) {
 		if !strings.Contains(dom, "<h2>Loads</h2>") {
 			t.Errorf("%s: the rendered page has no Loads table", test)
 		}
+	}
+}
+
+// The errors bound of a delivery run counts failed publishes and timed-out waits: a run that
+// failed it by its timed-out waits shows them as a bar carrying the FAIL, and its 0 publish
+// errors without one.
+func TestDeliveryChartPutsTheErrorsVerdictOnTheTimedOutWaits(t *testing.T) {
+	rep := loadsFixture(t, "pubsub_bulk_subscribe_redis")
+	rep.Delivery.PublishErrors, rep.Delivery.AwaitTimeouts = 0, 366
+	for i := range rep.Verdicts {
+		if rep.Verdicts[i].Figure == "errors" {
+			rep.Verdicts[i].Got, rep.Verdicts[i].Pass = 366, false
+		}
+	}
+	fig, err := deliveryChart(rep)
+	if err != nil || fig == nil {
+		t.Fatalf("chart %v, %v", fig, err)
+	}
+	lbl := fig.BelowLayers[len(fig.BelowLayers)-1].(*plotter.Labels)
+	if got := lbl.Labels[4:6]; !slices.Equal(got, []string{"0", "366 (≤ 0: FAIL)"}) {
+		t.Errorf("publish errors and timed-out waits labelled %q, want the FAIL on the waits", got)
+	}
+}
+
+// A closed loop's rounds have no target rate: the rate chart gives the rate each phase reached,
+// never a "target 1 QPS" or a ratio to it.
+func TestClosedLoopRateChartHasNoTarget(t *testing.T) {
+	rep, err := report.ReadReport(filepath.Join("..", "reports", "v1.18.3", "service_invocation_ramp", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := qpsChart(rep)
+	if err != nil || fig == nil {
+		t.Fatalf("chart %v, %v", fig, err)
+	}
+	if title := fig.Plot.Title.Text; !strings.Contains(title, "closed loop: no target rate") || strings.Contains(title, "target 1 QPS") {
+		t.Errorf("title %q", title)
+	}
+	if fig.Below != nil || fig.Plot.Y.Label.Text != "achieved rate (requests/s)" {
+		t.Errorf("want one panel of achieved rates, got below %v, y %q", fig.Below, fig.Plot.Y.Label.Text)
 	}
 }

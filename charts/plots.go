@@ -598,6 +598,37 @@ func intervalBars(xs []float64, ovs []perf.Overhead, u unit) *plotter.YErrorBars
 	return e
 }
 
+// closedLoopRateChart: the rate a closed loop reached in each round's baseline and main phase,
+// requests/s. A closed loop has no target rate, so there is no ratio to a target and no schedule
+// to fall behind.
+func closedLoopRateChart(rep *perf.Report) (*figure, error) {
+	fig := newFigure(fmt.Sprintf("%s: rate reached per round (closed loop: no target rate, no schedule)", heading(rep)))
+	fig.Plot.Y.Label.Text = "achieved rate (requests/s)"
+	fig.Plot.X.Label.Text = "round"
+	fig.Plot.Y.Min = 0
+	fig.Plot.X.Min, fig.Plot.X.Max = 0.5, float64(len(rep.Rounds))+0.5
+	fig.Plot.X.Tick.Marker = roundTicks(len(rep.Rounds))
+	top := 0.0
+	for k, name := range []string{"baseline", "main"} {
+		var xys plotter.XYs
+		for i, rd := range rep.Rounds {
+			r := [2]perf.Result{rd.Baseline, rd.Main}[k]
+			xys = append(xys, plotter.XY{X: float64(i+1) + 0.06*float64(2*k-1), Y: r.ActualQPS})
+			top = max(top, r.ActualQPS)
+		}
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		c := []color.Color{baselineColor, mainColor}[k]
+		line.Color, pts.Color, pts.Radius = c, c, vg.Points(4)
+		fig.add(name, line)
+		fig.add("", pts)
+	}
+	fig.Plot.Y.Max = top * 1.3
+	return markInvalid(fig, rep), nil
+}
+
 // histogramBinsPerDecade is the resolution of the histogram chart's log-x bins.
 const histogramBinsPerDecade = 20
 
@@ -668,6 +699,9 @@ func histogramChart(rep *perf.Report) (*figure, error) {
 func qpsChart(rep *perf.Report) (*figure, error) {
 	if len(rep.Rounds) == 0 {
 		return nil, nil
+	}
+	if rep.Rounds[0].Main.ClosedLoop() {
+		return closedLoopRateChart(rep)
 	}
 	var ratio, behind [2]plotter.XYs
 	lowest, highest := 100.0, 0.0
