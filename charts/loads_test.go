@@ -394,3 +394,16 @@ func TestClosedLoopRateChartHasNoTarget(t *testing.T) {
 		t.Errorf("want one panel of achieved rates, got below %v, y %q", fig.Below, fig.Plot.Y.Label.Text)
 	}
 }
+
+// Of several sidecars in one role (actor hosts), the summary's cell is the busiest one's, the
+// sidecar that took the load, not the first listed.
+func TestSidecarCellIsTheBusiestOfItsRole(t *testing.T) {
+	rep := &perf.Report{Resources: []perf.ResourceSummary{
+		{Process: "host-0-daprd", Role: perf.RoleCalleeSidecar, MeanCPUCores: 0.001, PeakRSSBytes: 80 << 20},
+		{Process: "host-1-daprd", Role: perf.RoleCalleeSidecar, MeanCPUCores: 0.466, PeakRSSBytes: 120 << 20},
+		{Process: "host-2-daprd", Role: perf.RoleCalleeSidecar, MeanCPUCores: 0.002, PeakRSSBytes: 81 << 20},
+	}}
+	if got := sidecarCell(rep, perf.RoleCalleeSidecar); got != "466 mCPU / 120.0 MiB" {
+		t.Errorf("callee sidecar cell %q, want the busiest host's", got)
+	}
+}

@@ -35,11 +35,14 @@ func Finding(r *perf.Report) string {
 		}
 		parts = append(parts, "missed: "+m)
 	}
-	for _, c := range f.Cost {
-		if c.Role == perf.RoleCalleeSidecar {
-			parts = append(parts, fmt.Sprintf("callee sidecar %.0f µs CPU per request", c.CPUMicrosPerRequest()))
-			break
+	busiest := -1 // of several callee sidecars (actor hosts), the one that took the load
+	for i, c := range f.Cost {
+		if c.Role == perf.RoleCalleeSidecar && (busiest < 0 || c.CPUSecondsPerRequest > f.Cost[busiest].CPUSecondsPerRequest) {
+			busiest = i
 		}
+	}
+	if busiest >= 0 {
+		parts = append(parts, fmt.Sprintf("callee sidecar %.0f µs CPU per request", f.Cost[busiest].CPUMicrosPerRequest()))
 	}
 	if len(parts) == 0 {
 		return ""
