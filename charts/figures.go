@@ -82,10 +82,13 @@ type unit struct {
 	PerSecond float64
 }
 
-// latencyUnit is µs when the largest magnitude shown is below 1 ms, else ms.
+// latencyUnit is µs when the largest magnitude shown is below 1 ms, s from 10 s on, else ms.
 func latencyUnit(maxSeconds float64) unit {
-	if math.Abs(maxSeconds) < 1e-3 {
+	switch a := math.Abs(maxSeconds); {
+	case a < 1e-3:
 		return unit{Name: "µs", PerSecond: 1e6}
+	case a >= 10:
+		return unit{Name: "s", PerSecond: 1}
 	}
 	return unit{Name: "ms", PerSecond: 1e3}
 }

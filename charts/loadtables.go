@@ -52,7 +52,7 @@ func loadsLatencyCells(rep *perf.Report) []string {
 		for i, p := range ps {
 			out[i] = "n/a"
 			if v, ok := m[perf.PercentileName(p)]; ok {
-				out[i] = fmt.Sprintf("%.3f ms", v*1e3)
+				out[i] = fmtLatency(v)
 			}
 		}
 	}
@@ -171,7 +171,7 @@ func writeLoadsTables(b *strings.Builder, rep *perf.Report) {
 				d, err := l.Percentile(p)
 				row = append(row, latencyCell(d, err == nil && l.Requests > 0))
 			}
-			row = append(row, fmt.Sprintf("%.3f ms", l.Latency.AvgSeconds*1e3))
+			row = append(row, fmtLatency(l.Latency.AvgSeconds))
 			var vs []string
 			for _, bd := range bounds {
 				if bd.load == i {
@@ -198,7 +198,7 @@ func writeLoadsTables(b *strings.Builder, rep *perf.Report) {
 			{"publish errors", fmtCount(dr.PublishErrors)},
 			{"stale (the warmup's)", fmtCount(dr.Stale)},
 			{"drain", fmt.Sprintf("%.2f s of %.0f s (%s)", dr.DrainSeconds, dr.DrainWindowSeconds, map[bool]string{true: "all in", false: "window ended"}[dr.DrainComplete])},
-			{"latency mean / max", fmt.Sprintf("%.3f ms / %.3f ms", dr.Latency.AvgSeconds*1e3, dr.Latency.MaxSeconds*1e3)},
+			{"latency mean / max", fmtLatency(dr.Latency.AvgSeconds) + " / " + fmtLatency(dr.Latency.MaxSeconds)},
 		}
 		for _, p := range perf.DeliveryPercentiles {
 			d, err := dr.Latency.Percentile(p)
@@ -211,7 +211,7 @@ func writeLoadsTables(b *strings.Builder, rep *perf.Report) {
 		invalidNote(b, rep)
 		lag := func(k string) string {
 			if v, ok := j.Lag[k]; ok {
-				return fmt.Sprintf("%.3f ms", v*1e3)
+				return fmtLatency(v)
 			}
 			return "n/a"
 		}
@@ -229,7 +229,7 @@ func writeLoadsTables(b *strings.Builder, rep *perf.Report) {
 		invalidNote(b, rep)
 		lag := func(k string) string {
 			if v, ok := rr.LagSeconds[k]; ok {
-				return fmt.Sprintf("%.3f ms", v*1e3)
+				return fmtLatency(v)
 			}
 			return "n/a"
 		}

@@ -660,7 +660,7 @@ func latencyCell(d time.Duration, ok bool) string {
 	if !ok {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.3f ms", d.Seconds()*1e3)
+	return fmtLatency(d.Seconds())
 }
 
 func overheadCell(o perf.Overhead, ok bool) string {
@@ -683,6 +683,15 @@ func sidecarCell(rep *perf.Report, role string) string {
 		return "no readings"
 	}
 	return fmt.Sprintf("%.0f mCPU / %.1f MiB", 1e3*r.MeanCPUCores, float64(r.PeakRSSBytes)/(1<<20))
+}
+
+// fmtLatency writes seconds in ms with 3 decimals below 10 s ("1867.514 ms"), and in seconds
+// with 3 decimals from 10 s on ("40.064 s"), where milliseconds stop being read.
+func fmtLatency(s float64) string {
+	if s >= 10 || s <= -10 {
+		return fmt.Sprintf("%.3f s", s)
+	}
+	return fmt.Sprintf("%.3f ms", s*1e3)
 }
 
 // fmtSignedMs formats seconds as signed milliseconds with µs precision: "+1.060".
