@@ -248,9 +248,9 @@ func growthVerdict(g growth.Classification) string {
 // summaryHeader names the summary columns, as in Dapr's published report plus the caller's
 // sidecar, requests, success and the result.
 func summaryHeader() []string {
-	return []string{"p50", "p90", "p99", "p99.9", "overhead p50 / p90 / p99",
+	return []string{"result", "p50", "p90", "p99", "p99.9", "overhead p50 / p90 / p99",
 		"callee sidecar CPU / memory", "caller sidecar CPU / memory",
-		"requests", "success", "actual QPS", "result"}
+		"requests", "success", "actual QPS"}
 }
 
 // overheadSummaryCell is rep's overhead at summaryOverheads, "+a / +b / +c ms".
@@ -268,6 +268,13 @@ func overheadSummaryCell(rep *perf.Report) string {
 
 // summaryCells are the summary figures of rep, in summaryHeader's order.
 func summaryCells(rep *perf.Report) []string {
+	cells := summaryCellsResultLast(rep)
+	// The result first, where a reader of a wide table looks first (summaryHeader).
+	return append([]string{cells[len(cells)-1]}, cells[:len(cells)-1]...)
+}
+
+// summaryCellsResultLast are summaryCells with the result last, as they are derived.
+func summaryCellsResultLast(rep *perf.Report) []string {
 	if len(rep.Rounds) == 0 {
 		return loadsSummaryCells(rep)
 	}
