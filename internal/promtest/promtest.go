@@ -51,6 +51,9 @@ type Options struct {
 	// Prometheus duration such as "10y"; empty leaves it out (Prometheus's default, 0: a
 	// sample more than about an hour older than the newest is refused).
 	OutOfOrderWindow string
+	// Scrape are host:port targets it scrapes every second, with honor_labels (as a Prometheus
+	// scrapes a Pushgateway: the pushed job and instance labels kept); none when empty.
+	Scrape []string
 }
 
 // Binary returns the path of the prometheus binary, or skips t naming make test-deps (fails
@@ -96,6 +99,9 @@ func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	return start(t, "prometheus", Binary(t), 60*time.Second, func(addr, dir string) ([]string, error) {
 		cfg := "global: {}\n"
+		if len(opts.Scrape) > 0 {
+			cfg += "scrape_configs:\n- job_name: scraped\n  honor_labels: true\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  static_configs:\n  - targets: ['" + strings.Join(opts.Scrape, "', '") + "']\n"
+		}
 		if opts.OutOfOrderWindow != "" {
 			cfg += fmt.Sprintf("storage:\n  tsdb:\n    out_of_order_time_window: %s\n", opts.OutOfOrderWindow)
 		}
