@@ -51,7 +51,7 @@ func timedPhases(rep *perf.Report) []timedPhase {
 // first phase started, so warmups and idle windows are gaps). Top: the service time's p50
 // (solid) and p99 (dashed) of each second's answers; below: answers per second, with the target
 // rate, and the legend. A phase's last second is drawn only if it is whole, since a partial second is no rate.
-// Nil when no phase has a timeline (older files, closed-loop loads).
+// Nil when no phase has a timeline (older files).
 func timelineChart(rep *perf.Report) (*figure, error) {
 	phases := timedPhases(rep)
 	if len(phases) == 0 {

@@ -54,8 +54,9 @@ type Result struct {
 	// Executor is what the closed-loop driver reports when Params.Executor ran the load
 	// (dropped and interrupted iterations, VUs over time); nil for fortio's load.
 	Executor *ExecutorStats `json:"executor,omitempty"`
-	// Timeline is the run second by second, by when each request was answered; nil for the
-	// closed-loop driver (Executor has its own) and in result files written before it existed.
+	// Timeline is the run second by second, by when each request (or the closed-loop driver's
+	// iteration) was answered; nil in result files written before it existed, and for the
+	// driver's loads in files written before it kept one.
 	Timeline []Second `json:"timeline,omitempty"`
 	// Testers are the results of each tester when several shared the load (Params.Split), in
 	// tester order, each with its own share in Params; this result is their merge

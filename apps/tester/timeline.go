@@ -46,29 +46,38 @@ func (s *shard) addPoint(end int64, service time.Duration, failed bool) {
 // dropped answers, the timeline ends before the second of the first one dropped. Call once the
 // run has ended.
 func (r *recorder) timeline(start time.Time) []perf.Second {
-	t0 := start.UnixNano()
-	cut := int64(-1) // the first second left out, -1: none
-	var secs [][]point
+	var cut time.Time // the end of the first answer left out, zero: none
+	var all []point
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		if s.droppedFrom != 0 {
-			k := max((s.droppedFrom-t0)/int64(time.Second), 0)
-			if cut < 0 || k < cut {
-				cut = k
-			}
+		if s.droppedFrom != 0 && (cut.IsZero() || s.droppedFrom < cut.UnixNano()) {
+			cut = time.Unix(0, s.droppedFrom)
 		}
-		for _, pt := range s.points {
-			k := int(max((pt.end-t0)/int64(time.Second), 0))
-			for len(secs) <= k {
-				secs = append(secs, nil)
-			}
-			secs[k] = append(secs[k], pt)
-		}
+		all = append(all, s.points...)
 		s.mu.Unlock()
 	}
-	if cut >= 0 && int(cut) < len(secs) {
-		secs = secs[:cut]
+	return seconds(start, cut, all)
+}
+
+// seconds buckets answers into the seconds from start (perf.Second): second k holds the
+// answers in [start+k s, start+(k+1) s), answers before start in second 0, each second's
+// service times' percentiles exact by nearest rank. When cut is not zero (answers from then on
+// were not kept) the timeline ends before cut's second.
+func seconds(start, cut time.Time, answers []point) []perf.Second {
+	t0 := start.UnixNano()
+	var secs [][]point
+	for _, pt := range answers {
+		k := int(max((pt.end-t0)/int64(time.Second), 0))
+		for len(secs) <= k {
+			secs = append(secs, nil)
+		}
+		secs[k] = append(secs[k], pt)
+	}
+	if !cut.IsZero() {
+		if k := int(max((cut.UnixNano()-t0)/int64(time.Second), 0)); k < len(secs) {
+			secs = secs[:k]
+		}
 	}
 	out := make([]perf.Second, len(secs))
 	var times []time.Duration

@@ -76,7 +76,24 @@ type shard struct {
 	service  *hdr.Histogram
 	response *hdr.Histogram // nil for a closed loop
 	codes    map[string]int64
+	// answers are the shard's iterations for the second-by-second timeline, at most
+	// maxAnswers / shards of them; droppedFrom is the end of the first one left out (0: none).
+	answers     []Answer
+	droppedFrom time.Time
 }
+
+// Answer is one recorded iteration, for a timeline: when it ended, its service time, and
+// whether it failed.
+type Answer struct {
+	End     time.Time
+	Service time.Duration
+	Failed  bool
+}
+
+// maxAnswers bounds the iterations a run keeps for its timeline (40 bytes each, at most
+// 80 MiB): 1000 iterations/s for 35 minutes. A longer or faster run keeps them up to the first
+// one left out (Result.AnswersFrom).
+const maxAnswers = 1 << 21
 
 // New returns a Driver that runs ex with callers, one per VU: len(callers) must be at least
 // ex.PeakVUs() (the extra ones are not used). ex is validated first; a zero Executor is an
@@ -161,6 +178,11 @@ type Result struct {
 	// Timeline samples Active over the run (about timelineSamples points, at least 100 ms
 	// apart).
 	Timeline []VUSample `json:"timeline"`
+	// Answers are the recorded iterations, in no particular order, for a second-by-second
+	// timeline; when the run recorded more than maxAnswers, AnswersCut is the end of the first
+	// one left out (a timeline ends before its second), else zero.
+	Answers    []Answer  `json:"-"`
+	AnswersCut time.Time `json:"-"`
 }
 
 // Rate is the achieved rate in iterations per second: Iterations over the schedule's
@@ -446,14 +468,20 @@ dispatch:
 	grace.Stop()
 }
 
-// record adds one iteration to its shard.
+// record adds one iteration, which ended now, to its shard.
 func (d *Driver) record(s *shard, service, response time.Duration, code string, ok bool) {
+	end := time.Now()
 	s.mu.Lock()
 	s.service.Record(service)
 	if s.response != nil {
 		s.response.Record(response)
 	}
 	s.codes[code]++
+	if len(s.answers) < maxAnswers/len(d.shards) {
+		s.answers = append(s.answers, Answer{End: end, Service: service, Failed: !ok})
+	} else if s.droppedFrom.IsZero() {
+		s.droppedFrom = end
+	}
 	s.mu.Unlock()
 	d.iterations.Add(1)
 	if !ok {
@@ -477,6 +505,10 @@ func (d *Driver) collect(res *Result) {
 		}
 		for code, n := range s.codes {
 			res.Codes[code] += n
+		}
+		res.Answers = append(res.Answers, s.answers...)
+		if !s.droppedFrom.IsZero() && (res.AnswersCut.IsZero() || s.droppedFrom.Before(res.AnswersCut)) {
+			res.AnswersCut = s.droppedFrom
 		}
 		s.mu.Unlock()
 	}
