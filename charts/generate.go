@@ -45,7 +45,8 @@ func drawScenario(sc scenario, w io.Writer) error {
 		return err
 	}
 	readme := filepath.Join(sc.Dir, "README.md")
-	md := scenarioMarkdown(sc.Report, images)
+	prevName, prev, _ := previousVersion(sc)
+	md := scenarioMarkdownWith(sc.Report, images, prevName, prev)
 	if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {
 		return fmt.Errorf("charts: %w", err)
 	}

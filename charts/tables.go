@@ -30,6 +30,13 @@ type image struct {
 // scenarioMarkdown is the README.md of one scenario directory: the tables of rep and the
 // images, linked relative to that directory.
 func scenarioMarkdown(rep *perf.Report, images []image) string {
+	return scenarioMarkdownWith(rep, images, "", nil)
+}
+
+// scenarioMarkdownWith is scenarioMarkdown with a section that sets it beside prev, the same
+// scenario published for the version prevName before it (writeAgainstPrevious; none when prev
+// is nil).
+func scenarioMarkdownWith(rep *perf.Report, images []image, prevName string, prev *perf.Report) string {
 	var b strings.Builder
 	env := rep.Environment
 	fmt.Fprintf(&b, "# %s over %s, Dapr %s\n\n", rep.Test, transportName(rep.Transport), orNone(env.DaprVersion))
@@ -82,6 +89,7 @@ func scenarioMarkdown(rep *perf.Report, images []image) string {
 	}
 	writeCurve(&b, rep)
 	writeProfiles(&b, rep)
+	writeAgainstPrevious(&b, rep, prevName, prev)
 	writeWarnings(&b, rep)
 
 	b.WriteString("\n## Verdicts\n\n")
