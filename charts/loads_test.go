@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -406,5 +407,43 @@ func TestSidecarCellIsTheBusiestOfItsRole(t *testing.T) {
 	}}
 	if got := sidecarCell(rep, perf.RoleCalleeSidecar); got != "466 mCPU / 120.0 MiB" {
 		t.Errorf("callee sidecar cell %q, want the busiest host's", got)
+	}
+}
+
+// A delivery run's timeline: latency per second above, messages received per second below
+// against those published (each second's publish requests times the messages a request
+// carried), on one clock; none for a file without the subscriber's timeline.
+func TestDeliveryTimelineChart(t *testing.T) {
+	rep := loadsFixture(t, "pubsub_subscribe_redis")
+	if fig, err := deliveryTimelineChart(rep); err != nil || fig != nil {
+		t.Fatalf("a file without the timeline: chart %v, %v", fig, err)
+	}
+	pub := &rep.Loads[0].Result
+	pub.Timeline = []perf.Second{{T: 0, Requests: 10}, {T: 1, Requests: 10}}
+	pub.ActualDuration = 2 * time.Second
+	rep.Delivery.TimelineStart = pub.StartTime.Add(500 * time.Millisecond)
+	rep.Delivery.Timeline = []perf.Second{
+		{T: 0, Requests: 8, P50Seconds: 0.002, P99Seconds: 0.009},
+		{T: 1, Requests: 13, Errors: 1, P50Seconds: 0.003, P99Seconds: 0.012},
+	}
+	fig, err := deliveryTimelineChart(rep)
+	if err != nil || fig == nil {
+		t.Fatalf("chart %v, %v", fig, err)
+	}
+	var lines []*plotter.Line
+	for _, l := range fig.BelowLayers {
+		if ln, ok := l.(*plotter.Line); ok {
+			lines = append(lines, ln)
+		}
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d series below, want received, duplicates and published", len(lines))
+	}
+	per := float64(rep.Delivery.Sent) / float64(pub.Requests)
+	if got := lines[0].XYs; got[0].X != 1 || got[1].Y != 12 { // received 0.5 s after the publisher's start
+		t.Errorf("received %v: want the first second at x = 1.0 and 13 - 1 duplicate = 12 in the second", got)
+	}
+	if got := lines[2].XYs; len(got) != 2 || got[0].X != 0.5 || got[0].Y != 10*per {
+		t.Errorf("published %v: want 10 requests x %.1f messages at x = 0.5", got, per)
 	}
 }

@@ -100,7 +100,18 @@ type SubscriberStats struct {
 	// Handler is the subscriber's own time per delivery call, from reading the request to
 	// writing the answer: its cost, which must stay far below the delivery latency.
 	Handler Latency `json:"handler"`
+	// Timeline is the load second by second from TimelineStart (when the subscriber was reset
+	// for it): each second's first deliveries (Requests: messages received), duplicates
+	// (Errors) and their delivery latency's percentiles, exact by nearest rank. At most
+	// MaxDeliveryPoints messages are kept for it; past that the timeline ends before the
+	// second of the first one left out.
+	TimelineStart time.Time `json:"timelineStart,omitzero"`
+	Timeline      []Second  `json:"timeline,omitempty"`
 }
+
+// MaxDeliveryPoints bounds the messages a subscriber keeps for its timeline (16 bytes each,
+// 32 MiB): 2,000 messages/s for over 17 minutes.
+const MaxDeliveryPoints = 1 << 21
 
 // SubscribeMode is how the subscriber takes its messages from daprd.
 type SubscribeMode string

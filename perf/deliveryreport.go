@@ -51,6 +51,11 @@ type DeliveryReport struct {
 	// Handler is the subscriber's own time per delivery call: its cost, beside its CPU in
 	// Report.Resources (role app).
 	Handler Latency `json:"handler"`
+	// TimelineStart and Timeline are the subscriber's second by second (SubscriberStats):
+	// messages received, duplicated, and their delivery latency; empty in files written before
+	// it.
+	TimelineStart time.Time `json:"timelineStart,omitzero"`
+	Timeline      []Second  `json:"timeline,omitempty"`
 	// BrokerRestart is set when the plan restarted the broker during the main load.
 	BrokerRestart *BrokerRestart `json:"brokerRestart,omitempty"`
 	// Baseline is the same counts of the baseline run, when the plan ran one
@@ -93,6 +98,7 @@ func (dr *DeliveryReport) Fill(st SubscriberStats, waited time.Duration) {
 	dr.Lost = max(0, st.Missing-dr.PublishErrors)
 	dr.Stale, dr.Malformed, dr.Unexpected = st.Stale, st.Malformed, st.Unexpected
 	dr.Latency, dr.Handler, dr.HandlerCalls = st.Latency, st.Handler, st.HandlerCalls
+	dr.TimelineStart, dr.Timeline = st.TimelineStart, st.Timeline
 	dr.DrainSeconds = waited.Seconds()
 	dr.DrainComplete = dr.Received >= dr.Sent
 }

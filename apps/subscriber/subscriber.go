@@ -40,7 +40,7 @@ const (
 	RouteDeliver     = "/deliver"      // one CloudEvent per request
 	RouteDeliverBulk = "/deliver-bulk" // Dapr's bulk subscribe: {"entries": [...]}
 	RouteReset       = "/reset"        // POST ?run=<nonce>: count that load from now on
-	RouteStats       = "/stats"        // GET ?expected=N: perf.SubscriberStats
+	RouteStats       = "/stats"        // GET ?expected=N[&timeline=1]: perf.SubscriberStats (with its timeline)
 	RouteAwait       = perf.AwaitPath  // GET: the long poll of an awaiting tester (perf.Await)
 	RouteHealth      = "/healthz"
 )
@@ -274,7 +274,7 @@ func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("stats: query parameter expected = %q: want the number of messages sent, >= 0", r.URL.Query().Get("expected")), http.StatusBadRequest)
 		return
 	}
-	st, err := h.c.stats(n)
+	st, err := h.c.stats(n, r.URL.Query().Get("timeline") == "1")
 	if err != nil {
 		http.Error(w, "stats: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -282,8 +282,9 @@ func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, st)
 }
 
-// Stats is the app's counts as GET /stats answers them (for tests in process).
-func (h *Handler) Stats(expected int64) (perf.SubscriberStats, error) { return h.c.stats(expected) }
+// Stats is the app's counts as GET /stats answers them, with the timeline (for tests in
+// process).
+func (h *Handler) Stats(expected int64) (perf.SubscriberStats, error) { return h.c.stats(expected, true) }
 
 // Reset starts counting the load run (as POST /reset does).
 func (h *Handler) Reset(run string) { h.c.reset(run) }
@@ -312,6 +313,11 @@ type counter struct {
 	first, last           time.Time
 	latency, handlerTimes *hdr.Histogram
 	waitOn                map[int64]*waiter // sequence number not yet seen -> the await that needs it
+	// start is when the load was reset; answers its messages for the timeline (at most
+	// perf.MaxDeliveryPoints), cut the receipt of the first left out (zero: none).
+	start   time.Time
+	answers []perf.Answer
+	cut     time.Time
 }
 
 // waiter is one await: how many of its sequence numbers are still missing; done is closed when
@@ -335,6 +341,19 @@ func (c *counter) reset(run string) {
 	c.deliveries, c.dups, c.stale, c.malformed, c.calls, c.bulkCalls, c.answered = 0, 0, 0, 0, 0, 0, 0
 	c.first, c.last = time.Time{}, time.Time{}
 	c.latency, c.handlerTimes = hdr.New(), hdr.New()
+	c.start, c.answers, c.cut = time.Now(), nil, time.Time{}
+}
+
+// keep adds one message, received at now after latency, to the timeline; dup marks a
+// duplicate. Called under c.mu.
+func (c *counter) keep(now time.Time, latency time.Duration, dup bool) {
+	if len(c.answers) >= perf.MaxDeliveryPoints {
+		if c.cut.IsZero() {
+			c.cut = now
+		}
+		return
+	}
+	c.answers = append(c.answers, perf.Answer{End: now.UnixNano(), Latency: latency, Failed: dup})
 }
 
 // take counts the messages of one delivery call received at now.
@@ -366,8 +385,10 @@ func (c *counter) take(now time.Time, ds []delivered, bulk bool) {
 		c.last = now
 		if c.seen[seq] > 0 {
 			c.dups++
+			c.keep(now, now.Sub(sent), true)
 		} else {
 			c.latency.Record(now.Sub(sent))
+			c.keep(now, now.Sub(sent), false)
 			if w := c.waitOn[seq]; w != nil {
 				delete(c.waitOn, seq)
 				if w.left--; w.left == 0 {
@@ -387,14 +408,19 @@ func (c *counter) handled(d time.Duration) {
 	c.handlerTimes.Record(d)
 }
 
-// stats are the counts against expected messages 0 .. expected-1.
-func (c *counter) stats(expected int64) (perf.SubscriberStats, error) {
+// stats are the counts against expected messages 0 .. expected-1, with the timeline when
+// timeline is set (sorting each second's latencies: asked once, when the load is drained, not
+// on every poll).
+func (c *counter) stats(expected int64, timeline bool) (perf.SubscriberStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := perf.SubscriberStats{
 		Run: c.run, Expected: expected, Deliveries: c.deliveries, Duplicates: c.dups,
 		Stale: c.stale, Malformed: c.malformed, HandlerCalls: c.calls, BulkCalls: c.bulkCalls, Answered: c.answered,
 		FirstReceipt: c.first, LastReceipt: c.last,
+	}
+	if timeline {
+		st.TimelineStart, st.Timeline = c.start, perf.Timeline(c.start, c.cut, c.answers)
 	}
 	for seq := range c.seen {
 		if seq < expected {

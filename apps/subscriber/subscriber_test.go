@@ -244,3 +244,28 @@ func TestACallIsAnsweredOnlyAfterTheDelay(t *testing.T) {
 	assert.Equal(t, http.StatusOK, <-answered)
 	assert.Equal(t, int64(1), stats(t, h, 1).Answered)
 }
+
+// GET /stats?timeline=1 adds the load second by second: each second's messages received
+// (duplicates counted as its errors) with their delivery latency; without it, none is built.
+func TestStatsTimeline(t *testing.T) {
+	h, err := NewHandler(Options{PubSub: "pubsub", Topic: "t"})
+	require.NoError(t, err)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, RouteReset+"?run=main", nil))
+	require.Equal(t, http.StatusNoContent, w.Code)
+	sent := time.Now().Add(-20 * time.Millisecond)
+	for _, seq := range []int64{0, 1, 1, 2} {
+		require.Equal(t, http.StatusOK, post(t, h, RouteDeliver, event("main", seq, sent)).Code)
+	}
+	assert.Empty(t, stats(t, h, 3).Timeline, "not asked for")
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, RouteStats+"?expected=3&timeline=1", nil))
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	var st perf.SubscriberStats
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &st))
+	require.Len(t, st.Timeline, 1, "every message came within the first second")
+	assert.EqualValues(t, 4, st.Timeline[0].Requests)
+	assert.EqualValues(t, 1, st.Timeline[0].Errors, "the duplicate")
+	assert.Greater(t, st.Timeline[0].P50Seconds, 0.019, "sent 20 ms before")
+	assert.False(t, st.TimelineStart.IsZero())
+}

@@ -132,11 +132,11 @@ func convertDriver(p perf.Params, r *driver.Result) (perf.Result, error) {
 			Dropped: r.Dropped, Interrupted: r.Interrupted, MaxVUs: r.Executor.PeakVUs(),
 			MaxActiveVUs: r.MaxActiveVUs, Timeline: r.Timeline},
 	}
-	answers := make([]point, len(r.Answers))
+	answers := make([]perf.Answer, len(r.Answers))
 	for i, a := range r.Answers {
-		answers[i] = point{end: a.End.UnixNano(), service: a.Service, failed: a.Failed}
+		answers[i] = perf.Answer{End: a.End.UnixNano(), Latency: a.Service, Failed: a.Failed}
 	}
-	out.Timeline = seconds(r.Start, r.AnswersCut, answers)
+	out.Timeline = perf.Timeline(r.Start, r.AnswersCut, answers)
 	var err error
 	if out.Latency, err = perf.NewLatency(r.Service, p.Percentiles); err != nil {
 		return perf.Result{}, fmt.Errorf("tester: service time: %w", err)

@@ -55,7 +55,7 @@ type shard struct {
 	requests, failed atomic.Int64
 	// points are the shard's answers for the timeline (timeline.go), at most cap(points);
 	// droppedFrom is the answer time of the first one left out (0: none).
-	points      []point
+	points      []perf.Answer
 	pointLimit  int
 	droppedFrom int64
 }
@@ -77,7 +77,7 @@ func newRecorder(p perf.Params) *recorder {
 	r.shards = make([]shard, min(threads, maxShards))
 	for i := range r.shards {
 		r.shards[i].pointLimit = maxTimelinePoints / len(r.shards)
-		r.shards[i].points = make([]point, 0, min(r.shards[i].pointLimit, expectedPerShard(p, len(r.shards))))
+		r.shards[i].points = make([]perf.Answer, 0, min(r.shards[i].pointLimit, expectedPerShard(p, len(r.shards))))
 		r.shards[i].service = hdr.New()
 		if r.scheduled {
 			r.shards[i].response = hdr.New()

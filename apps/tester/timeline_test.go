@@ -52,10 +52,3 @@ func TestTimelineStopsWhereAnswersWereDropped(t *testing.T) {
 	require.Len(t, tl, 1, "second 1 lost answers, so the timeline holds second 0 only")
 	assert.EqualValues(t, 100, tl[0].Requests)
 }
-
-func TestNearestRank(t *testing.T) {
-	v := []time.Duration{1, 2, 3, 4}
-	for p, want := range map[float64]time.Duration{1: 1, 25: 1, 26: 2, 50: 2, 75: 3, 99: 4, 100: 4} {
-		assert.Equal(t, want, nearestRank(v, p), "p%v", p)
-	}
-}

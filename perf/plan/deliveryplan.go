@@ -509,10 +509,14 @@ func (c subscriberClient) post(ctx context.Context, path, what string, timeout t
 	return nil
 }
 
-func (c subscriberClient) stats(ctx context.Context, expected int64) (perf.SubscriberStats, error) {
+func (c subscriberClient) stats(ctx context.Context, expected int64, timeline bool) (perf.SubscriberStats, error) {
 	ctx, cancel := context.WithTimeout(ctx, subscriberTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/stats?expected=%d", c.url, expected), nil)
+	url := fmt.Sprintf("%s/stats?expected=%d", c.url, expected)
+	if timeline {
+		url += "&timeline=1"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return perf.SubscriberStats{}, err
 	}
@@ -545,12 +549,17 @@ const drainPoll = 200 * time.Millisecond
 func (c subscriberClient) drain(ctx context.Context, expected, want int64, window time.Duration) (perf.SubscriberStats, time.Duration, error) {
 	start := time.Now()
 	for {
-		st, err := c.stats(ctx, expected)
+		st, err := c.stats(ctx, expected, false)
 		if err != nil {
 			return st, time.Since(start), err
 		}
 		if (st.Received >= want && st.Answered >= st.HandlerCalls) || time.Since(start) >= window {
-			return st, time.Since(start), nil
+			waited := time.Since(start)
+			// The last counts again, with the timeline: what arrived since is in both.
+			if last, err := c.stats(ctx, expected, true); err == nil {
+				st = last
+			}
+			return st, waited, nil
 		}
 		select {
 		case <-ctx.Done():
