@@ -284,7 +284,9 @@ func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
 
 // Stats is the app's counts as GET /stats answers them, with the timeline (for tests in
 // process).
-func (h *Handler) Stats(expected int64) (perf.SubscriberStats, error) { return h.c.stats(expected, true) }
+func (h *Handler) Stats(expected int64) (perf.SubscriberStats, error) {
+	return h.c.stats(expected, true)
+}
 
 // Reset starts counting the load run (as POST /reset does).
 func (h *Handler) Reset(run string) { h.c.reset(run) }
