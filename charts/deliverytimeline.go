@@ -12,55 +12,93 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// deliveryTimelineChart: a delivery run second by second on one clock. Above, the delivery
-// latency of each second's messages at p50 (solid) and p99 (dashed); below, the messages
-// received per second (duplicates apart) against those published per second: each second's
-// publish requests times the messages a request carried on average (sent / requests). Nil for
-// a run whose subscriber kept no timeline (files written before it).
+// countedSeconds is what a second-by-second chart of counted events draws: the events of each
+// second (Requests) with their latency's p50 and p99, those of them that count apart (Errors:
+// duplicates, second triggers), and, when set, the load that caused them (published: each
+// second's requests times perRequest events).
+type countedSeconds struct {
+	title, below, xLabel string
+	latency, count, apart string // the latency's name, the events', and those counted apart
+	start                 time.Time
+	timeline              []perf.Second
+	published             *perf.Result
+	perRequest            float64
+}
+
+// deliveryTimelineChart: a delivery run second by second on one clock: the delivery latency
+// of each second's messages, and the messages received per second (duplicates apart) against
+// those published (each second's publish requests times the messages a request carried on
+// average, sent / requests). Nil for a run whose subscriber kept no timeline (older files).
 func deliveryTimelineChart(rep *perf.Report) (*figure, error) {
 	dr := rep.Delivery
 	if dr == nil || len(dr.Timeline) == 0 {
 		return nil, nil
 	}
-	var pub *perf.Result
-	for i := range rep.Loads {
-		if len(rep.Loads[i].Timeline) > 0 {
-			pub = &rep.Loads[i].Result
-			break
-		}
-	}
-	t0 := dr.TimelineStart
-	if pub != nil && pub.StartTime.Before(t0) {
-		t0 = pub.StartTime
-	}
 	msgs := "messages"
 	if dr.Mode == perf.SubscribeConfiguration {
 		msgs = "updates"
 	}
+	cs := countedSeconds{
+		title:  fmt.Sprintf("%s: second by second, delivery latency p50 (solid) and p99 (dashed) of the %s received in each second", heading(rep), msgs),
+		below:  fmt.Sprintf("%s received and published per second", msgs),
+		xLabel: "seconds since the publishing started", latency: "delivery latency", count: msgs + " received", apart: "duplicates",
+		start: dr.TimelineStart, timeline: dr.Timeline,
+	}
+	for i := range rep.Loads {
+		if l := &rep.Loads[i].Result; len(l.Timeline) > 0 && l.Requests > 0 && dr.Sent > 0 {
+			cs.published, cs.perRequest = l, float64(dr.Sent)/float64(l.Requests)
+			break
+		}
+	}
+	return secondsChart(rep, cs)
+}
+
+// jobsTimelineChart: a jobs trigger run second by second from the first due time: the
+// trigger lag of each second's triggers, and the triggers per second (a job's second ones
+// apart). Nil for a file without the app's timeline.
+func jobsTimelineChart(rep *perf.Report) (*figure, error) {
+	jr := rep.Jobs
+	if jr == nil || len(jr.Timeline) == 0 {
+		return nil, nil
+	}
+	return secondsChart(rep, countedSeconds{
+		title:  fmt.Sprintf("%s: second by second, trigger lag p50 (solid) and p99 (dashed) of each second's triggers", heading(rep)),
+		below:  "triggers per second", xLabel: "seconds since the first job was due",
+		latency: "trigger lag", count: "triggers", apart: "second triggers of a job",
+		start: jr.TimelineStart, timeline: jr.Timeline,
+	})
+}
+
+// secondsChart draws cs: the latency per second above, the counts per second below, on one
+// clock from the earlier of cs.start and the load's start.
+func secondsChart(rep *perf.Report, cs countedSeconds) (*figure, error) {
+	t0 := cs.start
+	if cs.published != nil && cs.published.StartTime.Before(t0) {
+		t0 = cs.published.StartTime
+	}
 	largest := 0.0
-	for _, s := range dr.Timeline {
+	for _, s := range cs.timeline {
 		largest = max(largest, s.P99Seconds)
 	}
 	u := latencyUnit(largest)
-	fig := twoPanel(fmt.Sprintf("%s: second by second, delivery latency p50 (solid) and p99 (dashed) of the %s received in each second", heading(rep), msgs),
-		fmt.Sprintf("%s received and published per second", msgs))
-	fig.Plot.Y.Label.Text = "delivery latency (" + u.Name + ")"
+	fig := twoPanel(cs.title, cs.below)
+	fig.Plot.Y.Label.Text = cs.latency + " (" + u.Name + ")"
 	fig.Plot.Y.Min, fig.Plot.Y.Max = 0, math.Max(largest*u.PerSecond*1.15, 1e-9)
-	fig.Below.X.Label.Text = "seconds since the publishing started"
-	fig.Below.Y.Label.Text = msgs + " per second"
+	fig.Below.X.Label.Text = cs.xLabel
+	fig.Below.Y.Label.Text = "per second"
 	fig.Below.Y.Min = 0
 	fig.Below.Legend.Top = true
 	at := func(start time.Time, k int) float64 { return start.Sub(t0).Seconds() + float64(k) + 0.5 }
-	var p50, p99, recv, dups plotter.XYs
-	for _, s := range dr.Timeline {
-		x := at(dr.TimelineStart, s.T)
+	var p50, p99, counted, apart plotter.XYs
+	for _, s := range cs.timeline {
+		x := at(cs.start, s.T)
 		if s.Requests-s.Errors > 0 {
 			p50 = append(p50, plotter.XY{X: x, Y: s.P50Seconds * u.PerSecond})
 			p99 = append(p99, plotter.XY{X: x, Y: s.P99Seconds * u.PerSecond})
 		}
-		recv = append(recv, plotter.XY{X: x, Y: float64(s.Requests - s.Errors)})
+		counted = append(counted, plotter.XY{X: x, Y: float64(s.Requests - s.Errors)})
 		if s.Errors > 0 {
-			dups = append(dups, plotter.XY{X: x, Y: float64(s.Errors)})
+			apart = append(apart, plotter.XY{X: x, Y: float64(s.Errors)})
 		}
 	}
 	for i, xys := range []plotter.XYs{p50, p99} {
@@ -78,31 +116,27 @@ func deliveryTimelineChart(rep *perf.Report) (*figure, error) {
 		}
 		fig.add(name, l)
 	}
-	series := []struct {
+	type series struct {
 		name string
 		xys  plotter.XYs
 		c    int
-	}{{msgs + " received", recv, 1}, {"duplicates", dups, 3}}
-	if pub != nil && pub.Requests > 0 && dr.Sent > 0 {
-		per := float64(dr.Sent) / float64(pub.Requests)
+	}
+	all := []series{{cs.count, counted, 1}, {cs.apart, apart, 3}}
+	if pub := cs.published; pub != nil {
 		var sent plotter.XYs
 		for _, s := range pub.Timeline {
 			if float64(s.T+1) <= pub.ActualDuration.Seconds()+1e-9 { // whole seconds only
-				sent = append(sent, plotter.XY{X: at(pub.StartTime, s.T), Y: float64(s.Requests) * per})
+				sent = append(sent, plotter.XY{X: at(pub.StartTime, s.T), Y: float64(s.Requests) * cs.perRequest})
 			}
 		}
-		name := msgs + " published"
-		if per != 1 {
-			name = fmt.Sprintf("%s published (%.0f a request)", msgs, per)
+		name := "published"
+		if cs.perRequest != 1 {
+			name = fmt.Sprintf("published (%.0f a request)", cs.perRequest)
 		}
-		series = append(series, struct {
-			name string
-			xys  plotter.XYs
-			c    int
-		}{name, sent, 0})
+		all = append(all, series{name, sent, 0})
 	}
 	end := 1.0
-	for _, sr := range series {
+	for _, sr := range all {
 		if len(sr.xys) == 0 {
 			continue
 		}

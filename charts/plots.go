@@ -55,6 +55,7 @@ func scenarioCharts() []chartSpec {
 		{"loads-spectrum.png", "Latency by percentile, one line per load (log axis of 1/(1-p))", loadsSpectrumChart},
 		{"delivery.png", "Delivery latency by percentile with its bounds; messages sent, received, lost and duplicated", deliveryChart},
 		{"delivery-timeline.png", "Delivery second by second: latency p50 and p99, messages received against published", deliveryTimelineChart},
+		{"jobs-timeline.png", "Job triggers second by second: trigger lag p50 and p99, triggers per second", jobsTimelineChart},
 		{"jobs.png", "Job trigger lag by percentile with its bounds; jobs scheduled, fired, never fired and fired twice", jobsChart},
 		{"curve.png", "Cost curve: latency through both sidecars and each process's CPU per request against the offered rate, the bound and the highest rate within it", curveChart},
 		{"reminders.png", "Reminder fire lag by percentile with its bounds; fires expected, arrived and missing", remindersChart},

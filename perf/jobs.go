@@ -64,6 +64,10 @@ type JobsReport struct {
 	TriggerThroughput float64 `json:"triggerThroughput"`
 	// Fault is the deliberate scheduler fault, when the plan had one.
 	Fault *JobFault `json:"fault,omitempty"`
+	// TimelineStart and Timeline are the app's triggers second by second (JobAppStats); empty
+	// in files written before it.
+	TimelineStart time.Time `json:"timelineStart,omitzero"`
+	Timeline      []Second  `json:"timeline,omitempty"`
 }
 
 // JobAppStats are the job app's counts (apps/jobapp GET /stats) of the jobs scheduled since
@@ -96,6 +100,11 @@ type JobAppStats struct {
 	// FirstDueUnixNano and LastDueUnixNano bound the due times of the jobs scheduled.
 	FirstDueUnixNano int64 `json:"firstDueUnixNano,omitempty"`
 	LastDueUnixNano  int64 `json:"lastDueUnixNano,omitempty"`
+	// Timeline is the triggers second by second from TimelineStart (the first due time): each
+	// second's triggers (Requests), those that were a job's second or later (Errors), and
+	// their lag's percentiles; empty before the first trigger.
+	TimelineStart time.Time `json:"timelineStart,omitzero"`
+	Timeline      []Second  `json:"timeline,omitempty"`
 }
 
 // Fill takes the app's counts; scheduledAt is when the scheduling ended.
@@ -103,6 +112,7 @@ func (jr *JobsReport) Fill(st JobAppStats, scheduledAt time.Time) {
 	jr.Scheduled = st.Scheduled // the app's own count of accepted jobs
 	jr.Fired, jr.NeverFired, jr.FiredTwice, jr.ExtraFires = st.Fired, st.NeverFired, st.FiredTwice, st.ExtraFires
 	jr.Unexpected, jr.MaxFiresPerJob, jr.Lag = st.Unexpected, st.MaxFiresPerJob, st.LagSeconds
+	jr.TimelineStart, jr.Timeline = st.TimelineStart, st.Timeline
 	jr.AllFired = st.NeverFired == 0 && st.Scheduled > 0
 	jr.AllFiredSeconds = jr.WindowSeconds
 	if jr.AllFired && st.LastFirstFireUnixNano > 0 {

@@ -34,6 +34,10 @@ type Counter struct {
 	firstFire  time.Time
 	lastFire   time.Time
 	lastFirst  time.Time // the latest first trigger of a job
+	// fireTimes are the triggers for the timeline (at most perf.MaxDeliveryPoints): each one's
+	// receipt and lag, a job's second trigger marked; cut the receipt of the first left out.
+	fireTimes []perf.Answer
+	cut       time.Time
 }
 
 // NewCounter returns an empty Counter.
@@ -67,6 +71,11 @@ func (c *Counter) Fired(name string, at time.Time) {
 		return
 	}
 	c.fires[name]++
+	if len(c.fireTimes) < perf.MaxDeliveryPoints {
+		c.fireTimes = append(c.fireTimes, perf.Answer{End: at.UnixNano(), Latency: at.Sub(due), Failed: c.fires[name] > 1})
+	} else if c.cut.IsZero() {
+		c.cut = at
+	}
 	if c.firstFire.IsZero() || at.Before(c.firstFire) {
 		c.firstFire = at
 	}
@@ -85,7 +94,7 @@ func (c *Counter) Fired(name string, at time.Time) {
 func (c *Counter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.due, c.fires, c.lags = map[string]time.Time{}, map[string]int{}, nil
+	c.due, c.fires, c.lags, c.fireTimes, c.cut = map[string]time.Time{}, map[string]int{}, nil, nil, time.Time{}
 	c.unexpected, c.errors, c.lastError = 0, 0, ""
 	c.firstFire, c.lastFire, c.lastFirst = time.Time{}, time.Time{}, time.Time{}
 }
@@ -117,6 +126,8 @@ func (c *Counter) Stats() Stats {
 	if !c.firstFire.IsZero() {
 		st.FirstFireUnixNano, st.LastFireUnixNano = c.firstFire.UnixNano(), c.lastFire.UnixNano()
 		st.LastFirstFireUnixNano = c.lastFirst.UnixNano()
+		st.TimelineStart = time.Unix(0, st.FirstDueUnixNano)
+		st.Timeline = perf.Timeline(st.TimelineStart, c.cut, c.fireTimes)
 	}
 	if len(c.lags) > 0 {
 		lags := slices.Clone(c.lags)

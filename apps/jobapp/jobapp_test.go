@@ -117,3 +117,23 @@ func TestHandlerSchedulesAndCounts(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	_ = resp.Body.Close()
 }
+
+// The counter's timeline: triggers second by second from the first due time, a job's second
+// trigger counted apart, each second's lag percentiles.
+func TestCounterTimeline(t *testing.T) {
+	c := jobapp.NewCounter()
+	due := time.Unix(1_700_000_000, 0)
+	for _, n := range []string{"a", "b", "c"} {
+		c.Scheduled(n, due)
+	}
+	c.Fired("a", due.Add(10*time.Millisecond))
+	c.Fired("b", due.Add(1200*time.Millisecond))
+	c.Fired("a", due.Add(1300*time.Millisecond)) // a second trigger
+	st := c.Stats()
+	if !st.TimelineStart.Equal(due) || len(st.Timeline) != 2 {
+		t.Fatalf("timeline from %v, %d seconds, want from the due time, 2 seconds", st.TimelineStart, len(st.Timeline))
+	}
+	if s := st.Timeline[1]; s.Requests != 2 || s.Errors != 1 || s.P50Seconds != 1.2 {
+		t.Errorf("second 1: %+v, want 2 triggers, 1 a second one, p50 lag 1.2 s", s)
+	}
+}
