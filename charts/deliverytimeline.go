@@ -17,7 +17,7 @@ import (
 // duplicates, second triggers), and, when set, the load that caused them (published: each
 // second's requests times perRequest events).
 type countedSeconds struct {
-	title, below, xLabel string
+	title, below, xLabel  string
 	latency, count, apart string // the latency's name, the events', and those counted apart
 	start                 time.Time
 	timeline              []perf.Second
@@ -62,8 +62,8 @@ func jobsTimelineChart(rep *perf.Report) (*figure, error) {
 		return nil, nil
 	}
 	return secondsChart(rep, countedSeconds{
-		title:  fmt.Sprintf("%s: second by second, trigger lag p50 (solid) and p99 (dashed) of each second's triggers", heading(rep)),
-		below:  "triggers per second", xLabel: "seconds since the first job was due",
+		title: fmt.Sprintf("%s: second by second, trigger lag p50 (solid) and p99 (dashed) of each second's triggers", heading(rep)),
+		below: "triggers per second", xLabel: "seconds since the first job was due",
 		latency: "trigger lag", count: "triggers", apart: "second triggers of a job",
 		start: jr.TimelineStart, timeline: jr.Timeline,
 	})
