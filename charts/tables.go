@@ -511,9 +511,19 @@ func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 	if rep.AppWork != "" {
 		rows = append(rows, []string{"the app's own work per request", cell(rep.AppWork)})
 	}
+	if rep.Load != nil {
+		rows = append(rows, []string{"load", cell(strings.TrimPrefix(rep.Load.String(), "load: "))})
+	}
+	if env.MTLS != nil {
+		rows = append(rows, []string{"mTLS", map[bool]string{true: "on (sentry)", false: "off"}[*env.MTLS]})
+	}
+	for _, bk := range env.Backends {
+		rows = append(rows, []string{"backend " + string(bk.Backend), cell(orNone(bk.Version))})
+	}
 	rows = append(rows, [][]string{
 		{"platform", cell(orNone(env.Platform))},
 		{"CPU", cell(cpuText(env))},
+		{"host memory, kernel", cell(hostText(env))},
 		{"Go", cell(orNone(env.GoVersion))},
 		{"daprperf commit", cell(orNone(env.DaprperfCommit))},
 		{"date", fmtTime(env.StartTime)},
@@ -525,6 +535,21 @@ func writeEnvironment(b *strings.Builder, rep *perf.Report) {
 			"figures come from Kubernetes nodes with %d vCPUs. Compare shapes and ratios, not absolute latency.\n",
 			plural(env.CPUs, "CPU"), referenceCPUs)
 	}
+}
+
+// hostText is the machine's memory and kernel release, or "n/a" in files written before them.
+func hostText(env perf.Environment) string {
+	var parts []string
+	if env.HostMemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f GiB", float64(env.HostMemoryBytes)/(1<<30)))
+	}
+	if env.KernelRelease != "" {
+		parts = append(parts, "Linux "+env.KernelRelease)
+	}
+	if len(parts) == 0 {
+		return "n/a"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // compareMarkdown is the Markdown of comparison c, written to dir: links to the chart file and
