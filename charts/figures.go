@@ -43,6 +43,17 @@ func phaseQuantile(rep *perf.Report, phase string, p float64) (time.Duration, bo
 	return time.Duration(math.Round(s * 1e9)), ok
 }
 
+// phaseResponseQuantile is phaseQuantile of response time (from each request's intended
+// start); false when the phase has none (a closed loop, older files).
+func phaseResponseQuantile(rep *perf.Report, phase string, p float64) (time.Duration, bool) {
+	ph := figures(rep).Phase(phase)
+	if ph == nil {
+		return 0, false
+	}
+	s, ok := ph.Quantile(p, true)
+	return time.Duration(math.Round(s * 1e9)), ok
+}
+
 // median of xs, as perf takes it (the middle two averaged for an even count); 0 for none.
 func median(xs []float64) float64 { return stats.Median(xs) }
 

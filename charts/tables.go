@@ -328,6 +328,14 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 		}
 		return r
 	}
+	respRow := func(name, phase string) ([]string, bool) {
+		r, any := []string{name}, false
+		for _, p := range ps {
+			d, ok := phaseResponseQuantile(rep, phase, p)
+			r, any = append(r, latencyCell(d, ok)), any || ok
+		}
+		return r, any
+	}
 	interval := len(rep.Overhead) > 0
 	for _, o := range rep.Overhead {
 		interval = interval && o.HasInterval
@@ -343,17 +351,28 @@ func writeLatencyTable(b *strings.Builder, rep *perf.Report) {
 		o, ok := rep.OverheadOf(perf.PercentileName(p))
 		ov = append(ov, overheadCell(o, ok))
 	}
-	writeTable(b, header, "l", [][]string{
+	rows := [][]string{
 		row("baseline (tester → app)", perf.PhaseBaseline),
 		row("main (through both sidecars)", perf.PhaseMain),
 		ov,
-	})
+	}
+	response := false
+	for _, ph := range []struct{ name, phase string }{{"baseline, response time", perf.PhaseBaseline}, {"main, response time", perf.PhaseMain}} {
+		if r, ok := respRow(ph.name, ph.phase); ok {
+			rows, response = append(rows, r), true
+		}
+	}
+	writeTable(b, header, "l", rows)
 	fmt.Fprintf(b, "\nMedians over %s.", plural(len(rep.Rounds), "round"))
 	if interval {
 		b.WriteString(" The overhead interval is distribution-free: order statistics of the rounds, with the confidence it" +
 			" actually has (" + rep.Overhead[0].IntervalLabel() + "; 6 rounds or more reach 95 %).")
 	}
-	b.WriteString(" Latency is service time, timed from each request's send; response time, from its intended start, is in the result file.")
+	if response {
+		b.WriteString(" Latency is service time, timed from each request's send; the response-time rows time each request from its intended start on the schedule, so a load that fell behind shows it there (coordinated omission).")
+	} else {
+		b.WriteString(" Latency is service time, timed from each request's send (the loads have no response time: a closed loop, or an older file).")
+	}
 	b.WriteString("\n")
 }
 
