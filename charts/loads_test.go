@@ -447,3 +447,18 @@ func TestDeliveryTimelineChart(t *testing.T) {
 		t.Errorf("published %v: want 10 requests x %.1f messages at x = 0.5", got, per)
 	}
 }
+
+// A fault run's page says which fault went where, and has a row per actor host.
+func TestPageHasTheFaultAndTheActorHosts(t *testing.T) {
+	rep, err := report.ReadReport(filepath.Join("..", "reports", "v1.18.3", "actor_double_activation", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := scenarioMarkdown(rep, nil)
+	for _, want := range []string{"\n## The fault injected\n\nInto the actor host actorapp-1: each call held 50ms, 10 % of them answered with a failure, over a window of 15s. Opened on",
+		"\n## Actor hosts\n", "| actorapp-1 | 1 | 0 | 1 | 1 | 0 |"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

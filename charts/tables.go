@@ -88,6 +88,7 @@ func scenarioMarkdownWith(rep *perf.Report, images []image, prevName string, pre
 		writeGrowth(&b, rep.Growth)
 	}
 	writeCurve(&b, rep)
+	writeFaultAndHosts(&b, rep)
 	writeProfiles(&b, rep)
 	writeAgainstPrevious(&b, rep, prevName, prev)
 	writeWarnings(&b, rep)
