@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -28,6 +29,10 @@ const (
 	chartHeight = 450
 	dpi         = 96
 )
+
+// The charts' text is in the sans-serif face of the pages they sit on (their CSS asks for
+// DejaVu Sans or Liberation Sans), not gonum/plot's default serif; set before any plot is made.
+func init() { plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"} }
 
 // chartSpec is one chart of a scenario: its file name, its title (also the README's alt text)
 // and the function that draws it from the report. Build returns a nil figure when the report
