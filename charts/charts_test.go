@@ -645,7 +645,7 @@ func TestCompare(t *testing.T) {
 		"callee sidecar CPU", "200 mCPU", "220 mCPU", "+10.0 %", "[+10.0 %, +10.0 %] 90.0 % (widest)", "p=0.100 n=3+3", perf.VerdictUndecided)
 	assertCells(t, row(t, md, "service_invocation/grpc", "caller sidecar memory"),
 		"caller sidecar memory", "36.0 MiB", "36.0 MiB", "+0.0 %", "[+0.0 %, +0.0 %] 90.0 % (widest)", "p=1.000 n=3+3", perf.VerdictSame)
-	if !strings.Contains(md, "No gating figure regressed (99 % interval, minimum change 5 %, margin ± 5 %). 27 figures undecided") {
+	if !strings.Contains(md, "No gating figure regressed (99 % interval, minimum change 5 %, margin ± 5 %). 30 figures undecided") {
 		t.Errorf("no verdict line in:\n%s", md)
 	}
 

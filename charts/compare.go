@@ -218,6 +218,11 @@ func compareFigures() []compareFigure {
 				Format:  func(x float64) string { return fmt.Sprintf("%.0f mCPU", x) },
 			},
 			compareFigure{
+				Name:    s.name + " CPU per request",
+				Samples: cpuPerRequest(s.role),
+				Format:  func(x float64) string { return fmt.Sprintf("%.0f µs", x) },
+			},
+			compareFigure{
 				Name:    s.name + " memory",
 				Samples: perRoundSeries(s.role, func(x perf.Series) float64 { return float64(x.PeakRSS()) / (1 << 20) }),
 				Format:  func(x float64) string { return fmt.Sprintf("%.1f MiB", x) },
@@ -253,6 +258,24 @@ func perRoundSeries(role string, value func(perf.Series) float64) func(*perf.Rep
 	}
 }
 
+// cpuPerRequest is, per round, the mean CPU of the process with role over its main phase
+// divided by that phase's achieved rate, in µs of one core per request (report.ProcessCosts'
+// figure, round by round).
+func cpuPerRequest(role string) func(*perf.Report) []float64 {
+	return func(r *perf.Report) []float64 {
+		var xs []float64
+		for _, rd := range r.Rounds {
+			for _, s := range rd.Resources {
+				if s.Role == role && len(s.Points) >= 2 && rd.Main.ActualQPS > 0 {
+					xs = append(xs, 1e6*s.MeanCPU()/rd.Main.ActualQPS)
+					break
+				}
+			}
+		}
+		return xs
+	}
+}
+
 // compare compares sides a and b (each a run id, a version directory or a result file) and
 // writes the Markdown to w, or to opts.Out with the chart next to it. It returns the exit
 // code: exitRegression when a gating figure regressed; an error is bad input
@@ -275,9 +298,36 @@ func compare(opts compareOptions, a, b string, w io.Writer) (int, error) {
 			return exitBadInput, err
 		}
 	}
-	md := compareMarkdown(c, dir, chart)
+	var images []image
+	multiples := ""
+	if opts.Out != "" {
+		if chart != "" {
+			png, err := os.ReadFile(filepath.Join(dir, chart))
+			if err != nil {
+				return exitBadInput, fmt.Errorf("charts: %w", err)
+			}
+			images = append(images, image{File: chart, PNG: png})
+		}
+		png, err := compareMultiplesPNG(c)
+		if err != nil {
+			return exitBadInput, fmt.Errorf("charts: compare figures chart: %w", err)
+		}
+		if png != nil {
+			multiples = "compare-" + fileSafe(c.A) + "-" + fileSafe(c.B) + "-figures.png"
+			if err := os.WriteFile(filepath.Join(dir, multiples), png, 0o644); err != nil {
+				return exitBadInput, fmt.Errorf("charts: %w", err)
+			}
+			images = append(images, image{File: multiples, PNG: png})
+		}
+	}
+	md := compareMarkdown(c, dir, chart, multiples)
 	if opts.Out != "" {
 		if err := os.WriteFile(opts.Out, []byte(md), 0o644); err != nil {
+			return exitBadInput, fmt.Errorf("charts: %w", err)
+		}
+		// The same page as HTML, its charts embedded: it stands alone, as a run's report does.
+		page := compareHTML(c, md, images)
+		if err := os.WriteFile(strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out))+".html", []byte(page), 0o644); err != nil {
 			return exitBadInput, fmt.Errorf("charts: %w", err)
 		}
 		fmt.Fprintf(w, "%s: %d scenarios compared, %s\n%s\n", opts.Out, len(c.Scenarios), filepath.Join(dir, chart), verdictLine(c.Regressions, c.Undecided, opts))

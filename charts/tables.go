@@ -574,7 +574,7 @@ func hostText(env perf.Environment) string {
 
 // compareMarkdown is the Markdown of comparison c, written to dir: links to the chart file and
 // to the scenarios' READMEs (or result files, for runs without charts) are relative to dir.
-func compareMarkdown(c comparison, dir, chartFile string) string {
+func compareMarkdown(c comparison, dir, chartFile, multiplesFile string) string {
 	var b strings.Builder
 	o := c.Opts
 	fmt.Fprintf(&b, "# %s vs %s\n\n", c.A, c.B)
@@ -591,6 +591,9 @@ func compareMarkdown(c comparison, dir, chartFile string) string {
 	}
 	if chartFile != "" {
 		fmt.Fprintf(&b, "\n![Overhead p50, p90, p99: %s vs %s](%s)\n", c.A, c.B, filepath.ToSlash(chartFile))
+	}
+	if multiplesFile != "" {
+		fmt.Fprintf(&b, "\n![Every scenario's overhead p90, sidecar CPU per request and peak RSS: %s vs %s, with the verdicts](%s)\n", c.A, c.B, filepath.ToSlash(multiplesFile))
 	}
 	for _, s := range c.Scenarios {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Key)
