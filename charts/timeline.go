@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -153,6 +154,37 @@ func timelineChart(rep *perf.Report) (*figure, error) {
 	// The legend (one entry per phase name and the target) sits in the top right of the lower
 	// panel, above the highest rate.
 	bottom.Y.Max = math.Max(highest*(1.15+0.1*float64(len(named))), 1)
+	if x0, x1, ok := faultWindow(rep, t0); ok {
+		for i, p := range []*plot.Plot{top, bottom} {
+			y1 := p.Y.Max
+			shade, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+			if err != nil {
+				return nil, err
+			}
+			shade.Color, shade.LineStyle.Width = withAlpha(boundColor, 0x30), 0
+			if i == 0 {
+				fig.add(fmt.Sprintf("fault window, %s on %s", rep.Faults.Window, rep.Faults.Target), shade)
+			} else {
+				fig.addBelow("", shade)
+			}
+		}
+	}
 	top.X.Label.Text = ""
 	return markInvalid(fig, rep), nil
+}
+
+// faultWindow is the injected fault's window on the timeline's clock (seconds since t0): it
+// opens as the load named "faults" starts and lasts FaultReport.Window. false for a run
+// without a fault or that load.
+func faultWindow(rep *perf.Report, t0 time.Time) (x0, x1 float64, ok bool) {
+	if rep.Faults == nil || rep.Faults.Window <= 0 {
+		return 0, 0, false
+	}
+	for i := range rep.Loads {
+		if rep.Loads[i].Name == "faults" {
+			x0 = rep.Loads[i].StartTime.Sub(t0).Seconds()
+			return x0, x0 + rep.Faults.Window.Seconds(), true
+		}
+	}
+	return 0, 0, false
 }

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // seconds is a timeline of n seconds at rate answers/s with p50 and p99 in ms, its last second
@@ -105,5 +108,35 @@ func TestReadableTicks(t *testing.T) {
 		if got := strings.Join(labels, " "); got != tc.labels {
 			t.Errorf("[%v, %v]: %q, want %q", tc.lo, tc.hi, got, tc.labels)
 		}
+	}
+}
+
+// A fault run's timeline shades the fault's window, from the faults phase's start for its
+// length, in both panels.
+func TestTimelineShadesTheFaultWindow(t *testing.T) {
+	rep, err := report.ReadReport(filepath.Join("..", "reports", "v1.18.3", "actor_double_activation", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rep.Loads {
+		rep.Loads[i].Timeline = []perf.Second{{T: 0, Requests: 10, P50Seconds: 0.01, P99Seconds: 0.02}, {T: 1, Requests: 12, P50Seconds: 0.01, P99Seconds: 0.03}}
+	}
+	fig, err := timelineChart(rep)
+	if err != nil || fig == nil {
+		t.Fatalf("chart %v, %v", fig, err)
+	}
+	t0 := rep.Loads[0].StartTime
+	want := rep.Loads[1].StartTime.Sub(t0).Seconds()
+	var shades []*plotter.Polygon
+	for _, l := range append(append([]plot.Plotter{}, fig.Layers...), fig.BelowLayers...) {
+		if p, ok := l.(*plotter.Polygon); ok {
+			shades = append(shades, p)
+		}
+	}
+	if len(shades) != 2 {
+		t.Fatalf("%d shaded windows, want one per panel", len(shades))
+	}
+	if x := shades[0].XYs[0][0].X; math.Abs(x-want) > 1e-9 || math.Abs(shades[0].XYs[0][1].X-x-15) > 1e-9 {
+		t.Errorf("window from %v, want from %v for 15 s", shades[0].XYs[0], want)
 	}
 }
