@@ -478,7 +478,7 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 	rows := make([][]string, 0, len(rep.Resources))
 	for _, r := range rep.Resources {
 		if r.NoReadings() {
-			rows = append(rows, []string{cell(r.Process), cell(orNone(r.Role)), "no readings", "no readings", "n/a"})
+			rows = append(rows, []string{cell(r.Process), cell(orNone(r.Role)), "no readings", "no readings", "n/a", "n/a"})
 			continue
 		}
 		rows = append(rows, []string{
@@ -486,10 +486,20 @@ func writeResourcesTable(b *strings.Builder, rep *perf.Report) {
 			fmt.Sprintf("%.0f", 1e3*r.MeanCPUCores),
 			fmt.Sprintf("%.1f", float64(r.PeakRSSBytes)/(1<<20)),
 			fmt.Sprintf("%+.1f KiB/s (R² %.2f)", r.RSSSlopeBytesPerSecond/1024, r.RSSSlopeR2),
+			cell(memoryVerdict(r)),
 		})
 	}
-	writeTable(b, []string{"process", "role", "mean CPU (mCPU)", "peak RSS (MiB)", "RSS slope, last main phase"}, "ll", rows)
+	writeTable(b, []string{"process", "role", "mean CPU (mCPU)", "peak RSS (MiB)", "RSS slope, last main phase", "memory"}, "ll", rows)
 	writeCostTable(b, rep)
+}
+
+// memoryVerdict is a process's memory classification over the run (growth.Classification):
+// its verdict with its slope per 1,000 requests, or why there is none (GrowthNote).
+func memoryVerdict(r perf.ResourceSummary) string {
+	if r.Growth.Verdict == "" {
+		return orNone(r.GrowthNote)
+	}
+	return fmt.Sprintf("%s (%+.0f KiB per 1,000 requests)", r.Growth.Verdict, r.Growth.SlopeKiBPer1000)
 }
 
 // writeCostTable writes the sidecar cost per request (perf.Figures.Cost): each sidecar's and
