@@ -25,7 +25,15 @@ func generate(root string, w io.Writer) error {
 	}
 	for _, g := range groupByVersion(root, scs) {
 		readme := filepath.Join(g.Dir, "README.md")
-		if err := os.WriteFile(readme, []byte(versionMarkdown(g)), 0o644); err != nil {
+		cost, err := writeVersionCost(g)
+		if err != nil {
+			return err
+		}
+		md := versionMarkdown(g)
+		if cost != "" {
+			md += fmt.Sprintf("\n![Each sidecar's CPU per request and peak RSS of every scenario, with Dapr's published v1.0 sidecar figures](%s)\n", cost)
+		}
+		if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {
 			return fmt.Errorf("charts: %w", err)
 		}
 		fmt.Fprintf(w, "%s (%d scenarios)\n", readme, len(g.Scenarios))
