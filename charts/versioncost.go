@@ -82,15 +82,15 @@ func writeVersionCost(g versionGroup) (string, error) {
 		p.Y.Min, p.Y.Max = 0, top*1.3
 		return p, nil
 	}
-	top, err := panel(fmt.Sprintf("Dapr %s: each sidecar's CPU per request of every scenario with a main-phase rate (µs of one core; the line: Dapr v1.0's 480 µs)", g.Name), "µs per request", cpu, daprPublishedMicrosPerRequest, topCPU)
-	if err != nil {
-		return "", err
-	}
-	bottom, err := panel("each sidecar's peak RSS (MiB; the line: Dapr v1.0's 23 MB)", "MiB", rss, daprPublishedRSSBytes/(1<<20), topRSS)
-	if err != nil {
-		return "", err
-	}
 	width := max(chartWidth, 60*len(names)+160)
+	top, err := panel(wrapTitle(fmt.Sprintf("Dapr %s: each sidecar's CPU per request, µs of one core (the line: Dapr v1.0's published 480 µs)", g.Name), titleWidth*width/chartWidth), "µs per request", cpu, daprPublishedMicrosPerRequest, topCPU)
+	if err != nil {
+		return "", err
+	}
+	bottom, err := panel("each sidecar's peak RSS, MiB (the line: Dapr v1.0's published 23 MB)", "MiB", rss, daprPublishedRSSBytes/(1<<20), topRSS)
+	if err != nil {
+		return "", err
+	}
 	cv := vgimg.NewWith(vgimg.UseWH(pixels(width), pixels(900)), vgimg.UseDPI(dpi))
 	grid := [][]*plot.Plot{{top}, {bottom}}
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(2), PadY: vg.Points(10), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
