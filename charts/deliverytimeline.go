@@ -156,3 +156,19 @@ func secondsChart(rep *perf.Report, cs countedSeconds) (*figure, error) {
 	}
 	return markInvalid(fig, rep), nil
 }
+
+// remindersTimelineChart: a reminder trigger run second by second from its first fire: the
+// fire lag of each second's fires, and the fires per second. Nil for a file without the host's
+// timeline.
+func remindersTimelineChart(rep *perf.Report) (*figure, error) {
+	rr := rep.Reminders
+	if rr == nil || len(rr.Timeline) == 0 {
+		return nil, nil
+	}
+	return secondsChart(rep, countedSeconds{
+		title:  fmt.Sprintf("%s: second by second, fire lag p50 (solid) and p99 (dashed) of each second's reminder fires", heading(rep)),
+		below:  "reminder fires per second", xLabel: "seconds since the first fire",
+		latency: "fire lag", count: "fires", apart: "",
+		start: rr.TimelineStart, timeline: rr.Timeline,
+	})
+}

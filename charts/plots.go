@@ -63,6 +63,7 @@ func scenarioCharts() []chartSpec {
 		{"jobs-timeline.png", "Job triggers second by second: trigger lag p50 and p99, triggers per second", jobsTimelineChart},
 		{"jobs.png", "Job trigger lag by percentile with its bounds; jobs scheduled, fired, never fired and fired twice", jobsChart},
 		{"curve.png", "Cost curve: latency through both sidecars and each process's CPU per request against the offered rate, the bound and the highest rate within it", curveChart},
+		{"reminders-timeline.png", "Reminder fires second by second: fire lag p50 and p99, fires per second", remindersTimelineChart},
 		{"reminders.png", "Reminder fire lag by percentile with its bounds; fires expected, arrived and missing", remindersChart},
 	}
 }

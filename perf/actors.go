@@ -127,6 +127,10 @@ type ActorStats struct {
 	ReminderFirstFire     *time.Time         `json:"reminderFirstFire,omitempty"`
 	ReminderLastTimedFire *time.Time         `json:"reminderLastTimedFire,omitempty"`
 	ReminderNthFire       *time.Time         `json:"reminderNthFire,omitempty"`
+	// ReminderTimeline is the timed reminder fires second by second from
+	// ReminderTimelineStart (the first fire): each second's fires and their lag.
+	ReminderTimelineStart time.Time `json:"reminderTimelineStart,omitzero"`
+	ReminderTimeline      []Second  `json:"reminderTimeline,omitempty"`
 	// Errors counts the host's failed lock and timer-registration calls; LastError is the last.
 	Errors    int64  `json:"errors"`
 	LastError string `json:"lastError,omitempty"`

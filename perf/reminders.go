@@ -41,6 +41,10 @@ type ReminderReport struct {
 	WindowSeconds  float64 `json:"windowSeconds"`
 	// LagSeconds are the fire-lag percentiles ("p50", "p90", "p99", "max") of every timed fire.
 	LagSeconds map[string]float64 `json:"lagSeconds,omitempty"`
+	// TimelineStart and Timeline are the host's timed fires second by second (ActorStats);
+	// empty in files written before them.
+	TimelineStart time.Time `json:"timelineStart,omitzero"`
+	Timeline      []Second  `json:"timeline,omitempty"`
 }
 
 // Fill takes the host's counters at the end of the wait.
@@ -48,6 +52,7 @@ func (rr *ReminderReport) Fill(st ActorStats) {
 	rr.Fires, rr.RemindersFired, rr.MaxFiresPerReminder = st.ReminderFiresTimed, st.RemindersFired, st.MaxFiresPerReminder
 	rr.Missing = max(0, rr.ExpectedFires-rr.Fires)
 	rr.LagSeconds = st.ReminderLagSeconds
+	rr.TimelineStart, rr.Timeline = st.ReminderTimelineStart, st.ReminderTimeline
 	end := st.ReminderNthFire
 	if end == nil {
 		end = st.ReminderLastTimedFire

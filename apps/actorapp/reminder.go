@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/daprperf/daprperf/perf"
 )
 
 // ReminderData is the reminder data a scenario registers so that the host can time each fire:
@@ -82,6 +84,12 @@ func (l *reminderLog) stats(st *Stats) {
 		slices.Sort(lags)
 		at := func(p float64) float64 { return lags[min(len(lags)-1, int(p/100*float64(len(lags))))].Seconds() }
 		st.ReminderLagSeconds = map[string]float64{"p50": at(50), "p90": at(90), "p99": at(99), "max": lags[len(lags)-1].Seconds()}
+		answers := make([]perf.Answer, n)
+		for i := range n {
+			answers[i] = perf.Answer{End: l.timed[i].UnixNano(), Latency: l.lags[i]}
+		}
+		st.ReminderTimelineStart = l.timed[0]
+		st.ReminderTimeline = perf.Timeline(l.timed[0], time.Time{}, answers)
 	}
 }
 
