@@ -166,8 +166,8 @@ func remindersTimelineChart(rep *perf.Report) (*figure, error) {
 		return nil, nil
 	}
 	return secondsChart(rep, countedSeconds{
-		title:  fmt.Sprintf("%s: second by second, fire lag p50 (solid) and p99 (dashed) of each second's reminder fires", heading(rep)),
-		below:  "reminder fires per second", xLabel: "seconds since the first fire",
+		title: fmt.Sprintf("%s: second by second, fire lag p50 (solid) and p99 (dashed) of each second's reminder fires", heading(rep)),
+		below: "reminder fires per second", xLabel: "seconds since the first fire",
 		latency: "fire lag", count: "fires", apart: "",
 		start: rr.TimelineStart, timeline: rr.Timeline,
 	})
