@@ -204,9 +204,9 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if msgs := consoleLines(log); len(msgs) > 0 {
 		t.Errorf("console messages while loading the report:\n%s", strings.Join(msgs, "\n"))
 	}
-	if !strings.Contains(dom, `data-charts="6/6"`) {
+	if !strings.Contains(dom, `data-charts="7/7"`) {
 		m := regexp.MustCompile(`data-charts="[^"]*"`).FindString(dom)
-		t.Errorf("charts decoded: %s, want 6/6", m)
+		t.Errorf("charts decoded: %s, want 7/7", m)
 	}
 	for _, s := range []string{"FAIL (invalid)", "<h2>Verdicts</h2>", "qps.ratio = 0.9800, above 0.9900 (Dapr v1.17 perf suite): FAIL"} {
 		if !strings.Contains(dom, s) {
