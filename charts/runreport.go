@@ -202,13 +202,30 @@ func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom st
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\" data-charts=\"pending\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(&b, "<title>Run %s: %s</title>\n", esc(id), esc(code.String()))
-	b.WriteString("<style>\n" + reportCSS + "td.pass { color: #00785a; } td.fail { color: #b34700; font-weight: bold; }\n</style>\n</head>\n<body>\n")
+	b.WriteString("<style>\n" + reportCSS + "td.pass { color: #00785a; } td.warn { color: #8a5a00; font-weight: bold; } td.fail { color: #b34700; font-weight: bold; }\n</style>\n</head>\n<body>\n")
+	// The banner means what a scenario page's does: invalid, failed, passed with a warn-only
+	// bound missed (amber, never plain green), or passed.
+	warned := 0
+	for _, e := range entries {
+		if e.Outcome == perf.OutcomePass && e.Sc.Report != nil && len(missedWarnOnly(e.Sc.Report)) > 0 {
+			warned++
+		}
+	}
 	cls := "pass"
-	if code != perf.OutcomePass {
+	switch {
+	case code == perf.OutcomeInvalid:
+		cls = "invalid"
+	case code != perf.OutcomePass:
 		cls = "fail"
+	case warned > 0:
+		cls = "warn"
 	}
 	fmt.Fprintf(&b, "<header id=\"verdict\" class=\"verdict %s\">\n<p class=\"word\">Run %s: %s</p>\n", cls, esc(id), esc(code.String()))
-	fmt.Fprintf(&b, "<p>Exit code %d (from %s); %s.</p>\n</header>\n<main>\n", int(code), esc(codeFrom), esc(plural(len(entries), "result file")))
+	fmt.Fprintf(&b, "<p>Exit code %d (from %s); %s.</p>\n", int(code), esc(codeFrom), esc(plural(len(entries), "result file")))
+	if warned > 0 {
+		fmt.Fprintf(&b, "<p>%s passed with a warn-only bound missed (reported, not failing the run).</p>\n", esc(plural(warned, "scenario")))
+	}
+	b.WriteString("</header>\n<main>\n")
 
 	b.WriteString("<h2 id=\"verdicts\">Verdicts</h2>\n<table id=\"run-verdicts\">\n<thead><tr><th>scenario</th><th>outcome</th><th class=\"r\">exit code</th><th>why</th><th>files</th></tr></thead>\n<tbody>\n")
 	for _, e := range entries {
@@ -219,8 +236,11 @@ func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom st
 			files = append([]string{link("README.md", filepath.Join(e.Sc.Dir, "README.md"))}, files...)
 		}
 		oc := "pass"
-		if e.Outcome != perf.OutcomePass {
+		switch {
+		case e.Outcome != perf.OutcomePass:
 			oc = "fail"
+		case e.Sc.Report != nil && len(missedWarnOnly(e.Sc.Report)) > 0:
+			oc = "warn"
 		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"%s\">%s</td><td class=\"r\">%d</td><td>%s</td><td>%s</td></tr>\n",
 			page, oc, esc(e.Outcome.String()), int(e.Outcome), esc(entryWhy(e)), strings.Join(files, " · "))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,5 +121,34 @@ func TestRunReport(t *testing.T) {
 	}
 	if code, _, _ := runCharts(t, "-reports", root, "report", "no-such-run"); code != 1 {
 		t.Errorf("no such run: exit %d, want 1", code)
+	}
+}
+
+// A run that passed with a warn-only bound missed has an amber banner on its index, as its
+// scenario page has, and says how many scenarios missed one; its row is amber too.
+func TestRunIndexBannerIsAmberForAWarnOnlyMiss(t *testing.T) {
+	root := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "reports", "v1.18.3", "service_invocation", "http", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "runs", "ref-si-v1.18.3-6r", "service_invocation", "http")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, resultFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runReport(root, "ref-si-v1.18.3-6r", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "runs", "ref-si-v1.18.3-6r", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<header id="verdict" class="verdict warn">`, "1 scenario passed with a warn-only bound missed", `<td class="warn">pass</td>`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("index lacks %q", want)
+		}
 	}
 }
