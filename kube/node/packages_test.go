@@ -38,13 +38,13 @@ var bulkEnv = []string{"DAPR_PERF_QPS=8", "DAPR_PERF_CONNECTIONS=8", "DAPR_PERF_
 // (service invocation and memory growth have theirs): DAPR_PERF_KUBE_PACKAGES=kinds, make
 // test-kube's and so CI's, so that no plan kind can break on the cluster unseen.
 var kindRuns = []packageRun{
-	{pkg: "actor_activation", run: "TestActorActivate/^actor_activation$"},                                                // overhead: placement, PostgreSQL actor state
-	{pkg: "pubsub_publish_http", run: "TestPubsubPublishHttpPerformance/^pubsub_publish_redis$"},                          // stages
-	{pkg: "workflows", run: "^TestWorkflowWithConstantVUs$"},                                                              // iterations: scheduler, PostgreSQL
-	{pkg: "configuration_subscribe_http"},                                                                                 // delivery: the tester writes to Redis
-	{pkg: "jobs", run: "^TestJobTriggerPerformance$"},                                                                     // jobs: the scheduler
-	{pkg: "actor_reminder", run: "^TestActorReminderTriggerPerformance$"},                                                 // reminders
-	{pkg: "actor_double_activation"},                                                                                      // faults: 3 tester pods, 3 hosts
+	{pkg: "actor_activation", run: "TestActorActivate/^actor_activation$"},                       // overhead: placement, PostgreSQL actor state
+	{pkg: "pubsub_publish_http", run: "TestPubsubPublishHttpPerformance/^pubsub_publish_redis$"}, // stages
+	{pkg: "workflows", run: "^TestWorkflowWithConstantVUs$"},                                     // iterations: scheduler, PostgreSQL
+	{pkg: "configuration_subscribe_http"},                                                        // delivery: the tester writes to Redis
+	{pkg: "jobs", run: "^TestJobTriggerPerformance$"},                                            // jobs: the scheduler
+	{pkg: "actor_reminder", run: "^TestActorReminderTriggerPerformance$"},                        // reminders
+	{pkg: "actor_double_activation"},                                                             // faults: 3 tester pods, 3 hosts
 	{pkg: "service_invocation_curve", run: "TestServiceInvocationCostCurve/^http$", env: []string{"DAPR_PERF_REPEATS=2", "DAPR_PERF_CURVE_P99=1s"}}, // curve: rates capped by the smoke's rate, a loose bound
 }
 
