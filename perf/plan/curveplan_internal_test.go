@@ -27,13 +27,31 @@ func TestSearchRateDoublesThenHalvesToTheResolution(t *testing.T) {
 		assert.LessOrEqual(t, s.HighestQPS, max, "never above the capacity")
 		assert.GreaterOrEqual(t, float64(s.HighestQPS), 0.98*float64(max), "within 2 %% below it: %v", offered)
 		assert.Len(t, s.Steps, len(offered))
-		assert.Less(t, len(offered), 16, "doubling then halving: %v", offered)
+		assert.Less(t, len(offered), 24, "doubling then halving, each failed rate loaded twice: %v", offered)
 	}
 	var offered []int
 	s, _ := searchRate(250, perf.MaxQPS, 0.02, capacity(1234, &offered))
-	assert.Equal(t, []int{250, 500, 1000, 2000, 1500, 1250, 1125, 1187, 1218, 1234}, offered)
+	assert.Equal(t, []int{250, 500, 1000, 2000, 2000, 1500, 1500, 1250, 1250, 1125, 1187, 1218, 1234}, offered, "a rate that misses is loaded again")
 	assert.Equal(t, 1234, s.HighestQPS)
 	assert.Equal(t, "1234 requests/s passed and 1250 failed, within 2 %", s.Reason)
+}
+
+// One load that misses the bound at a rate the machine keeps (a stall) does not fail the rate:
+// the second load at it decides.
+func TestSearchRateLoadsAMissedRateAgain(t *testing.T) {
+	var offered []int
+	stalled := false
+	s, err := searchRate(250, 1000, 0.02, func(_, qps int) (perf.CurveProbe, error) {
+		offered = append(offered, qps)
+		if qps == 250 && !stalled { // the first load stalls
+			stalled = true
+			return perf.CurveProbe{OfferedQPS: qps}, nil
+		}
+		return perf.CurveProbe{OfferedQPS: qps, Pass: true}, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []int{250, 250, 500, 1000}, offered)
+	assert.Equal(t, 1000, s.HighestQPS)
 }
 
 func TestSearchRateEnds(t *testing.T) {
@@ -47,6 +65,7 @@ func TestSearchRateEnds(t *testing.T) {
 	offered = nil
 	s, err = searchRate(250, perf.MaxQPS, 0.02, capacity(100, &offered))
 	require.NoError(t, err)
+	assert.Equal(t, []int{250, 250}, offered)
 	assert.Equal(t, 0, s.HighestQPS)
 	assert.Contains(t, s.Reason, "the first rate, 250 requests/s, did not keep the bound")
 

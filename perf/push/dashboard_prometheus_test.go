@@ -27,20 +27,7 @@ var labelValues = regexp.MustCompile(`^label_values\((?:(.*),\s*)?([a-zA-Z_][a-z
 // history panels, which read the remote write, are TestDashboardHistoryPanel's.
 func TestDashboardQueriesOnARealPrometheus(t *testing.T) {
 	g := startPushgateway(t)
-	httpRun := pushFixture(t, "20261201T090000Z-aaaa", 1, true)
-	grpcRun := pushFixture(t, "20261201T091500Z-bbbb", 2, false)
-	grpcRun.Transport = perf.GRPC
-	stateRun := pushFixture(t, "20261201T093000Z-cccc", 1, true)
-	stateRun.Test, stateRun.Component = "state_get", "inmemory"
-	stageRun := stageFixture(t)
-	for _, rep := range []*perf.Report{httpRun, grpcRun, stateRun, stageRun} {
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		err := Push(ctx, PushConfig{URL: g.URL}, rep)
-		cancel()
-		if err != nil {
-			t.Fatalf("Push %s: %v", rep.RunID, err)
-		}
-	}
+	httpRun, stageRun := pushDashboardRuns(t, g)
 	s := promtest.Start(t, promtest.Options{Scrape: []string{strings.TrimPrefix(g.URL, "http://")}})
 	deadline := time.Now().Add(20 * time.Second)
 	for len(s.Query(t, `daprperf_pass{run_id="20261201T093000Z-cccc"}`, time.Now())) == 0 {

@@ -553,25 +553,7 @@ func ourDashboardQueries(t testing.TB) ([]dashboardQuery, []string) {
 // variables set to the HTTP run's values.
 func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 	g := startPushgateway(t)
-	httpRun := pushFixture(t, "20261201T090000Z-aaaa", 1, true)
-	grpcRun := pushFixture(t, "20261201T091500Z-bbbb", 2, false)
-	grpcRun.Transport = perf.GRPC
-	stateRun := pushFixture(t, "20261201T093000Z-cccc", 1, true)
-	stateRun.Test, stateRun.Component = "state_get", "inmemory"
-	stateRun.Resources = []perf.ResourceSummary{
-		{Process: "tester", Role: perf.RoleTester, MeanCPUCores: 0.125, PeakRSSBytes: 20 * (1 << 20)},
-		{Process: "tester-daprd", Role: perf.RoleCallerSidecar, MeanCPUCores: 0.215, PeakRSSBytes: 53.75 * (1 << 20)},
-		{Process: "httpapp", Role: perf.RoleApp, MeanCPUCores: 0, PeakRSSBytes: 18 * (1 << 20)}, // the idle no-op target
-	}
-	stageRun := stageFixture(t)
-	for _, rep := range []*perf.Report{httpRun, grpcRun, stateRun, stageRun} {
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		err := Push(ctx, PushConfig{URL: g.URL}, rep)
-		cancel()
-		if err != nil {
-			t.Fatalf("Push %s: %v", rep.RunID, err)
-		}
-	}
+	httpRun, stageRun := pushDashboardRuns(t, g)
 	var series []promSeries
 	for _, grp := range g.groups(t) {
 		for name, f := range grp.Families {
@@ -623,7 +605,7 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 		qs := daprDashboardQueries(t)
 		check(t, qs, map[string]string{"perf_test": "state_get_http"})
 		grp := g.group(t, map[string]string{"job": "daprperf", "perf_test": "state_get_http", "component": "inmemory", "test": "state_get_http", "version": "1.17.5"})
-		got := pgwSeries(t, grp, stateRun.RunID)
+		got := pgwSeries(t, grp, dashboardStateRunID)
 		for name, want := range map[string]float64{ // decimal MB and millicores, from the tester's processes
 			"DAPR_SIDECAR_MEMORY_USAGE": 53.75 * (1 << 20) / 1e6, "DAPR_SIDECAR_CPU_USAGE": 215,
 			"APP_MEMORY_USAGE": 20 * (1 << 20) / 1e6, "APP_CPU_USAGE": 125,
@@ -653,6 +635,37 @@ func TestDashboardsQueryWhatThePushHolds(t *testing.T) {
 		check(t, qs, values, stageVars(stageRun))
 		t.Logf("%d queries hold against the gateway", len(qs))
 	})
+}
+
+// dashboardStateRunID is the state_get run pushDashboardRuns pushes.
+const dashboardStateRunID = "20261201T093000Z-cccc"
+
+// pushDashboardRuns pushes to g the runs the dashboard tests query: an HTTP and a gRPC service
+// invocation run, a state_get run (Dapr's second pushing test: the tester's daprd its only
+// sidecar, the tester the app its gauges describe) and a stage run (a plan of named loads); it
+// returns the HTTP and the stage run.
+func pushDashboardRuns(t *testing.T, g *pushgateway) (httpRun, stageRun *perf.Report) {
+	t.Helper()
+	httpRun = pushFixture(t, "20261201T090000Z-aaaa", 1, true)
+	grpcRun := pushFixture(t, "20261201T091500Z-bbbb", 2, false)
+	grpcRun.Transport = perf.GRPC
+	stateRun := pushFixture(t, dashboardStateRunID, 1, true)
+	stateRun.Test, stateRun.Component = "state_get", "inmemory"
+	stateRun.Resources = []perf.ResourceSummary{
+		{Process: "tester", Role: perf.RoleTester, MeanCPUCores: 0.125, PeakRSSBytes: 20 * (1 << 20)},
+		{Process: "tester-daprd", Role: perf.RoleCallerSidecar, MeanCPUCores: 0.215, PeakRSSBytes: 53.75 * (1 << 20)},
+		{Process: "httpapp", Role: perf.RoleApp, MeanCPUCores: 0, PeakRSSBytes: 18 * (1 << 20)}, // the idle no-op target
+	}
+	stageRun = stageFixture(t)
+	for _, rep := range []*perf.Report{httpRun, grpcRun, stateRun, stageRun} {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		err := Push(ctx, PushConfig{URL: g.URL}, rep)
+		cancel()
+		if err != nil {
+			t.Fatalf("Push %s: %v", rep.RunID, err)
+		}
+	}
+	return httpRun, stageRun
 }
 
 // stageFixture is the charts' stage run (a plan of named loads), under a run id of its own.
