@@ -1,7 +1,6 @@
 package push
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/internal/promtest"
-	"github.com/daprperf/daprperf/perf"
 )
 
 // legendLabel finds the {{label}} parts of a Grafana legend.
