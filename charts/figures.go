@@ -35,22 +35,22 @@ func figures(rep *perf.Report) *perf.Figures {
 // phaseQuantile is the service-time percentile p of phase (perf.PhaseBaseline, perf.PhaseMain),
 // the median over rounds; false when the run has no such figure.
 func phaseQuantile(rep *perf.Report, phase string, p float64) (time.Duration, bool) {
-	ph := figures(rep).Phase(phase)
-	if ph == nil {
-		return 0, false
-	}
-	s, ok := ph.Quantile(p, false)
-	return time.Duration(math.Round(s * 1e9)), ok
+	return phaseTime(rep, phase, p, false)
 }
 
 // phaseResponseQuantile is phaseQuantile of response time (from each request's intended
 // start); false when the phase has none (a closed loop, older files).
 func phaseResponseQuantile(rep *perf.Report, phase string, p float64) (time.Duration, bool) {
+	return phaseTime(rep, phase, p, true)
+}
+
+// phaseTime is the phase's service time (response time when resp) at percentile p.
+func phaseTime(rep *perf.Report, phase string, p float64, resp bool) (time.Duration, bool) {
 	ph := figures(rep).Phase(phase)
 	if ph == nil {
 		return 0, false
 	}
-	s, ok := ph.Quantile(p, true)
+	s, ok := ph.Quantile(p, resp)
 	return time.Duration(math.Round(s * 1e9)), ok
 }
 
