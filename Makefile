@@ -44,7 +44,7 @@ GOTESTSUM = $(GO) run gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 PERF_TESTS := $(sort $(notdir $(patsubst %/,%,$(dir $(shell grep -l '^//go:build perf' tests/*/*_test.go)))))
 PERF_TARGETS := $(addprefix test-perf-,$(PERF_TESTS))
 # The packages make perf leaves out (each has its own target): the sidecar's cost curve, about
-# 25 minutes per mTLS setting (make cost-curve).
+# 40 minutes per mTLS setting (make cost-curve).
 PERF_EXTRA := service_invocation_curve
 # Dapr's DAPR_PERF_TEST picks make perf's and make perf-plan's packages by Dapr's package names,
 # separated by spaces (dapr/dapr tests/dapr_tests.mk, test-perf-all); Dapr's configuration is our

@@ -19,7 +19,8 @@ import (
 // search for the highest rate that keeps the bound (report.CurveKeeps: response-time p99 at
 // most P99, no error, the rate kept): from SearchStart, the rate doubles while it passes, then
 // the bracket between the highest rate that passed and the lowest that failed is halved until
-// it is narrower than Resolution of its lower end; the answer is its lower end. One warmup
+// it is narrower than Resolution of its lower end, each rate judged by the majority of up to
+// three loads; the answer is its lower end. One warmup
 // comes first, its result discarded. There is no baseline: the figures are the latency
 // through both sidecars and each sidecar's CPU per request, against the rate
 // (report.CurvePoints); the overhead plan measures the added latency.
@@ -48,9 +49,9 @@ type CurvePlan struct {
 	Resolution  float64
 }
 
-// maxSearchSteps bounds one search's loads: doubling from 1 to perf.MaxQPS and halving a
-// bracket to 1 % take fewer.
-const maxSearchSteps = 30
+// maxSearchSteps bounds one search's loads: doubling from 250 to perf.MaxQPS (12 rates) and
+// halving the bracket to 2 % (6 more), up to three loads a rate, take fewer.
+const maxSearchSteps = 60
 
 // curveRun is one run of a CurvePlan: its loads after the overrides, and the curve as it grows.
 type curveRun struct {
@@ -135,8 +136,8 @@ func (r *curveRun) searchWords() string {
 	if r.Searches == 0 {
 		return ""
 	}
-	return fmt.Sprintf("from %d requests/s, doubling while a rate passes (up to %d), then halving the bracket between the highest rate that passed and the lowest that failed until it is narrower than %.0f %% of its lower end (at most %d loads of %v each); a rate whose load misses the bound gets a second load, and fails only if that one misses too; the answer is the highest rate that passed",
-		r.SearchStart, r.maxQPS, 100*r.Resolution, maxSearchSteps, r.load.Duration)
+	return fmt.Sprintf("from %d requests/s, doubling while a rate passes (up to %d), then halving the bracket between the highest rate that passed and the lowest that failed until it is narrower than %.0f %% of its lower end (at most %d loads of %v each); each rate judged by the majority of up to %d loads (two alike settle it); the answer is the highest rate that passed",
+		r.SearchStart, r.maxQPS, 100*r.Resolution, maxSearchSteps, r.load.Duration, searchVotes)
 }
 
 // Steps are the warmup, the curve's loads and the searches (their loads not known ahead: about
@@ -147,7 +148,7 @@ func (r *curveRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 		out = append(out, perf.Step{Name: fmt.Sprintf("curve at %d QPS: %d round(s) of %v, %d connections", q, r.Rounds, r.load.Duration, r.load.Connections), Duration: time.Duration(r.Rounds) * r.load.Duration})
 	}
 	for i := range r.Searches {
-		out = append(out, perf.Step{Name: fmt.Sprintf("search %d/%d for the highest rate within the bound: about 10 loads of %v", i+1, r.Searches, r.load.Duration), Duration: 10 * r.load.Duration})
+		out = append(out, perf.Step{Name: fmt.Sprintf("search %d/%d for the highest rate within the bound: about 24 loads of %v", i+1, r.Searches, r.load.Duration), Duration: 24 * r.load.Duration})
 	}
 	return out
 }
@@ -227,15 +228,24 @@ func (r *curveRun) probe(s perf.Session, dep perf.Deployment, tester testers.Cli
 	return pr, nil
 }
 
-// searchRate searches for the highest rate that passes, from start: doubling while a load
-// passes (up to top), then halving the bracket between the highest that passed and
-// the lowest that failed until hi − lo <= resolution × lo. probe runs step n (from 1) at qps.
-// A probe's error ends the search with what it has.
+// searchVotes is how many loads may judge one rate of a search: a rate passes when most of
+// them keep the bound, so the loads stop once that is settled (two alike, or the third). On a
+// small machine one load's p99 can be a stall's (a collection, another process), not the
+// rate's; a majority of three turns a per-load chance p of a wrong verdict into 3p² − 2p³
+// (0.1 becomes 0.028).
+const searchVotes = 3
+
+// searchRate searches for the highest rate that passes, from start: doubling while a rate
+// passes (up to top), then halving the bracket between the highest that passed and the lowest
+// that failed until hi − lo <= resolution × lo. Each rate is judged by the majority of up to
+// searchVotes loads. probe runs load n of the search (from 1) at qps. A probe's error ends the
+// search with what it has.
 func searchRate(start, top int, resolution float64, probe func(step, qps int) (perf.CurveProbe, error)) (perf.RateSearch, error) {
 	var s perf.RateSearch
 	lo, hi := 0, 0 // highest passed, lowest failed (0: none yet)
 	q := start
-	retried := false // whether the load at q is a second one, after a first that missed
+	passed, failed := 0, 0 // the loads at q so far
+	var last perf.CurveProbe
 	for step := 1; step <= maxSearchSteps; step++ {
 		pr, err := probe(step, q)
 		if err != nil {
@@ -244,21 +254,25 @@ func searchRate(start, top int, resolution float64, probe func(step, qps int) (p
 			return s, err
 		}
 		s.Steps = append(s.Steps, pr)
-		// A rate fails only when two loads at it miss the bound: on a small machine one load's
-		// p99 can be a stall's (a collection, another process), not the rate's.
-		if !pr.Pass && !retried {
-			retried = true
-			continue
-		}
-		retried = false
 		if pr.Pass {
+			passed++
+		} else {
+			failed++
+			last = pr
+		}
+		if 2*passed <= searchVotes && 2*failed <= searchVotes {
+			continue // no majority yet
+		}
+		pass := 2*passed > searchVotes
+		passed, failed = 0, 0
+		if pass {
 			lo = q
 		} else {
 			hi = q
 		}
 		switch {
 		case lo == 0 && hi != 0:
-			s.Reason = fmt.Sprintf("the first rate, %d requests/s, did not keep the bound: %s", start, pr.Why)
+			s.Reason = fmt.Sprintf("the first rate, %d requests/s, did not keep the bound in most of its loads: %s", start, last.Why)
 			return s, nil
 		case hi == 0 && lo >= top:
 			s.HighestQPS = lo
