@@ -39,7 +39,8 @@ func committedResults(t *testing.T) []string {
 }
 
 // Every committed result's page states its finding under its banner (report.Finding: a figure
-// of its own, or a bound missed and by how much) and lists every warning of its result.
+// of its own, or a bound missed and by how much), lists every warning of its result, and has a
+// timeline chart or says that its result holds no second-by-second record.
 func TestEveryPageStatesItsFindingAndWarnings(t *testing.T) {
 	for _, path := range committedResults(t) {
 		rep, err := report.ReadReport(path)
@@ -58,6 +59,9 @@ func TestEveryPageStatesItsFindingAndWarnings(t *testing.T) {
 			if !strings.Contains(page, "- "+line+"\n") {
 				t.Errorf("%s: the warning %q is not on the page", path, line)
 			}
+		}
+		if hasTimeline(rep) == strings.Contains(page, "\nNo timeline: ") {
+			t.Errorf("%s: timeline drawn %v, but the page's note says otherwise", path, hasTimeline(rep))
 		}
 		if n := len(rep.Warnings); n > 0 && !strings.Contains(page, fmt.Sprintf("\n## Warnings\n\n%d warning(s)", n)) {
 			t.Errorf("%s: the page does not count its %d warnings", path, n)

@@ -40,31 +40,33 @@ func init() { plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "San
 type chartSpec struct {
 	File, Title string
 	Build       func(rep *perf.Report) (*figure, error)
+	// timeline marks the charts that draw the run second by second.
+	timeline bool
 }
 
 // scenarioCharts lists the charts of a scenario directory, in README order. A new chart is
 // one function and one line here.
 func scenarioCharts() []chartSpec {
 	return []chartSpec{
-		{"latency.png", "Service time by percentile (log axis of 1/(1-p)): baseline vs through Dapr, each round", latencyChart},
-		{"timeline.png", "Second by second: service time p50 and p99, and answers per second, of every phase on the run's clock", timelineChart},
-		{"overhead.png", "Sidecar overhead per percentile: each round, median, interval and bound", overheadChart},
-		{"histogram.png", "Service-time distribution of the last round, log latency axis", histogramChart},
-		{"qps.png", "Load kept: achieved / target QPS and share behind schedule, with the validity lines", qpsChart},
-		{"cpu.png", "CPU per process, last main phase", cpuChart},
-		{"rss.png", "RSS per process, last main phase", rssChart},
-		{"cost.png", "Sidecar cost: each process's CPU per request and peak RSS, with Dapr's published sidecar figure on service invocation", costChart},
-		{"growth.png", "Sidecar RSS slope per variant against the threshold", growthChart},
-		{"loads-latency.png", "Latency per load (stage, run or phase): p50, p90, p95, p99 and mean, with each load's bound", loadsLatencyChart},
-		{"loads-rate.png", "Rate per load: achieved / target and the share behind schedule, or the closed loop's achieved rate", loadsRateChart},
-		{"loads-spectrum.png", "Latency by percentile, one line per load (log axis of 1/(1-p))", loadsSpectrumChart},
-		{"delivery.png", "Delivery latency by percentile with its bounds; messages sent, received, lost and duplicated", deliveryChart},
-		{"delivery-timeline.png", "Delivery second by second: latency p50 and p99, messages received against published", deliveryTimelineChart},
-		{"jobs-timeline.png", "Job triggers second by second: trigger lag p50 and p99, triggers per second", jobsTimelineChart},
-		{"jobs.png", "Job trigger lag by percentile with its bounds; jobs scheduled, fired, never fired and fired twice", jobsChart},
-		{"curve.png", "Cost curve: latency through both sidecars and each process's CPU per request against the offered rate, the bound and the highest rate within it", curveChart},
-		{"reminders-timeline.png", "Reminder fires second by second: fire lag p50 and p99, fires per second", remindersTimelineChart},
-		{"reminders.png", "Reminder fire lag by percentile with its bounds; fires expected, arrived and missing", remindersChart},
+		{"latency.png", "Service time by percentile (log axis of 1/(1-p)): baseline vs through Dapr, each round", latencyChart, false},
+		{"timeline.png", "Second by second: service time p50 and p99, and answers per second, of every phase on the run's clock", timelineChart, true},
+		{"overhead.png", "Sidecar overhead per percentile: each round, median, interval and bound", overheadChart, false},
+		{"histogram.png", "Service-time distribution of the last round, log latency axis", histogramChart, false},
+		{"qps.png", "Load kept: achieved / target QPS and share behind schedule, with the validity lines", qpsChart, false},
+		{"cpu.png", "CPU per process, last main phase", cpuChart, false},
+		{"rss.png", "RSS per process, last main phase", rssChart, false},
+		{"cost.png", "Sidecar cost: each process's CPU per request and peak RSS, with Dapr's published sidecar figure on service invocation", costChart, false},
+		{"growth.png", "Sidecar RSS slope per variant against the threshold", growthChart, false},
+		{"loads-latency.png", "Latency per load (stage, run or phase): p50, p90, p95, p99 and mean, with each load's bound", loadsLatencyChart, false},
+		{"loads-rate.png", "Rate per load: achieved / target and the share behind schedule, or the closed loop's achieved rate", loadsRateChart, false},
+		{"loads-spectrum.png", "Latency by percentile, one line per load (log axis of 1/(1-p))", loadsSpectrumChart, false},
+		{"delivery.png", "Delivery latency by percentile with its bounds; messages sent, received, lost and duplicated", deliveryChart, false},
+		{"delivery-timeline.png", "Delivery second by second: latency p50 and p99, messages received against published", deliveryTimelineChart, true},
+		{"jobs-timeline.png", "Job triggers second by second: trigger lag p50 and p99, triggers per second", jobsTimelineChart, true},
+		{"jobs.png", "Job trigger lag by percentile with its bounds; jobs scheduled, fired, never fired and fired twice", jobsChart, false},
+		{"curve.png", "Cost curve: latency through both sidecars and each process's CPU per request against the offered rate, the bound and the highest rate within it", curveChart, false},
+		{"reminders-timeline.png", "Reminder fires second by second: fire lag p50 and p99, fires per second", remindersTimelineChart, true},
+		{"reminders.png", "Reminder fire lag by percentile with its bounds; fires expected, arrived and missing", remindersChart, false},
 	}
 }
 

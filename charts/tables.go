@@ -127,8 +127,11 @@ func scenarioMarkdownWith(rep *perf.Report, images []image, prevName string, pre
 	b.WriteString("\n## Environment\n\n")
 	writeEnvironment(&b, rep)
 
-	if len(images) > 0 {
+	if note := noTimelineNote(rep); len(images) > 0 || note != "" {
 		b.WriteString("\n## Charts\n")
+		if note != "" {
+			fmt.Fprintf(&b, "\n%s\n", note)
+		}
 		for _, im := range images {
 			fmt.Fprintf(&b, "\n![%s](%s)\n", im.Title, filepath.ToSlash(im.File))
 		}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/report"
 )
 
 // timedPhase is one measured load on the run's clock: its legend name, colour and result.
@@ -188,3 +189,38 @@ func faultWindow(rep *perf.Report, t0 time.Time) (x0, x1 float64, ok bool) {
 	}
 	return 0, 0, false
 }
+
+// timelineCharts are the scenario charts that draw a run second by second.
+func timelineCharts() []chartSpec {
+	var out []chartSpec
+	for _, spec := range scenarioCharts() {
+		if spec.timeline {
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
+// hasTimeline says whether rep holds a second-by-second record that one of the timeline
+// charts draws.
+func hasTimeline(rep *perf.Report) bool {
+	for _, spec := range timelineCharts() {
+		if fig, err := spec.Build(rep); err == nil && fig != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// noTimelineNote is the page's line for a result with no second-by-second record (a file
+// written before its plan kind recorded one): "" when it has one.
+func noTimelineNote(rep *perf.Report) string {
+	if hasTimeline(rep) {
+		return ""
+	}
+	return fmt.Sprintf("No timeline: this result holds no second-by-second record of its loads (daprperf %s wrote it before the %s plan recorded one); a new run of the scenario draws it.",
+		orNone(shortHash(rep.Environment.DaprperfCommit)), report.KindOf(rep).Name())
+}
+
+// shortHash is a commit's first 12 hex digits, as git's short form prints it.
+func shortHash(commit string) string { return commit[:min(len(commit), 12)] }
