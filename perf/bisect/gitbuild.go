@@ -3,7 +3,6 @@ package bisect
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,7 +56,7 @@ func git(ctx context.Context, repo string, args ...string) (string, error) {
 }
 
 // GoBuild is a Builder of one Go main package of a git repository: it writes the commit's
-// tree to a temporary folder (git archive), raises the modules in Pins (go get), builds
+// tree to a temporary folder (writeTree: the files whose blobs the repository lacks left out), raises the modules in Pins (go get), builds
 // Package with go build into Out/<hash>/<Name> and removes the folder. A binary already there
 // is reused. A build that fails (go get or go build, for any reason but ctx's end: a compile
 // error, a module the proxy refuses) is a *SkipError with the last lines of go's output.
@@ -97,7 +96,7 @@ func (g GoBuild) Build(ctx context.Context, c Commit) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(src)
-	if err := g.archive(ctx, c, src); err != nil {
+	if _, err := g.writeTree(ctx, c, src); err != nil {
 		return "", err
 	}
 	if len(g.Pins) > 0 {
@@ -118,24 +117,84 @@ func (g GoBuild) Build(ctx context.Context, c Commit) (string, error) {
 	return bin, os.Rename(bin+".tmp", bin)
 }
 
-// archive writes c's tree into dir.
-func (g GoBuild) archive(ctx context.Context, c Commit, dir string) error {
-	archive := exec.CommandContext(ctx, "git", "-C", g.Repo, "archive", "--format=tar", c.Hash)
-	untar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
-	pipe, err := archive.StdoutPipe()
+// writeTree writes c's tree into dir through an index of its own (git read-tree, then git
+// checkout-index), leaving out the files whose blobs the repository lacks, as a mirror that
+// keeps its largest files absent does (dapr/dapr's history holds test binaries): git archive
+// stops at the first missing blob. A build that needs a file left out fails and is skipped
+// with go's message. It returns the paths left out.
+func (g GoBuild) writeTree(ctx context.Context, c Commit, dir string) ([]string, error) {
+	gitDir, err := git(ctx, g.Repo, "rev-parse", "--absolute-git-dir")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var stderr bytes.Buffer
-	archive.Stderr, untar.Stdin, untar.Stderr = &stderr, pipe, &stderr
-	if err := archive.Start(); err != nil {
-		return fmt.Errorf("bisect: git archive %s: %w", c.Short(), err)
+	missing, err := missingBlobs(ctx, g.Repo, c.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("bisect: list %s's tree: %w", c.Short(), err)
 	}
-	errTar := untar.Run()
-	if err := archive.Wait(); err != nil || errTar != nil {
-		return fmt.Errorf("bisect: write %s's tree: %w", c.Short(), errors.Join(err, errTar, errors.New(strings.TrimSpace(stderr.String()))))
+	tmp, err := os.MkdirTemp("", "bisect-index-")
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	defer os.RemoveAll(tmp)
+	run := func(stdin string, args ...string) error {
+		var stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gitDir, "--work-tree", dir}, args...)...)
+		cmd.Dir, cmd.Stdin, cmd.Stderr = dir, strings.NewReader(stdin), &stderr
+		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+filepath.Join(tmp, "index"))
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("bisect: write %s's tree: git %s: %w: %s", c.Short(), args[0], err, strings.TrimSpace(stderr.String()))
+		}
+		return nil
+	}
+	if err := run("", "read-tree", c.Hash); err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		if err := run(strings.Join(missing, "\x00")+"\x00", "update-index", "--force-remove", "-z", "--stdin"); err != nil {
+			return nil, err
+		}
+	}
+	return missing, run("", "checkout-index", "--all")
+}
+
+// missingBlobs lists the files of commit's tree in repo whose blobs the repository does not
+// hold (git ls-tree, then git cat-file --batch-check), in the tree's order.
+func missingBlobs(ctx context.Context, repo, commit string) ([]string, error) {
+	var tree, stderr bytes.Buffer
+	ls := exec.CommandContext(ctx, "git", "-C", repo, "ls-tree", "-r", "-z", "--full-tree", commit)
+	ls.Stdout, ls.Stderr = &tree, &stderr
+	if err := ls.Run(); err != nil {
+		return nil, fmt.Errorf("git ls-tree: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var paths, hashes []string
+	for _, entry := range strings.Split(strings.TrimSuffix(tree.String(), "\x00"), "\x00") {
+		meta, path, ok := strings.Cut(entry, "\t") // "<mode> <type> <hash>\t<path>"
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue // a submodule's commit, or the empty tree
+		}
+		paths, hashes = append(paths, path), append(hashes, f[2])
+	}
+	if len(hashes) == 0 {
+		return nil, nil
+	}
+	var out bytes.Buffer
+	check := exec.CommandContext(ctx, "git", "-C", repo, "cat-file", "--batch-check=%(objectname)")
+	check.Stdin, check.Stdout, check.Stderr = strings.NewReader(strings.Join(hashes, "\n")+"\n"), &out, &stderr
+	if err := check.Run(); err != nil {
+		return nil, fmt.Errorf("git cat-file: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(hashes) {
+		return nil, fmt.Errorf("git cat-file: %d answers for %d blobs", len(lines), len(hashes))
+	}
+	var missing []string
+	for i, l := range lines {
+		if strings.HasSuffix(l, " missing") {
+			missing = append(missing, paths[i])
+		}
+	}
+	return missing, nil
 }
 
 // goCmd runs go with args in dir; a failure not caused by ctx is a *SkipError.
