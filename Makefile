@@ -254,7 +254,7 @@ cost-curve: daprd
 ## bisect: the daprd commit that moved a figure: between GOOD and BAD of the dapr/dapr git clone at
 ## DAPR_BISECT_REPO (the bad one's first parents), daprd built at the commit halfway and judged by
 ## A/B runs of BISECT_PACKAGE (-run BISECT_RUN) on BISECT_FIGURE against both, until one commit is
-## left; BISECT_PINS are modules to go get before each build; RESUME=1 goes on with the bisection
+## left; BISECT_PINS are path@version modules that replace every version of theirs before each build; RESUME=1 goes on with the bisection
 ## DAPR_PERF_RUN_ID names. Its page: reports/bisect/<id>/
 ## (cmd/perfbisect, docs/bisect.md).
 BISECT_PACKAGE ?= ./tests/service_invocation_http

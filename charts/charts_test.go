@@ -565,15 +565,15 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema2 := bytes.Replace(good, []byte(`"schema": 1,`), []byte(`"schema": 2,`), 1)
-	if bytes.Equal(schema2, good) {
+	schema3 := bytes.Replace(good, []byte(`"schema": 2,`), []byte(`"schema": 3,`), 1)
+	if bytes.Equal(schema3, good) {
 		t.Fatal("fixture has no schema field to change")
 	}
 	for _, tc := range []struct {
 		name, content, want string
 	}{
 		{"malformed", `{"schema": 1, "test": `, "malformed"},
-		{"schema 2", string(schema2), "schema 2"},
+		{"schema 3", string(schema3), "schema 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := fixtureTree(t, reportsFixtures)

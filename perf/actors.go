@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // Dapr's control plane for actors, as the platforms provide it (Sidecar.Placement,
@@ -151,4 +153,18 @@ type FaultStats struct {
 	Until        time.Time     `json:"until"`
 	Calls        int64         `json:"calls"`
 	Failed       int64         `json:"failed"`
+}
+
+// MarshalJSON writes FaultStats with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (f FaultStats) MarshalJSON() ([]byte, error) {
+	type plain FaultStats
+	return secondsjson.Marshal(plain(f))
+}
+
+// UnmarshalJSON reads FaultStats's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (f *FaultStats) UnmarshalJSON(b []byte) error {
+	type plain FaultStats
+	return secondsjson.Unmarshal(b, (*plain)(f))
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // Await makes each iteration of a closed-loop load wait, after its request succeeded, until
@@ -109,4 +111,18 @@ func (r *Result) AwaitFailures() int64 {
 		}
 	}
 	return n
+}
+
+// MarshalJSON writes Await with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (a Await) MarshalJSON() ([]byte, error) {
+	type plain Await
+	return secondsjson.Marshal(plain(a))
+}
+
+// UnmarshalJSON reads Await's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (a *Await) UnmarshalJSON(b []byte) error {
+	type plain Await
+	return secondsjson.Unmarshal(b, (*plain)(a))
 }

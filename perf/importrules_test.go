@@ -26,7 +26,7 @@ type importRule struct {
 // perf.Plan).
 var coreRules = []importRule{
 	{pkg: "perf", what: "the vocabulary and the seams: `Scenario`, `App`, `Params`, `Result`, `Report` and its sections, `Figures`, `Threshold`, `Verdict`; `Platform` and `Deployment`; `Plan`, `Session`, `RunConfig`, `LiveSource`; what the tester app shares with its client and its platforms (`TesterLimits`, `LiveProgress`, its flags and token); the environment table",
-		may: []string{"perf/driver", "perf/growth", "perf/hdr", "perf/stats"}},
+		may: []string{"perf/driver", "perf/growth", "perf/hdr", "perf/stats", "perf/secondsjson"}},
 	{pkg: "perf/report", what: "what is derived from a report and how it reads: figures, overhead and its interval, validity, verdicts and their env overrides, the summary, one `Kind` per plan kind, reading a result file",
 		may: []string{"perf", "perf/growth", "perf/hdr", "perf/stats"}},
 	{pkg: "perf/push", what: "the Pushgateway and Prometheus remote write: the common figures of every report, then its kind's own; `Push` to the gateway, `Write` as samples stamped with the run's start time",
@@ -39,13 +39,14 @@ var coreRules = []importRule{
 		may: []string{"perf", "perf/hdr"}},
 	{pkg: "perf/actorstats", what: "the one client of an actor host's counters (GET /stats), for the runner and the plans",
 		may: []string{"perf"}},
-	{pkg: "perf/driver", what: "a leaf: the closed-loop executors", may: []string{"perf/hdr", "perf/stats"}},
+	{pkg: "perf/driver", what: "a leaf: the closed-loop executors", may: []string{"perf/hdr", "perf/stats", "perf/secondsjson"}},
 	{pkg: "perf/growth", what: "a leaf: the memory-growth detector", may: []string{"perf/stats"}},
 	{pkg: "perf/profile", what: "a sidecar's pprof profiles read during a load, and their top functions of CPU and allocation", may: []string{"perf"}},
 	{pkg: "perf/calibrate", what: "what a verdict does on data whose truth is known: false alarms on A/A runs, detections of a slowdown of known size, their real runs and bootstrap resamples", may: []string{"perf", "perf/report", "perf/stats"}},
 	{pkg: "perf/bisect", what: "the commit that moved a figure: a first-parent history halved, each commit built (`go build` of its git tree, skipped when it does not build) and judged by the A/B verdict against both ends, and the page of its steps", may: []string{"perf", "perf/report"}},
 	{pkg: "perf/changepoint", what: "a leaf: change points over a history of runs, each run a sample of rounds", may: []string{"perf/stats"}},
 	{pkg: "perf/hdr", what: "a leaf: the HDR histogram"},
+	{pkg: "perf/secondsjson", what: "a leaf: a struct's durations written to JSON in seconds, under their names with `Seconds` after them, and read in seconds or in the nanoseconds of older files"},
 	{pkg: "perf/stats", what: "a leaf: medians and intervals"},
 }
 
@@ -58,7 +59,7 @@ var aroundRules = []importRule{
 	{pkg: "kube/...", what: "the Kubernetes platform, its node harness and probe",
 		may: []string{"perf", "kube/...", "internal/...", "perf/hdr", "perf/stats"}},
 	{pkg: "apps/...", what: "the tester and the test apps, and their binaries",
-		may: []string{"perf", "apps/...", "perf/driver", "perf/hdr", "perf/stats"}},
+		may: []string{"perf", "apps/...", "perf/driver", "perf/hdr", "perf/stats", "perf/secondsjson"}},
 	{pkg: "charts/trend", what: "the trend page of a history of runs: each figure's runs with their rounds, the change points marked, the finding first"},
 	{pkg: "charts", what: "the charts and the run reports (a binary)",
 		may: []string{"perf", "perf/report", "perf/profile", "perf/growth", "perf/hdr", "perf/stats"}},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // IterationRun is one load of an IterationsPlan: k6's shared-iterations executor, VUs virtual
@@ -43,4 +45,18 @@ func RunFigureRate(name string) string { return "run." + name + ".rate" }
 // RunFigurePercentile names a run's service-time percentile p in Figures.Gates: see RunFigureRate.
 func RunFigurePercentile(name string, p float64) string {
 	return fmt.Sprintf("run.%s.p%s", name, strings.ReplaceAll(fmt.Sprintf("%g", p), ".", "_"))
+}
+
+// MarshalJSON writes IterationRun with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (i IterationRun) MarshalJSON() ([]byte, error) {
+	type plain IterationRun
+	return secondsjson.Marshal(plain(i))
+}
+
+// UnmarshalJSON reads IterationRun's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (i *IterationRun) UnmarshalJSON(b []byte) error {
+	type plain IterationRun
+	return secondsjson.Unmarshal(b, (*plain)(i))
 }

@@ -2,6 +2,8 @@ package perf
 
 import (
 	"time"
+
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // JobFault is a deliberate fault of the scheduler during a jobs run.
@@ -124,4 +126,18 @@ func (jr *JobsReport) Fill(st JobAppStats, scheduledAt time.Time) {
 	if span := time.Duration(st.LastFirstFireUnixNano - st.FirstFireUnixNano).Seconds(); span > 0 {
 		jr.TriggerThroughput = float64(jr.Fired) / span
 	}
+}
+
+// MarshalJSON writes JobFault with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (j JobFault) MarshalJSON() ([]byte, error) {
+	type plain JobFault
+	return secondsjson.Marshal(plain(j))
+}
+
+// UnmarshalJSON reads JobFault's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (j *JobFault) UnmarshalJSON(b []byte) error {
+	type plain JobFault
+	return secondsjson.Unmarshal(b, (*plain)(j))
 }

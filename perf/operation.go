@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // OperationKind names one of Dapr's APIs a load can drive. The names follow Dapr's building
@@ -428,4 +430,18 @@ func (r *Result) BaselineStatement() string {
 		return fmt.Sprintf("baseline: %s (%s, its own protocol over TCP, not %s)", r.Baseline, d, r.Params.Protocol)
 	}
 	return "baseline: " + r.Baseline.String()
+}
+
+// MarshalJSON writes Operation with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (o Operation) MarshalJSON() ([]byte, error) {
+	type plain Operation
+	return secondsjson.Marshal(plain(o))
+}
+
+// UnmarshalJSON reads Operation's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (o *Operation) UnmarshalJSON(b []byte) error {
+	type plain Operation
+	return secondsjson.Unmarshal(b, (*plain)(o))
 }

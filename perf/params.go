@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf/driver"
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // Protocol is the wire protocol of a load run.
@@ -41,8 +42,8 @@ const (
 var DefaultPercentiles = []float64{50, 75, 90, 99, 99.9}
 
 // Params are the settings of one load run: rates in requests per second, sizes in bytes,
-// durations as time.Duration (nanoseconds in JSON). The zero value is not valid: start from
-// DefaultParams or NewParams.
+// durations as time.Duration (in JSON, seconds under the name with "Seconds" after it:
+// "durationSeconds"). The zero value is not valid: start from DefaultParams or NewParams.
 type Params struct {
 	// QPS is the target rate in requests per second across all connections; at least 1.
 	// Ignored when MaxRate is set.
@@ -202,4 +203,18 @@ func (p Params) ExpectedRequests() int64 {
 		return 0
 	}
 	return int64(float64(p.QPS) * p.Duration.Seconds())
+}
+
+// MarshalJSON writes Params with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	return secondsjson.Marshal(plain(p))
+}
+
+// UnmarshalJSON reads Params's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (p *Params) UnmarshalJSON(b []byte) error {
+	type plain Params
+	return secondsjson.Unmarshal(b, (*plain)(p))
 }

@@ -14,8 +14,15 @@ import (
 	"github.com/daprperf/daprperf/perf/growth"
 )
 
-// ReportSchema is the version of the result-file format; readers reject other versions.
-const ReportSchema = 1
+// ReportSchema is the version of the result-file format a run writes; readers take every
+// version from MinReportSchema to it and reject others. Schema 2 writes every duration in
+// seconds under its name with "Seconds" after it ("durationSeconds": 60; package
+// secondsjson); schema 1 wrote integer nanoseconds under the bare name ("duration":
+// 60000000000), which still reads (CHANGELOG.md, "Result file").
+const ReportSchema = 2
+
+// MinReportSchema is the oldest result-file version readers take.
+const MinReportSchema = 1
 
 // Report is the result file of one scenario run: everything measured, written before any push
 // or chart step. Latencies are in seconds, sizes in bytes, CPU in cores unless a field name
@@ -134,6 +141,37 @@ type Round struct {
 type NamedLoad struct {
 	Name string `json:"name"`
 	Result
+}
+
+// MarshalJSON writes the load as its Result's object with "name" first: the embedded Result's
+// own MarshalJSON would otherwise be promoted and drop the name.
+func (n NamedLoad) MarshalJSON() ([]byte, error) {
+	res, err := json.Marshal(n.Result)
+	if err != nil {
+		return nil, err
+	}
+	name, err := json.Marshal(struct {
+		Name string `json:"name"`
+	}{n.Name})
+	if err != nil {
+		return nil, err
+	}
+	if len(res) <= 2 { // "{}"
+		return name, nil
+	}
+	return append(append(name[:len(name)-1:len(name)-1], ','), res[1:]...), nil
+}
+
+// UnmarshalJSON reads the name and the Result from one object.
+func (n *NamedLoad) UnmarshalJSON(b []byte) error {
+	var name struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(b, &name); err != nil {
+		return err
+	}
+	n.Name = name.Name
+	return json.Unmarshal(b, &n.Result)
 }
 
 // Environment says where and with what a report was made; stamped, never typed by hand.

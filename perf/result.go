@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf/hdr"
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // Result is the outcome of one load run, as the tester returns it and the report stores it.
@@ -315,3 +316,17 @@ func codeOK(proto Protocol, code string) bool {
 
 // seconds converts fortio's float seconds to a Duration, rounded to the nanosecond.
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// MarshalJSON writes Result with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return secondsjson.Marshal(plain(r))
+}
+
+// UnmarshalJSON reads Result's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	return secondsjson.Unmarshal(b, (*plain)(r))
+}

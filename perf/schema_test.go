@@ -11,11 +11,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/invopop/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 var updateSchema = flag.Bool("update-schema", false, "rewrite docs/result.schema.json from perf.Report")
@@ -33,6 +35,15 @@ func resultSchema(t *testing.T) []byte {
 				return t.Name()
 			}
 			return path.Base(t.PkgPath()) + "." + t.Name()
+		},
+		// A time.Duration field is written in seconds under its name with "Seconds" after it
+		// (schema 2, package secondsjson); files of schema 1 hold integer nanoseconds under
+		// the bare name. Marked here, both named by secondsProperties below.
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			if t == reflect.TypeFor[time.Duration]() {
+				return &jsonschema.Schema{Type: "integer", Format: durationMark}
+			}
+			return nil
 		}}
 	s := r.Reflect(&perf.Report{})
 	s.ID = "https://github.com/daprperf/daprperf/docs/result.schema.json"
@@ -48,10 +59,38 @@ func resultSchema(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	allowNull(doc)
+	secondsProperties(doc)
 	if b, err = json.MarshalIndent(doc, "", "  "); err != nil {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
+}
+
+// durationMark marks a time.Duration property until secondsProperties names it.
+const durationMark = "time.Duration"
+
+// secondsProperties gives every object of the schema v whose property p is a time.Duration the
+// property pSeconds, a number, and says p is the nanoseconds of files of schema 1.
+func secondsProperties(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if props, ok := x["properties"].(map[string]any); ok {
+			for name, p := range props {
+				if p, ok := p.(map[string]any); ok && p["format"] == durationMark {
+					delete(p, "format")
+					p["description"] = "Nanoseconds: result files of schema 1; schema 2 writes " + name + secondsjson.Suffix + "."
+					props[name+secondsjson.Suffix] = map[string]any{"type": "number", "description": "Seconds (schema 2)."}
+				}
+			}
+		}
+		for _, c := range x {
+			secondsProperties(c)
+		}
+	case []any:
+		for _, c := range x {
+			secondsProperties(c)
+		}
+	}
 }
 
 // allowNull turns every "type": "array" or "object" in the schema v into [type, "null"].
@@ -105,7 +144,7 @@ func TestResultSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{`{"rounds": "three"}`, `{"environment": {"startTime": 5}}`, `{"verdicts": [{"limit": "2 ms"}]}`} {
+	for _, bad := range []string{`{"rounds": "three"}`, `{"environment": {"startTime": 5}}`, `{"verdicts": [{"limit": "2 ms"}]}`, `{"params": {"durationSeconds": "ten"}}`} {
 		v, err := validator.UnmarshalJSON(strings.NewReader(bad))
 		if err != nil {
 			t.Fatal(err)

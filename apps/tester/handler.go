@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sync/atomic"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // MaxRequestBytes bounds a POST /test body: params plus a literal payload. A longer body is
@@ -114,7 +116,7 @@ func (h *Handler) test(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("tester: read request body: %w", err))
 		return
 	}
-	p, err := decodeParams(bytes.NewReader(body))
+	p, err := decodeParams(body)
 	if err == nil {
 		err = checkDirect(p)
 	}
@@ -211,9 +213,9 @@ func extendWriteDeadline(w http.ResponseWriter, t time.Time) error {
 
 // decodeParams reads one Params object over DefaultParams, rejecting unknown fields and
 // invalid values with an error that names the field.
-func decodeParams(body io.Reader) (perf.Params, error) {
+func decodeParams(body []byte) (perf.Params, error) {
 	p := perf.DefaultParams()
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -224,6 +226,11 @@ func decodeParams(body io.Reader) (perf.Params, error) {
 	}
 	if dec.More() {
 		return perf.Params{}, errors.New("params: malformed JSON: more than one value in the body")
+	}
+	// Params reads its durations itself (in seconds), which hides its members from
+	// DisallowUnknownFields.
+	if f := secondsjson.UnknownField(body, reflect.TypeFor[perf.Params]()); f != "" {
+		return perf.Params{}, fmt.Errorf("params: malformed JSON: json: unknown field %q", f)
 	}
 	if p.Target == "" {
 		return perf.Params{}, errors.New("params: field \"target\": must be set: a URL (http) or host:port (grpc)")

@@ -62,7 +62,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.figure, "figure", "latency p90", "the A/B figure to bisect: latency p50, p90, p99, mean, or a sidecar's CPU or memory (docs/results.md)")
 	fs.StringVar(&o.version, "control-plane", "", "the daprd version whose placement, scheduler and sentry (in .daprd/<version>/) every build runs with (make bisect: DAPR_VERSION)")
 	fs.BoolVar(&o.resume, "resume", false, "go on with the bisection DAPR_PERF_RUN_ID names, from its outcome.json: its steps are taken as they are (make bisect: RESUME=1)")
-	fs.StringVar(&o.pins, "pins", "", "space-separated path@version modules to go get before each build, for versions the module proxy refuses")
+	fs.StringVar(&o.pins, "pins", "", "space-separated path@version modules, each replacing every version of its module before each build (go mod edit -replace), for versions the module proxy refuses")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -56,10 +56,11 @@ func git(ctx context.Context, repo string, args ...string) (string, error) {
 }
 
 // GoBuild is a Builder of one Go main package of a git repository: it writes the commit's
-// tree to a temporary folder (writeTree: the files whose blobs the repository lacks left out), raises the modules in Pins (go get), builds
-// Package with go build into Out/<hash>/<Name> and removes the folder. A binary already there
-// is reused. A build that fails (go get or go build, for any reason but ctx's end: a compile
-// error, a module the proxy refuses) is a *SkipError with the last lines of go's output.
+// tree to a temporary folder (writeTree: the files whose blobs the repository lacks left out),
+// replaces the modules in Pins (go mod edit, every version), builds Package with go build into
+// Out/<hash>/<Name> and removes the folder. A binary already there is reused. A build that
+// fails (go mod edit or go build, for any reason but ctx's end: a compile error, a module the
+// proxy refuses) is a *SkipError with the last lines of go's output.
 type GoBuild struct {
 	// Repo is the git repository (a work tree or a bare git directory).
 	Repo string
@@ -74,10 +75,11 @@ type GoBuild struct {
 	// LDFlags returns go build's -ldflags for a commit (nil for none), e.g. the version
 	// stamped into daprd.
 	LDFlags func(Commit) string
-	// Pins are path@version words to go get before building, for modules whose required
+	// Pins are path@version words: each module, at every version, is replaced by that version
+	// before building (go mod edit -replace=path=path@version), for modules whose required
 	// version the module proxy refuses.
 	Pins []string
-	// Env is added to the environment of go get and go build (CGO_ENABLED=0 is always set).
+	// Env is added to the environment of go mod edit and go build (CGO_ENABLED=0 is always set).
 	Env []string
 }
 
@@ -100,7 +102,17 @@ func (g GoBuild) Build(ctx context.Context, c Commit) (string, error) {
 		return "", err
 	}
 	if len(g.Pins) > 0 {
-		if err := g.goCmd(ctx, src, append([]string{"get"}, g.Pins...)...); err != nil {
+		// A replace of every version, not go get: go get loads the go.mod of the version the
+		// commit requires, which is the one the module proxy refuses.
+		args := []string{"mod", "edit"}
+		for _, pin := range g.Pins {
+			path, _, ok := strings.Cut(pin, "@")
+			if !ok {
+				return "", fmt.Errorf("bisect: pin %q: want path@version", pin)
+			}
+			args = append(args, "-replace="+path+"="+pin)
+		}
+		if err := g.goCmd(ctx, src, args...); err != nil {
 			return "", err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/daprperf/daprperf/perf/hdr"
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // Caller makes one iteration: one request, its code (an HTTP status as text, a gRPC status
@@ -527,4 +528,32 @@ func storeMax(a *atomic.Int64, v int64) {
 			return
 		}
 	}
+}
+
+// MarshalJSON writes VUSample with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (v VUSample) MarshalJSON() ([]byte, error) {
+	type plain VUSample
+	return secondsjson.Marshal(plain(v))
+}
+
+// UnmarshalJSON reads VUSample's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (v *VUSample) UnmarshalJSON(b []byte) error {
+	type plain VUSample
+	return secondsjson.Unmarshal(b, (*plain)(v))
+}
+
+// MarshalJSON writes Result with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return secondsjson.Marshal(plain(r))
+}
+
+// UnmarshalJSON reads Result's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	return secondsjson.Unmarshal(b, (*plain)(r))
 }

@@ -49,6 +49,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/daprperf/daprperf/perf/secondsjson"
 )
 
 // Kind names an executor with k6's name for it.
@@ -88,8 +90,8 @@ type Stage struct {
 }
 
 // Executor describes one closed-loop (or, for ConstantArrivalRate, open-loop) schedule. Only
-// the fields of its Kind may be set; Validate names any other. Durations are nanoseconds in
-// JSON, like every duration of perf.Params.
+// the fields of its Kind may be set; Validate names any other. Durations are seconds in
+// JSON under their names with "Seconds" after them, like every duration of perf.Params.
 type Executor struct {
 	// Kind is the executor; "" is none (the tester's fortio fixed-rate load).
 	Kind Kind `json:"kind"`
@@ -437,4 +439,32 @@ func (e Executor) Share(i, n int) (Executor, error) {
 		return Executor{}, fmt.Errorf("driver: executor.rate = %d cannot be split over %d testers: one would have a rate of 0", e.Rate, n)
 	}
 	return out, nil
+}
+
+// MarshalJSON writes Stage with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (s Stage) MarshalJSON() ([]byte, error) {
+	type plain Stage
+	return secondsjson.Marshal(plain(s))
+}
+
+// UnmarshalJSON reads Stage's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (s *Stage) UnmarshalJSON(b []byte) error {
+	type plain Stage
+	return secondsjson.Unmarshal(b, (*plain)(s))
+}
+
+// MarshalJSON writes Executor with its durations in seconds, under their names with "Seconds"
+// after them (package secondsjson).
+func (e Executor) MarshalJSON() ([]byte, error) {
+	type plain Executor
+	return secondsjson.Marshal(plain(e))
+}
+
+// UnmarshalJSON reads Executor's durations in seconds, or in nanoseconds under their bare names
+// (result files of schema 1).
+func (e *Executor) UnmarshalJSON(b []byte) error {
+	type plain Executor
+	return secondsjson.Unmarshal(b, (*plain)(e))
 }

@@ -7,15 +7,15 @@ import (
 )
 
 // Check returns what r lacks to be a complete result of run runID (empty runID: any run),
-// one line each; none means complete. Complete means: this schema, the run's id, not
+// one line each; none means complete. Complete means: a schema readers take, the run's id, not
 // incomplete, a platform and a command recorded, at least one verdict, and what r's kind
 // measures (Kind.Missing). Check says nothing of
 // whether the run passed: Report.Outcome does.
 func Check(r *perf.Report, runID string) []string {
 	var out []string
 	add := func(format string, a ...any) { out = append(out, fmt.Sprintf(format, a...)) }
-	if r.Schema != perf.ReportSchema {
-		add("schema %d, want %d", r.Schema, perf.ReportSchema)
+	if r.Schema < perf.MinReportSchema || r.Schema > perf.ReportSchema {
+		add("schema %d, want %d to %d", r.Schema, perf.MinReportSchema, perf.ReportSchema)
 	}
 	if runID != "" && r.RunID != runID {
 		add("runID %q, want %q", r.RunID, runID)

@@ -19,8 +19,8 @@ func ReadReport(path string) (*perf.Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("perf: read report %s: malformed: %w", path, err)
 	}
-	if r.Schema != perf.ReportSchema {
-		return nil, fmt.Errorf("perf: read report %s: schema %d, this reader knows %d", path, r.Schema, perf.ReportSchema)
+	if r.Schema < perf.MinReportSchema || r.Schema > perf.ReportSchema {
+		return nil, fmt.Errorf("perf: read report %s: schema %d, this reader knows %d to %d", path, r.Schema, perf.MinReportSchema, perf.ReportSchema)
 	}
 	if r.Figures == nil { // written before figures were stored: derive them as the runner does
 		f := DeriveFigures(&r)

@@ -60,10 +60,10 @@ func TestRunCurvePlan(t *testing.T) {
 	for _, st := range s.Steps {
 		steps = append(steps, st.OfferedQPS)
 	}
-	assert.Equal(t, []int{20, 40, 80}, steps)
-	assert.Len(t, back.Loads, 3*2+3, "every load recorded")
+	assert.Equal(t, []int{20, 20, 40, 40, 80, 80}, steps, "two loads alike settle a rate")
+	assert.Len(t, back.Loads, 3*2+6, "every load recorded")
 	assert.Equal(t, "curve-20qps-r1", back.Loads[0].Name)
-	assert.Equal(t, "search1-step3-80qps", back.Loads[8].Name)
+	assert.Equal(t, "search1-step5-80qps", back.Loads[10].Name)
 
 	pts := report.CurvePoints(back)
 	require.Len(t, pts, 3)
@@ -76,5 +76,5 @@ func TestRunCurvePlan(t *testing.T) {
 	sum := report.Summary(back)
 	assert.Contains(t, sum, "curve plan: 3 rate(s)")
 	assert.Contains(t, sum, "highest rate within the bound: 80 requests/s, the median of 1 searches [80]")
-	assert.Contains(t, sum, "search 1: 20 pass, 40 pass, 80 pass; every rate up to the highest offered, 80 requests/s, kept the bound")
+	assert.Contains(t, sum, "search 1: 20 pass, 20 pass, 40 pass, 40 pass, 80 pass, 80 pass; every rate up to the highest offered, 80 requests/s, kept the bound")
 }
