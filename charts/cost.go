@@ -73,7 +73,7 @@ func costChart(rep *perf.Report) (*figure, error) {
 			}
 			l.Color, l.Width, l.Dashes = boundColor, vg.Points(2), []vg.Length{vg.Points(8), vg.Points(4)}
 			d.p.Add(l)
-			d.p.Legend.Add(d.name, l)
+			fig.entries = append(fig.entries, legendEntry{d.name, l})
 			if d.p == fig.Plot {
 				fig.Layers = append(fig.Layers, l)
 				topCPU = max(topCPU, d.y)

@@ -32,7 +32,11 @@ const (
 
 // The charts' text is in the sans-serif face of the pages they sit on (their CSS asks for
 // DejaVu Sans or Liberation Sans), not gonum/plot's default serif; set before any plot is made.
-func init() { plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"} }
+// plotter's labels take their own default, copied from plot's before this runs.
+func init() {
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	plotter.DefaultFont = plot.DefaultFont
+}
 
 // chartSpec is one chart of a scenario: its file name, its title (also the README's alt text)
 // and the function that draws it from the report. Build returns a nil figure when the report
@@ -100,6 +104,10 @@ type figure struct {
 	BelowLayers   []plot.Plotter
 	Width, Height int
 	legend        int
+	// entries are the legend's, drawn below the panels (drawLegend); legendsMoved is set once
+	// the panels' own legends are cleared.
+	entries      []legendEntry
+	legendsMoved bool
 }
 
 // plots are the figure's panels, top first.
@@ -150,6 +158,7 @@ func (f *figure) add(name string, pl plot.Plotter) {
 	f.Layers = append(f.Layers, pl)
 	if th, ok := pl.(plot.Thumbnailer); ok && name != "" {
 		f.Plot.Legend.Add(name, th)
+		f.entries = append(f.entries, legendEntry{name, th})
 		f.legend++
 	}
 }
@@ -160,16 +169,94 @@ func (f *figure) addBelow(name string, pl plot.Plotter) {
 	f.BelowLayers = append(f.BelowLayers, pl)
 	if th, ok := pl.(plot.Thumbnailer); ok && name != "" {
 		f.Below.Legend.Add(name, th)
+		f.entries = append(f.entries, legendEntry{name, th})
 	}
 }
 
-// roomForLegend raises the top of the y axis so that the legend, drawn in the top right
-// corner, does not hide data.
-func (f *figure) roomForLegend() {
-	if f.legend == 0 || f.Plot.Y.Max <= f.Plot.Y.Min {
-		return
+// legendGap is the space between the panels and the legend, and between its columns.
+const legendGap = 6 // points
+
+// legendEntry is one entry of a figure's legend: its text and its sample of the line or mark.
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// maxLegendEntries is the most entries a legend lists; past it, one line says how many more
+// there are, since their colours repeat in the palette's order.
+const maxLegendEntries = 24
+
+// legendLayout is a legend laid out below the panels: cols columns of colWidth, rows rows of
+// rowHeight, height in all; entries are what it lists.
+type legendLayout struct {
+	entries         []legendEntry
+	cols, rows      int
+	colWidth        vg.Length
+	rowHeight       vg.Length
+	height          vg.Length
+	moreThanEntries int // the entries left out past maxLegendEntries
+}
+
+// layoutLegend lays f's legend entries out below panels of the given width, each name once:
+// as many columns of the widest entry's width as fit, filled column by column.
+func (f *figure) layoutLegend(width vg.Length) legendLayout {
+	var lay legendLayout
+	seen := map[string]bool{} // a name given on both panels (the QPS chart's phases) is listed once
+	for _, e := range f.entries {
+		if !seen[e.name] {
+			seen[e.name] = true
+			lay.entries = append(lay.entries, e)
+		}
 	}
-	f.Plot.Y.Max += (f.Plot.Y.Max - f.Plot.Y.Min) * (0.05 + 0.07*float64(f.legend))
+	if len(lay.entries) == 0 {
+		return lay
+	}
+	if len(lay.entries) > maxLegendEntries {
+		lay.moreThanEntries = len(lay.entries) - maxLegendEntries + 1
+		lay.entries = append(slices.Clip(lay.entries[:maxLegendEntries-1]),
+			legendEntry{name: fmt.Sprintf("… and %d more, in the same colours in turn", lay.moreThanEntries)})
+	}
+	style := plot.NewLegend()
+	gap := vg.Points(legendGap)
+	var widest vg.Length
+	for _, e := range lay.entries {
+		widest = max(widest, style.TextStyle.Width(e.name))
+	}
+	lay.colWidth = widest + style.ThumbnailWidth + 3*gap
+	lay.cols = max(1, min(len(lay.entries), int(width/lay.colWidth)))
+	lay.rows = (len(lay.entries) + lay.cols - 1) / lay.cols
+	lay.rowHeight = style.TextStyle.Height(lay.entries[0].name) + style.Padding
+	lay.height = vg.Length(lay.rows)*lay.rowHeight + gap
+	return lay
+}
+
+// drawLegend clears the panels' own legends (once) and draws lay at the bottom of dc; it
+// returns the panels' area above it.
+func (f *figure) drawLegend(dc draw.Canvas, lay legendLayout) draw.Canvas {
+	if len(lay.entries) == 0 {
+		return dc
+	}
+	if !f.legendsMoved {
+		f.legendsMoved = true
+		for _, p := range f.plots() {
+			p.Legend = plot.NewLegend()
+		}
+	}
+	gap := vg.Points(legendGap)
+	bottom := draw.Crop(dc, 0, 0, 0, -(dc.Max.Y - dc.Min.Y - lay.height))
+	for c := range lay.cols {
+		l := plot.NewLegend()
+		l.Top, l.Left = true, true
+		for _, e := range lay.entries[min(c*lay.rows, len(lay.entries)):min((c+1)*lay.rows, len(lay.entries))] {
+			if e.thumb == nil {
+				l.Add(e.name)
+			} else {
+				l.Add(e.name, e.thumb)
+			}
+		}
+		l.Draw(draw.Crop(bottom, gap+vg.Length(c)*lay.colWidth, 0, 0, 0))
+	}
+	return draw.Crop(dc, 0, 0, lay.height, 0)
 }
 
 // writePNG renders the figure to path.
@@ -192,12 +279,14 @@ func (f *figure) savePNG(path string) ([]byte, error) {
 
 // render draws the figure as a PNG.
 func (f *figure) render() ([]byte, error) {
-	f.roomForLegend()
-	c := vgimg.NewWith(vgimg.UseWH(pixels(f.Width), pixels(f.Height)), vgimg.UseDPI(dpi))
+	// The legend goes below the panels, and the image grows by its height: the panels keep
+	// their size however many entries it has.
+	lay := f.layoutLegend(pixels(f.Width))
+	c := vgimg.NewWith(vgimg.UseWH(pixels(f.Width), pixels(f.Height)+lay.height), vgimg.UseDPI(dpi))
+	dc := f.drawLegend(draw.New(c), lay)
 	if f.Below == nil {
-		f.Plot.Draw(draw.New(c))
+		f.Plot.Draw(dc)
 	} else {
-		dc := draw.New(c)
 		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadY: vg.Points(4), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
 		ps := [][]*plot.Plot{{f.Plot}, {f.Below}}
 		for i, row := range plot.Align(ps, tiles, dc) {
