@@ -236,7 +236,7 @@ perf-workflows: daprd $(DAPRD_B)
 ## run's index.html); make perf and the perf targets draw it at the end of every run.
 report:
 	@test -n "$(RUN)" || { echo "make report: set RUN to a run id (make perf prints it), e.g. make report RUN=20060102T150405Z-4f2a" >&2; exit 2; }
-	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
+	$(GO) run ./cmd/charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
 
 ## cost-curve: the sidecar's cost curve for service invocation over HTTP and gRPC, with mTLS on
 ## and then off, each under its own run id <id>-mtls-on and <id>-mtls-off (id: DAPR_PERF_RUN_ID, or
@@ -279,14 +279,14 @@ dapr-report:
 ## reference published again over an old one needs that test's -update, and a read of its diff.
 publish:
 	@test -n "$(RUN)" || { echo "make publish: set RUN to a run id (make perf prints it), e.g. make publish RUN=20060102T150405Z-4f2a" >&2; exit 2; }
-	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" publish $(if $(FORCE),-force) $(RUN)
+	$(GO) run ./cmd/charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" publish $(if $(FORCE),-force) $(RUN)
 	$(GO) test -count=1 -run '^TestFiguresAndSummariesOfEveryFixture$$' ./perf/report/ -update-missing
 
 ## compare: compare A with B (run ids, versions such as v1.17.5, or result files); exit 1 on a
 ## regression beyond noise. With only A, compare build B with build A of an A/B run.
 compare:
 	@test -n "$(A)" || { echo "make compare: set A (and B), e.g. make compare A=v1.17.5 B=<run id>" >&2; exit 2; }
-	$(GO) run ./charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" compare $(A) $(B)
+	$(GO) run ./cmd/charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" compare $(A) $(B)
 
 ## test: every test but the perf scenarios, with the real daprd, Pushgateway and Kubernetes API
 ## server, in two parts (docs/development.md#make-test). First every package but TIMED_PACKAGES,
@@ -307,7 +307,7 @@ unit:
 
 ## charts: PNG charts, README tables and report.html beside every published result (reports/v*/).
 charts:
-	$(GO) run ./charts -reports reports
+	$(GO) run ./cmd/charts -reports reports
 
 ## bench-tester: the tester's maximum throughput against httpapp, beside fortio's own runner
 ## (3 runs), then what recording costs per request (ns/op, allocs/op).

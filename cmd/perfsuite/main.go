@@ -272,7 +272,7 @@ func (s *suite) finish(goTestExit int) perf.Outcome {
 	if index != "" {
 		fmt.Fprintf(s.stdout, "perf: the run's report: %s (its verdicts first, a link to every scenario's report.html)\n", index)
 	}
-	fmt.Fprintf(s.stdout, "perf: compare with a reference: go run ./charts compare v<version> %s; publish it: make publish RUN=%s\n", s.runID, s.runID)
+	fmt.Fprintf(s.stdout, "perf: compare with a reference: go run ./cmd/charts compare v<version> %s; publish it: make publish RUN=%s\n", s.runID, s.runID)
 	if code != perf.OutcomePass {
 		s.why(code, verdicts.String())
 	}
@@ -284,7 +284,7 @@ func (s *suite) finish(goTestExit int) perf.Outcome {
 // printed; the exit code stays the results'.
 func (s *suite) drawReport(code perf.Outcome) string {
 	fmt.Fprintln(s.stdout, "perf: drawing the run's report: each scenario's charts, README.md and report.html, and the run's index.html")
-	draw := exec.Command(s.goCmd, "run", "./charts", "report", s.runDir)
+	draw := exec.Command(s.goCmd, "run", "./cmd/charts", "report", s.runDir)
 	draw.Stdout, draw.Stderr = s.stdout, s.stderr
 	if err := draw.Run(); err != nil {
 		fmt.Fprintf(s.stderr, "perf: the run's report is incomplete (%v, above); the results and the exit code (%d) are unchanged\n", err, code)

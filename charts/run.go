@@ -1,64 +1,19 @@
-// Command charts turns perf result files into PNG charts and Markdown tables, publishes a run
-// as a version's reference, compares results, and derives a run's exit code.
-//
-//	go run ./charts [-reports DIR]
-//
-// walks DIR (default "reports") for result files, leaving out the unpublished runs under
-// DIR/runs, and writes next to each its charts (latency.png, overhead.png, ...) and a README.md
-// with the tables; each version directory DIR/v<version>/ also gets a README.md with one
-// summary row per scenario. Give a run's directory as DIR to draw that run's charts.
-//
-//	go run ./charts [-reports DIR] publish [-force] <run id | run dir>
-//
-// copies the run's results into DIR/v<version>/<test>/<transport>/result.json and redraws that
-// version's charts and READMEs; it refuses an incomplete, invalid or failed run unless -force.
-//
-//	go run ./charts [-reports DIR] compare [flags] <A> <B>
-//	go run ./charts [-reports DIR] compare [flags] <A/B result>
-//
-// compares two sides, each a run id (DIR/runs/<id>), a version (DIR/v1.17.5) or a path (a
-// result file or a directory of them), figure by figure with a Mann-Whitney U test on the
-// per-round values (golang.org/x/perf/benchmath), or, given one side holding A/B results,
-// build B against build A round by round. It exits 0 without a regression, 1 on a regression
-// beyond noise, 2 on bad input (a missing, malformed or incomparable file, named).
-//
-//	go run ./charts [-reports DIR] report <run id | run dir>
-//
-// draws a run's report: every result's charts, README.md and report.html, then the run's
-// README.md and index.html, its verdict table first, linking every scenario's page. A result
-// that cannot be drawn is listed there and the command exits 1; it never writes a result file.
-//
-//	go run ./charts exitcode [-go-test-exit N] <run dir>
-//	go run ./charts summary <run dir>
-//
-// exitcode prints each result file's outcome and exits with the run's: 0 pass, 3 missed bound,
-// 4 invalid run, 5 infrastructure error, 130 interrupted (see perf.Outcome; 6, a configuration
-// error, is cmd/perfsuite's). summary writes a Markdown summary of a run for a CI job summary.
-//
-//	go run ./charts check [-run-id ID] [-packages DIR] <run dir>
-//
-// check reads every result file of a run and exits 1 unless each is complete (report.Check:
-// the run's id, not incomplete, its verdicts, what its plan kind measures) and, with -packages,
-// every scenario package under DIR wrote one; it says nothing of pass or fail.
-//
-// Every figure comes from the result files (perf.Report); nothing is parsed from logs.
-package main
+// Package charts turns perf result files into PNG charts, Markdown tables and self-contained
+// HTML pages, publishes a run as a version's reference, compares results, and derives a run's
+// exit code. Run is the command line cmd/charts gives it (its usage there); the pages are
+// drawn from the result files alone (perf.Report), nothing parsed from logs.
+package charts
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/daprperf/daprperf/perf/report"
 )
-
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
 
 const usage = `usage: charts [-reports DIR]
        charts [-reports DIR] publish [-force] <run id | run dir>
@@ -69,9 +24,10 @@ const usage = `usage: charts [-reports DIR]
        charts check [-run-id ID] [-packages DIR] <run dir>
 `
 
-// run wires the flags to the commands and returns the exit code: generate and publish exit 0
-// done, 1 failed, 2 bad usage; compare and exitcode have their own (see the package comment).
-func run(args []string, stdout, stderr io.Writer) int {
+// Run wires the command line args (without the program name) to the commands, writing to
+// stdout and stderr, and returns the exit code: generate and publish exit 0
+// done, 1 failed, 2 bad usage; compare and exitcode have their own (cmd/charts says which).
+func Run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("charts", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	reports := fs.String("reports", "reports", "report root `DIR`: DIR/v<version>/<test>/<transport>/result.json, runs in DIR/runs/<run id>/")

@@ -1,0 +1,178 @@
+package charts
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// cpuChart: CPU in millicores over the last main phase, per process.
+func cpuChart(rep *perf.Report) (*figure, error) {
+	return resourceChart(rep, "CPU", "CPU (millicores)", func(s perf.Sample) float64 { return s.CPUCores * 1000 }, 1)
+}
+
+// rssChart: RSS in MiB over the last main phase, per process.
+func rssChart(rep *perf.Report) (*figure, error) {
+	return resourceChart(rep, "RSS", "RSS (MiB)", func(s perf.Sample) float64 { return float64(s.RSSBytes) / (1 << 20) }, 0)
+}
+
+// resourceChart draws value of every sample of the last round that has resources, one line
+// per process, over seconds since its main phase started. skip leaves out each series' first
+// samples (the first CPU reading has no interval and reads 0).
+func resourceChart(rep *perf.Report, what, yLabel string, value func(perf.Sample) float64, skip int) (*figure, error) {
+	round := -1
+	for i := len(rep.Rounds) - 1; i >= 0; i-- {
+		if len(rep.Rounds[i].Resources) > 0 {
+			round = i
+			break
+		}
+	}
+	if round < 0 {
+		return nil, nil
+	}
+	rd := rep.Rounds[round]
+	start := rd.Main.StartTime
+	fig := newFigure(fmt.Sprintf("%s: %s per process, main phase of round %d", heading(rep), what, round+1))
+	fig.Plot.X.Label.Text = "seconds since the main phase started"
+	fig.Plot.Y.Label.Text = yLabel
+	fig.Plot.Y.Min = 0
+	drawn := false
+	for i, s := range rd.Resources {
+		if len(s.Points) <= skip {
+			continue
+		}
+		t0 := start
+		if t0.IsZero() {
+			t0 = s.Points[0].At
+		}
+		xys := make(plotter.XYs, 0, len(s.Points)-skip)
+		for _, pt := range s.Points[skip:] {
+			xys = append(xys, plotter.XY{X: pt.At.Sub(t0).Seconds(), Y: value(pt)})
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Process, err)
+		}
+		line.Color = seriesColor(i)
+		line.Width = vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(i / len(okabeIto))
+		name := s.Process
+		if s.Role != "" {
+			name += " (" + s.Role + ")"
+		}
+		fig.add(name, line)
+		drawn = true
+	}
+	if !drawn {
+		return nil, nil
+	}
+	fig.Plot.X.Min = min(fig.Plot.X.Min, 0)
+	return markInvalid(fig, rep), nil
+}
+
+// growthChart: the memory-growth scenario's RSS slope of every sidecar and variant, in KiB
+// per 1,000 requests, as bars against the run's threshold, each labelled with its verdict (nil
+// for reports without Growth). Slopes, not RSS curves: ten curves share no useful axis, and
+// the slope is what the verdict is about.
+func growthChart(rep *perf.Report) (*figure, error) {
+	g := rep.Growth
+	if g == nil || len(g.Variants) == 0 {
+		return nil, nil
+	}
+	var roles []string
+	for _, v := range g.Variants {
+		for _, sg := range v.Sidecars {
+			if !slices.Contains(roles, orNone(sg.Role)) {
+				roles = append(roles, orNone(sg.Role))
+			}
+		}
+	}
+	if len(roles) == 0 {
+		return nil, nil
+	}
+	fig := newFigure(fmt.Sprintf("%s: sidecar RSS slope per variant, %s\nthreshold %.0f KiB per 1,000 requests: %s",
+		heading(rep), plural(g.Rounds, "round")+" of "+fmtCount(int64(g.RequestsPerRound))+" requests", g.ThresholdKiBPer1000, shorten(orNone(g.ThresholdSource), 90)))
+	fig.Plot.Y.Label.Text = "RSS slope (KiB per 1,000 requests)"
+	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
+	names := make([]string, len(g.Variants))
+	largest := g.ThresholdKiBPer1000
+	var labels plotter.XYLabels
+	for ri, role := range roles {
+		vals := make([]float64, len(g.Variants))
+		for vi, v := range g.Variants {
+			names[vi] = wrapName(v.Name, 16)
+			for _, sg := range v.Sidecars {
+				if orNone(sg.Role) != role {
+					continue
+				}
+				vals[vi] = sg.Growth.SlopeKiBPer1000
+				largest = max(largest, vals[vi])
+				// Above the bar, and above the threshold line for a bar below it.
+				y := max(vals[vi], 0)
+				if y < g.ThresholdKiBPer1000 {
+					y = g.ThresholdKiBPer1000
+				}
+				labels.XYs = append(labels.XYs, plotter.XY{X: groupCenter(vi, ri, len(roles)), Y: y})
+				labels.Labels = append(labels.Labels, fmt.Sprintf("%s\n%.0f", growthVerdict(sg.Growth), vals[vi]))
+			}
+		}
+		fig.add(role, groupedBars(vals, ri, len(roles), seriesColor(ri)))
+	}
+	lbl, err := barLabels(labels, draw.YBottom, 9, 2)
+	if err != nil {
+		return nil, err
+	}
+	fig.add("", lbl)
+	th, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: g.ThresholdKiBPer1000}, {X: float64(len(names)) - 0.5, Y: g.ThresholdKiBPer1000}})
+	if err != nil {
+		return nil, err
+	}
+	th.Color, th.Width, th.Dashes = boundColor, vg.Points(2), []vg.Length{vg.Points(8), vg.Points(4)}
+	fig.add(fmt.Sprintf("threshold %.0f KiB per 1,000", g.ThresholdKiBPer1000), th)
+	nominalX(fig.Plot, names)
+	fig.Plot.Y.Max = largest * 1.12
+	return markInvalid(fig, rep), nil
+}
+
+// wrapName breaks a long name at '-' into lines of about width characters, for axis labels.
+func wrapName(name string, width int) string {
+	var lines []string
+	cur := ""
+	for i, part := range strings.Split(name, "-") {
+		if i > 0 {
+			part = "-" + part
+		}
+		if cur != "" && len(cur)+len(part) > width {
+			lines = append(lines, cur)
+			cur = strings.TrimPrefix(part, "-")
+			continue
+		}
+		cur += part
+	}
+	return strings.Join(append(lines, cur), "\n")
+}
+
+// shorten cuts s to at most n characters, ending it with "…" when cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// scaled converts seconds to u.
+func scaled(xs []float64, u unit) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * u.PerSecond
+	}
+	return out
+}
