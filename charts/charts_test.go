@@ -81,7 +81,7 @@ func TestGenerate(t *testing.T) {
 		filepath.Join(root, grpcDir, "README.md") + " (7 charts)",
 		filepath.Join(root, httpDir, "README.md") + " (7 charts)",
 		filepath.Join(root, growthDir, "README.md") + " (1 charts)",
-		filepath.Join(root, "v1.17.5", "README.md") + " (3 scenarios)",
+		filepath.Join(root, "v1.17.5", "README.md") + " (3 scenarios), index.html",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
@@ -96,6 +96,16 @@ func TestGenerate(t *testing.T) {
 	golden(t, "grpc.golden.md", grpcMD)
 	golden(t, "growth.golden.md", growthMD)
 	golden(t, "version.golden.md", versionMD)
+	// The version's HTML index says what its README says, its links going to the pages.
+	index := readFile(t, filepath.Join(root, "v1.17.5", versionIndexFile))
+	for _, want := range []string{"<title>Dapr v1.17.5: performance reports</title>", `href="service_invocation/http/report.html"`, `src="data:image/png;base64,`} {
+		if !strings.Contains(index, want) {
+			t.Errorf("%s lacks %q", versionIndexFile, want)
+		}
+	}
+	if strings.Contains(index, "README.md") {
+		t.Errorf("%s links a README.md, not the page", versionIndexFile)
+	}
 
 	t.Run("http cells", func(t *testing.T) {
 		// Dapr's published v1.17.0 HTTP figures, as the fixture holds them.

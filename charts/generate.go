@@ -10,7 +10,7 @@ import (
 )
 
 // generate writes, for every result file under root, its charts, README.md and the
-// self-contained report.html next to it, and a README.md per version directory; it reports
+// self-contained report.html next to it, and a README.md and index.html per version directory; it reports
 // each file written to w. Nothing is written when a result file cannot be read. The unpublished
 // runs under <root>/runs are left out: give a run's directory as root to draw its charts.
 func generate(root string, w io.Writer) error {
@@ -36,7 +36,17 @@ func generate(root string, w io.Writer) error {
 		if err := os.WriteFile(readme, []byte(md), 0o644); err != nil {
 			return fmt.Errorf("charts: %w", err)
 		}
-		fmt.Fprintf(w, "%s (%d scenarios)\n", readme, len(g.Scenarios))
+		var costPNG []byte
+		if cost != "" {
+			if costPNG, err = os.ReadFile(filepath.Join(g.Dir, cost)); err != nil {
+				return fmt.Errorf("charts: %w", err)
+			}
+		}
+		index := filepath.Join(g.Dir, versionIndexFile)
+		if err := os.WriteFile(index, []byte(versionHTML("Dapr "+g.Name+": performance reports", md, costPNG)), 0o644); err != nil {
+			return fmt.Errorf("charts: %w", err)
+		}
+		fmt.Fprintf(w, "%s (%d scenarios), %s\n", readme, len(g.Scenarios), versionIndexFile)
 	}
 	return nil
 }

@@ -148,12 +148,19 @@ var (
 // to HTML. Images whose file is in srcs take that source (a data URI); others are left out
 // with a note, so the page never refers to a file beside it.
 func markdownHTML(md string, srcs map[string]string) string {
+	return markdownHTMLLinking(md, srcs, false)
+}
+
+// markdownHTMLLinking is markdownHTML that, when links is set, keeps each Markdown link as a
+// link (a page of pages, the version index) rather than its text alone.
+func markdownHTMLLinking(md string, srcs map[string]string, links bool) string {
+	inline := func(s string) string { return inlineHTML(s, links) }
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(md, "\n"), "\n")
 	var para []string
 	flush := func() {
 		if len(para) > 0 {
-			fmt.Fprintf(&b, "<p>%s</p>\n", inlineHTML(strings.Join(para, " ")))
+			fmt.Fprintf(&b, "<p>%s</p>\n", inline(strings.Join(para, " ")))
 			para = nil
 		}
 	}
@@ -165,7 +172,7 @@ func markdownHTML(md string, srcs map[string]string) string {
 		case strings.HasPrefix(line, "#"):
 			flush()
 			level := len(line) - len(strings.TrimLeft(line, "#"))
-			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", level, inlineHTML(strings.TrimSpace(line[level:])), level)
+			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", level, inline(strings.TrimSpace(line[level:])), level)
 		case strings.HasPrefix(line, "| "):
 			flush()
 			var rows []string
@@ -173,12 +180,12 @@ func markdownHTML(md string, srcs map[string]string) string {
 				rows = append(rows, lines[i])
 			}
 			i--
-			b.WriteString(tableHTML(rows))
+			b.WriteString(tableHTML(rows, links))
 		case strings.HasPrefix(line, "- "):
 			flush()
 			b.WriteString("<ul>\n")
 			for ; i < len(lines) && strings.HasPrefix(lines[i], "- "); i++ {
-				fmt.Fprintf(&b, "<li>%s</li>\n", inlineHTML(lines[i][2:]))
+				fmt.Fprintf(&b, "<li>%s</li>\n", inline(lines[i][2:]))
 			}
 			i--
 			b.WriteString("</ul>\n")
@@ -200,7 +207,7 @@ func markdownHTML(md string, srcs map[string]string) string {
 }
 
 // tableHTML converts a pipe table: header, alignment row ("---:" is right-aligned), body.
-func tableHTML(rows []string) string {
+func tableHTML(rows []string, links bool) string {
 	split := func(r string) []string {
 		r = strings.TrimSpace(r)
 		r = strings.TrimSuffix(strings.TrimPrefix(r, "|"), "|")
@@ -228,13 +235,13 @@ func tableHTML(rows []string) string {
 	}
 	b.WriteString("<thead><tr>")
 	for i, c := range split(rows[0]) {
-		fmt.Fprintf(&b, "<th%s>%s</th>", cls(i), inlineHTML(c))
+		fmt.Fprintf(&b, "<th%s>%s</th>", cls(i), inlineHTML(c, links))
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, r := range rows[min(2, len(rows)):] {
 		b.WriteString("<tr>")
 		for i, c := range split(r) {
-			fmt.Fprintf(&b, "<td%s>%s</td>", cls(i), inlineHTML(c))
+			fmt.Fprintf(&b, "<td%s>%s</td>", cls(i), inlineHTML(c, links))
 		}
 		b.WriteString("</tr>\n")
 	}
@@ -242,12 +249,15 @@ func tableHTML(rows []string) string {
 	return b.String()
 }
 
-// inlineHTML escapes s and converts its bold, code and links. A link to another README (a
-// relative path) keeps its text only: the report stands alone.
-func inlineHTML(s string) string {
+// inlineHTML escapes s and converts its bold, code and links. A link keeps its text only, so
+// that a report stands alone, unless links is set (the version index, a page of pages).
+func inlineHTML(s string, links bool) string {
 	s = html.EscapeString(s)
 	s = mdCode.ReplaceAllString(s, "<code>$1</code>")
 	s = mdBold.ReplaceAllString(s, "<strong>$1</strong>")
+	if links {
+		return mdLink.ReplaceAllString(s, `<a href="$2">$1</a>`)
+	}
 	s = mdLink.ReplaceAllString(s, "$1")
 	return s
 }
