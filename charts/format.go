@@ -60,10 +60,11 @@ func sidecarCell(rep *perf.Report, role string) string {
 	return fmt.Sprintf("%.0f mCPU / %.1f MiB", 1e3*r.MeanCPUCores, float64(r.PeakRSSBytes)/(1<<20))
 }
 
-// fmtLatency writes seconds in ms with 3 decimals below 10 s ("1867.514 ms"), and in seconds
-// with 3 decimals from 10 s on ("40.064 s"), where milliseconds stop being read.
+// fmtLatency writes seconds in ms with 3 decimals below 1 s ("867.514 ms"), and in seconds
+// with 3 decimals from 1 s on ("1.868 s"), where four digits of milliseconds stop being read
+// at a glance.
 func fmtLatency(s float64) string {
-	if s >= 10 || s <= -10 {
+	if s >= 1 || s <= -1 {
 		return fmt.Sprintf("%.3f s", s)
 	}
 	return fmt.Sprintf("%.3f ms", s*1e3)
