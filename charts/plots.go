@@ -154,7 +154,7 @@ func markInvalid(f *figure, rep *perf.Report) *figure {
 			reason += fmt.Sprintf(" (and %d more)", n)
 		}
 	}
-	f.Plot.Title.Text += "\n" + reason
+	f.Plot.Title.Text += "\n" + wrapTitle(shorten(reason, 2*titleWidth), titleWidth)
 	return f
 }
 
