@@ -129,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 			Tags: cmp.Or(os.Getenv("DAPRD_TAGS"), "stablecomponents"), LDFlags: versionStamp(ctx, o.repo),
 			Pins: strings.Fields(o.pins),
 		}, dir: filepath.Join(repo, ".daprd", o.version)},
-		Comparer: &abRun{repo: repo, root: root, id: id, pkg: o.pkg, run: o.run, figure: o.figure, logDir: dir, n: lastRun(root, id)},
+		Comparer: &abRun{repo: repo, root: root, id: id, pkg: o.pkg, run: o.run, figure: o.figure, logDir: dir, n: lastRun(root, dir, id)},
 		Figure:   o.figure,
 		Log:      stdout,
 		Earlier:  earlier,
@@ -154,15 +154,19 @@ func run(args []string, stdout, stderr io.Writer) perf.Outcome {
 	return perf.OutcomePass
 }
 
-// lastRun is the highest n of the runs <id>-<n> under root's runs folder, 0 when none: a
-// bisection that goes on numbers its comparisons after them, never over them.
-func lastRun(root, id string) int {
-	entries, _ := os.ReadDir(filepath.Join(root, perf.RunsDir))
+// lastRun is the highest n of the comparisons <id>-<n> a bisection has made, 0 when none: the
+// runs <id>-<n> under root's runs folder and the logs <id>-<n>.log in its own folder, dir (which
+// travels with its outcome.json when the runs do not). A bisection that goes on numbers its
+// comparisons after them, never over them.
+func lastRun(root, dir, id string) int {
 	last := 0
-	for _, e := range entries {
-		if rest, ok := strings.CutPrefix(e.Name(), id+"-"); ok {
-			if n, err := strconv.Atoi(rest); err == nil {
-				last = max(last, n)
+	for _, folder := range []string{filepath.Join(root, perf.RunsDir), dir} {
+		entries, _ := os.ReadDir(folder)
+		for _, e := range entries {
+			if rest, ok := strings.CutPrefix(e.Name(), id+"-"); ok {
+				if n, err := strconv.Atoi(strings.TrimSuffix(rest, ".log")); err == nil {
+					last = max(last, n)
+				}
 			}
 		}
 	}
