@@ -125,7 +125,7 @@ func curveChart(rep *perf.Report) (*figure, error) {
 		fig.Below.Add(bars)
 		fig.BelowLayers = append(fig.BelowLayers, points, bars)
 	}
-	fig.Below.Y.Max = 1.25*topCPU + 20*float64(len(procs)) // room above the data for the legend
+	fig.Below.Y.Max = 1.1 * topCPU
 	return markInvalid(fig, rep), nil
 }
 

@@ -152,9 +152,8 @@ func timelineChart(rep *perf.Report) (*figure, error) {
 			highest = max(highest, q)
 		}
 	}
-	// The legend (one entry per phase name and the target) sits in the top right of the lower
-	// panel, above the highest rate.
-	bottom.Y.Max = math.Max(highest*(1.15+0.1*float64(len(named))), 1)
+	// The legend is below the panels (figure.drawLegend): the axis need only hold the rates.
+	bottom.Y.Max = math.Max(highest*1.1, 1)
 	if x0, x1, ok := faultWindow(rep, t0); ok {
 		for i, p := range []*plot.Plot{top, bottom} {
 			y1 := p.Y.Max
