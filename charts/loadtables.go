@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/daprperf/daprperf/perf"
-	"github.com/daprperf/daprperf/perf/hdr"
 	"github.com/daprperf/daprperf/perf/report"
 )
 
@@ -13,76 +12,36 @@ import (
 // loads (stages, runs, phases), delivery, jobs and reminders.
 
 // hasSummary reports whether rep has figures for a summary row: rounds (not a growth run), or
-// named loads, or the counts of a delivery, jobs or reminder run.
+// the latency its kind summarizes (report.Kind.SummaryLatency: named loads, a delivery, jobs
+// or reminder run's).
 func hasSummary(rep *perf.Report) bool {
-	if rep.Growth != nil {
+	k := report.KindOf(rep)
+	if k.Name() == perf.KindGrowth {
 		return false
 	}
-	return len(rep.Rounds) > 0 || namedLoads(rep) || rep.Delivery != nil || rep.Jobs != nil || rep.Reminders != nil
-}
-
-// mergedLoads is the service-time histogram of every load of rep merged; nil when a load has
-// none stored.
-func mergedLoads(rep *perf.Report) *hdr.Histogram {
-	var all *hdr.Histogram
-	for i := range rep.Loads {
-		h, err := rep.Loads[i].Latency.Histogram()
-		if err != nil {
-			return nil
-		}
-		if all == nil {
-			all = h
-		} else {
-			all.Merge(h)
-		}
-	}
-	if all == nil || all.Count() == 0 {
-		return nil
-	}
-	return all
+	_, at := k.SummaryLatency(rep)
+	return len(rep.Rounds) > 0 || at != nil
 }
 
 // loadsLatencyCells are the summary's p50, p90, p99 and p99.9 cells of a run without rounds,
-// the first naming what they are: the delivery latency, the jobs' trigger lag, the reminders'
-// fire lag, or the service time (iteration duration) over all loads merged.
+// the first naming what they are (report.Kind.SummaryLatency): the delivery latency, the jobs'
+// trigger lag, the reminders' fire lag, or the service time (iteration duration) over all
+// loads merged.
 func loadsLatencyCells(rep *perf.Report) []string {
 	ps := tablePercentiles()
 	out := make([]string, len(ps))
-	fromMap := func(m map[string]float64) {
-		for i, p := range ps {
-			out[i] = "n/a"
-			if v, ok := m[perf.PercentileName(p)]; ok {
-				out[i] = fmtLatency(v)
-			}
+	what, at := report.KindOf(rep).SummaryLatency(rep)
+	for i, p := range ps {
+		out[i] = "n/a"
+		if at == nil {
+			continue
+		}
+		if v, ok := at(p); ok {
+			out[i] = fmtLatency(v)
 		}
 	}
-	var what string
-	switch {
-	case rep.Delivery != nil:
-		what = "delivery latency"
-		if rep.Delivery.Mode == perf.SubscribeConfiguration {
-			what = "update-to-notification latency"
-		}
-		for i, p := range ps {
-			d, err := rep.Delivery.Latency.Percentile(p)
-			out[i] = latencyCell(d, err == nil && rep.Delivery.Received > 0)
-		}
-	case rep.Jobs != nil:
-		what = "trigger lag"
-		fromMap(rep.Jobs.Lag)
-	case rep.Reminders != nil && rep.Reminders.LagSeconds != nil:
-		what = "fire lag"
-		fromMap(rep.Reminders.LagSeconds)
-	default:
-		what = fmt.Sprintf("%s, %s merged", latencyAxis(rep), plural(len(rep.Loads), loadWord(rep)))
-		h := mergedLoads(rep)
-		for i, p := range ps {
-			if h == nil {
-				out[i] = "n/a"
-				continue
-			}
-			out[i] = latencyCell(h.Percentile(p), true)
-		}
+	if what == "" {
+		what = fmt.Sprintf("%s, none measured", latencyAxis(rep))
 	}
 	out[0] += " (" + what + ")"
 	return out

@@ -42,6 +42,10 @@ type Kind interface {
 	// Headline is the kind's own figure that a page's finding starts with (Finding), "" for
 	// none.
 	Headline(r *perf.Report, f *perf.Figures) string
+	// SummaryLatency is the latency a summary row of a report without rounds reads: what it is
+	// ("delivery latency", "trigger lag", "service time, 8 stages merged") and its value by
+	// percentile; nil when the report has none to show (a growth run, a missing section).
+	SummaryLatency(r *perf.Report) (what string, at LatencyAt)
 }
 
 // RateWords say how a kind's achieved rate reads in charts and tables.
