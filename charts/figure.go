@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // figure is a plot and the plotters added to it, in order (which tests inspect), with its
@@ -114,25 +115,49 @@ func (f *figure) savePNG(path string) ([]byte, error) {
 
 // render draws the figure as a PNG.
 func (f *figure) render() ([]byte, error) {
-	// The legend goes below the panels, and the image grows by its height: the panels keep
-	// their size however many entries it has.
-	lay := f.layoutLegend(pixels(f.Width))
-	c := vgimg.NewWith(vgimg.UseWH(pixels(f.Width), pixels(f.Height)+lay.height), vgimg.UseDPI(dpi))
-	dc := f.drawLegend(draw.New(c), lay)
-	if f.Below == nil {
-		f.Plot.Draw(dc)
-	} else {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadY: vg.Points(4), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
-		ps := [][]*plot.Plot{{f.Plot}, {f.Below}}
-		for i, row := range plot.Align(ps, tiles, dc) {
-			ps[i][0].Draw(row[0])
-		}
-	}
+	c := vgimg.NewWith(vgimg.UseWH(f.size()), vgimg.UseDPI(dpi))
+	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// renderSVG draws the figure as an SVG of the PNG's size, for a page to embed and a slide to
+// scale. Its text names the font the layout was measured with, Liberation Sans, then the
+// faces with the same metrics (Arial, Helvetica) and sans-serif, so that a reader without it
+// sees the same layout in a sans-serif face (an SVG in an <img> takes no font from its page).
+func (f *figure) renderSVG() ([]byte, error) {
+	c := vgsvg.NewWith(vgsvg.UseWH(f.size()))
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
+}
+
+// size is the figure's size: its width, and its height with the legend below the panels (the
+// image grows by the legend's height, so the panels keep their size however many entries it
+// has).
+func (f *figure) size() (w, h vg.Length) {
+	return pixels(f.Width), pixels(f.Height) + f.layoutLegend(pixels(f.Width)).height
+}
+
+// draw draws the panels and, below them, the legend on dc.
+func (f *figure) draw(dc draw.Canvas) {
+	dc = f.drawLegend(dc, f.layoutLegend(pixels(f.Width)))
+	if f.Below == nil {
+		f.Plot.Draw(dc)
+		return
+	}
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2), PadY: vg.Points(4), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
+	ps := [][]*plot.Plot{{f.Plot}, {f.Below}}
+	for i, row := range plot.Align(ps, tiles, dc) {
+		ps[i][0].Draw(row[0])
+	}
 }
 
 func pixels(n int) vg.Length { return vg.Length(n) * vg.Inch / dpi }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/xml"
 	"errors"
+	"fmt"
 	stdimage "image"
 	"image/color"
 	"image/png"
@@ -55,19 +57,25 @@ func TestHTMLReportStandsAlone(t *testing.T) {
 					t.Errorf("page lacks %q", s)
 				}
 			}
-			// Nothing is loaded from anywhere: every src is an embedded PNG, and there is no href,
-			// style sheet or frame.
+			// Nothing is loaded from anywhere: every src is an embedded SVG (the chart's twin of
+			// its PNG, as wide) with no reference outside itself, and there is no href, style
+			// sheet or frame.
 			imgs := 0
 			for _, m := range embedded.FindAllStringSubmatch(page, -1) {
-				if strings.EqualFold(m[1], "src") && strings.HasPrefix(m[2], "data:image/png;base64,") {
+				if strings.EqualFold(m[1], "src") && strings.HasPrefix(m[2], "data:image/svg+xml;base64,") {
 					imgs++
-					b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(m[2], "data:image/png;base64,"))
+					b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(m[2], "data:image/svg+xml;base64,"))
 					if err != nil {
 						t.Fatalf("chart %d: %v", imgs, err)
 					}
-					img, err := png.Decode(bytes.NewReader(b))
-					if err != nil || img.Bounds().Dx() != chartWidth || img.Bounds().Dy() < chartHeight {
-						t.Errorf("chart %d: %v, bounds %v", imgs, err, img.Bounds())
+					var svg struct {
+						Width string `xml:"width,attr"`
+					}
+					if err := xml.Unmarshal(b, &svg); err != nil || svg.Width != fmt.Sprintf("%dpt", chartWidth*72/dpi) {
+						t.Errorf("chart %d: %v, width %q", imgs, err, svg.Width)
+					}
+					if bytes.Contains(b, []byte("href=")) {
+						t.Errorf("chart %d refers to something outside itself", imgs)
 					}
 					continue
 				}

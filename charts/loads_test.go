@@ -114,9 +114,13 @@ func TestGenerateChartsThePlansOfNamedLoads(t *testing.T) {
 			if !strings.Contains(md, "]("+name+")") {
 				t.Errorf("%s: README does not embed %s", test, name)
 			}
+			svg, err := os.ReadFile(filepath.Join(dir, svgFile(name)))
+			if err != nil {
+				t.Errorf("%s: no SVG beside %s: %v", test, name, err)
+			}
 			page := readFile(t, filepath.Join(dir, reportHTMLFile))
-			if !strings.Contains(page, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(b)) {
-				t.Errorf("%s: report.html does not embed %s", test, name)
+			if !strings.Contains(page, "data:image/svg+xml;base64,"+base64.StdEncoding.EncodeToString(svg)) {
+				t.Errorf("%s: report.html does not embed %s's SVG", test, name)
 			}
 		}
 		if len(pngs) != len(charts) {

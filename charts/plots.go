@@ -3,6 +3,7 @@ package charts
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -64,7 +65,12 @@ func scenarioCharts() []chartSpec {
 	}
 }
 
-// writeCharts draws every chart of sc into its directory and returns the images written.
+// svgFile is the name of a chart's SVG twin: latency.png's is latency.svg.
+func svgFile(png string) string { return strings.TrimSuffix(png, ".png") + ".svg" }
+
+// writeCharts draws every chart of sc into its directory, each as a PNG (which README.md
+// shows) and an SVG beside it (which report.html embeds, and a slide scales), and returns the
+// images written.
 func writeCharts(sc scenario) ([]image, error) {
 	var out []image
 	for _, spec := range scenarioCharts() {
@@ -79,7 +85,14 @@ func writeCharts(sc scenario) ([]image, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, image{File: spec.File, Title: spec.Title, PNG: png})
+		svg, err := fig.renderSVG()
+		if err != nil {
+			return nil, fmt.Errorf("charts: %s: %s as SVG: %w", sc.Path, spec.File, err)
+		}
+		if err := os.WriteFile(filepath.Join(sc.Dir, svgFile(spec.File)), svg, 0o644); err != nil {
+			return nil, fmt.Errorf("charts: %w", err)
+		}
+		out = append(out, image{File: spec.File, Title: spec.Title, PNG: png, SVG: svg})
 	}
 	return out, nil
 }

@@ -17,7 +17,8 @@ const referenceCPUs = 8
 type image struct {
 	File, Title string
 	PNG         []byte
-	// SVG is set instead of PNG for a drawing in SVG (a flame graph).
+	// SVG is the drawing in SVG: a chart's twin of its PNG, or a flame graph's only form. A page
+	// embeds it where it is set.
 	SVG []byte
 }
 
@@ -125,6 +126,12 @@ func scenarioMarkdownWith(rep *perf.Report, images []image, prevName string, pre
 		b.WriteString("\n## Charts\n")
 		if note != "" {
 			fmt.Fprintf(&b, "\n%s\n", note)
+		}
+		for _, im := range images {
+			if im.PNG != nil && im.SVG != nil {
+				b.WriteString("\nEach chart is also beside its PNG as an SVG of the same name (for slides; report.html embeds it).\n")
+				break
+			}
 		}
 		for _, im := range images {
 			fmt.Fprintf(&b, "\n![%s](%s)\n", im.Title, filepath.ToSlash(im.File))
