@@ -239,13 +239,16 @@ report:
 	$(GO) run ./cmd/charts -reports "$${DAPR_PERF_REPORT_DIR:-reports}" report $(RUN)
 
 ## cost-curve: the sidecar's cost curve for service invocation over HTTP and gRPC, with mTLS on
-## and then off, each under its own run id <id>-mtls-on and <id>-mtls-off (id: DAPR_PERF_RUN_ID, or
-## cost-curve-<UTC time>): latency and each sidecar's CPU per request against the offered rate,
-## and the highest rate within the bound (docs/method.md#the-sidecars-cost-curve).
+## and then off (COST_CURVE_MTLS, "on off"; "on" runs one), each under its own run id
+## <id>-mtls-on and <id>-mtls-off (id: DAPR_PERF_RUN_ID, or cost-curve-<UTC time>): latency and
+## each sidecar's CPU per request against the offered rate, and the highest rate within the
+## bound (docs/method.md#the-sidecars-cost-curve).
+COST_CURVE_MTLS ?= on off
 cost-curve: daprd
+	@for m in $(COST_CURVE_MTLS); do case $$m in on|off) ;; *) echo "make cost-curve: COST_CURVE_MTLS=$(COST_CURVE_MTLS): each word must be on or off (exit 6)" >&2; exit 6;; esac; done
 	@./scripts/perf-deps.sh "make $@" ./tests/service_invocation_curve
 	@id=$${DAPR_PERF_RUN_ID:-cost-curve-$$(date -u +%Y%m%dT%H%M%SZ)}; rc=0; \
-	for m in on off; do \
+	for m in $(COST_CURVE_MTLS); do \
 		echo "cost-curve: mTLS $$m, run $$id-mtls-$$m"; \
 		DAPR_PERF_RUN_ID=$$id-mtls-$$m DAPR_PERF_MTLS=$$m $(call perf_sh,make $@ (mTLS $$m)) ./tests/service_invocation_curve || { c=$$?; [ $$c -le $$rc ] || rc=$$c; }; \
 		[ $$rc -ne 130 ] || break; \
