@@ -308,7 +308,8 @@ test: daprd kube-bin test-deps
 unit:
 	$(GO) test -count=1 -short ./perf/... ./apps/... ./charts/...
 
-## charts: PNG charts, README tables and report.html beside every published result (reports/v*/).
+## charts: PNG and SVG charts, README tables and report.html beside every published result, and
+## each version folder's README.md and index.html (reports/v*/).
 charts:
 	$(GO) run ./cmd/charts -reports reports
 
