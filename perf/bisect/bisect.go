@@ -161,10 +161,17 @@ type Search struct {
 // commit halfway between the good and bad ends reached, or the nearest untried one to it, and
 // marks it by judge. An end that does not build, a build or comparison error, or ctx's end
 // stops it with an error; the outcome so far is returned with it.
-func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
+func (s Search) Run(ctx context.Context, commits []Commit) (out Outcome, err error) {
 	start := time.Now()
-	out := Outcome{Figure: s.Figure, Commits: commits, LastGood: 0, FirstBad: len(commits) - 1}
-	defer func() { out.Seconds = time.Since(start).Seconds() }()
+	// The search's time goes on from an earlier search's, and is stamped on every outcome
+	// written along the way as on the one returned.
+	var before float64
+	if s.Earlier != nil {
+		before = s.Earlier.Seconds
+	}
+	stamp := func() { out.Seconds = before + time.Since(start).Seconds() }
+	out = Outcome{Figure: s.Figure, Commits: commits, LastGood: 0, FirstBad: len(commits) - 1}
+	defer stamp()
 	if len(commits) < 2 {
 		return out, fmt.Errorf("bisect: %d commits: need the good and the bad one at least", len(commits))
 	}
@@ -191,6 +198,7 @@ func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
 		return out, fmt.Errorf("bisect: compare the bad end with the good end: %w", err)
 	}
 	out.Confirm = &confirm
+	stamp()
 	s.progress(out)
 	fmt.Fprintf(log, "bisect: bad end %s against good end %s: %s\n", bad.Commit.Short(), good.Commit.Short(), describe(confirm))
 	if confirm.Verdict() != perf.VerdictRegressed {
@@ -221,6 +229,7 @@ func (s Search) Run(ctx context.Context, commits []Commit) (Outcome, error) {
 		step.Good, step.Bad = out.LastGood, out.FirstBad
 		if err == nil || step.Mark != "" {
 			out.Steps = append(out.Steps, step)
+			stamp()
 			s.progress(out)
 		}
 		if err != nil {

@@ -145,9 +145,13 @@ func TestSearchGoesOnFromAnEarlierOutcome(t *testing.T) {
 	require.Len(t, first.Steps, 2, "the ends and two steps were compared before the stop")
 	assert.Equal(t, []int{0, 1, 2}, written, "the outcome was handed over after the ends and after each step")
 
+	require.Greater(t, first.Seconds, 0.0, "a search stopped by an error still says how long it took")
+
 	h := &slowFrom{firstBad: 13}
+	first.Seconds = 3600 // an earlier sitting's hour
 	again, err := bisect.Search{Builder: h, Comparer: h, Earlier: &first}.Run(context.Background(), history(20))
 	require.NoError(t, err)
+	assert.Greater(t, again.Seconds, 3600.0, "the time goes on from the earlier search's")
 	assert.True(t, again.Found)
 	assert.Equal(t, 13, again.FirstBad)
 	assert.True(t, again.Steps[0].Earlier && again.Steps[1].Earlier)
