@@ -226,6 +226,9 @@ func (curveKind) Table(b *strings.Builder, r *perf.Report, _ *perf.Figures) {
 	if rates, median, spread, ok := CurveHighest(c); ok {
 		fmt.Fprintf(b, "highest rate within the bound: %.0f requests/s, the median of %d searches %v (spread %.1f %%); search: %s\n", median, len(rates), rates, 100*spread, c.Search)
 	}
+	if d, ok := CurveMachineDrift(c); ok {
+		fmt.Fprintf(b, "machine drift between the searches: %s\n", d)
+	}
 	for i, s := range c.Searches {
 		var steps []string
 		for _, st := range s.Steps {

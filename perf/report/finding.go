@@ -119,8 +119,12 @@ func curveHeadline(r *perf.Report) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("highest rate within the bound (response-time p99 at most %.0f ms) %.0f requests/s, %d searches %.1f %% apart",
+	out := fmt.Sprintf("highest rate within the bound (response-time p99 at most %.0f ms) %.0f requests/s, %d searches %.1f %% apart",
 		1e3*r.Curve.Bound.P99Seconds, median, len(rates), 100*math.Abs(spread))
+	if d, ok := CurveMachineDrift(r.Curve); ok && d.Change >= machineDriftAlarm {
+		out += "; the machine's speed moved under them: " + d.String()
+	}
+	return out
 }
 
 // deliveryHeadline: what was received of what was sent, lost and duplicated, and the delivery
