@@ -286,3 +286,16 @@ func TestCompareProfiles(t *testing.T) {
 		}
 	}
 }
+
+// The compare page's banner names the first regressions in plain text and counts the rest.
+func TestBannerLineNamesTheFirstRegressions(t *testing.T) {
+	regs := []string{"a (+10 %)", "b (+9 %)", "c (+8 %)", "d (+7 %)", "e (+6 %)"}
+	got := bannerLine(regs, 2, defaultCompareOptions())
+	want := "5 figures regressed (99 % interval, minimum change 5 %, margin ± 5 %): a (+10 %); b (+9 %); c (+8 %); and 2 more (every one in the tables below). 2 figures undecided: more rounds may decide."
+	if got != want {
+		t.Errorf("bannerLine = %q\nwant          %q", got, want)
+	}
+	if got := bannerLine(regs[:1], 0, defaultCompareOptions()); got != "1 figure regressed (99 % interval, minimum change 5 %, margin ± 5 %): a (+10 %)." {
+		t.Errorf("one regression: %q", got)
+	}
+}

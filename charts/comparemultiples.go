@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -107,7 +108,22 @@ func compareMultiplesPNG(c comparison) ([]byte, error) {
 // compareHTML is the comparison's Markdown as a page that stands alone, its charts embedded,
 // its banner the comparison's outcome: regressed when a gating figure regressed.
 func compareHTML(c comparison, md string, images []image) string {
-	sentence := verdictLine(c.Regressions, c.Undecided, c.Opts)
+	sentence := bannerLine(c.Regressions, c.Undecided, c.Opts)
 	return scenarioHTML(md, reportSummary{Title: c.A + " vs " + c.B, Word: map[bool]string{true: "regressed", false: "no regression"}[len(c.Regressions) > 0],
 		Sentence: sentence, Pass: len(c.Regressions) == 0}, images)
+}
+
+// bannerShown is how many regressed figures the compare page's banner names; the tables below
+// it give every one.
+const bannerShown = 3
+
+// bannerLine is verdictLine for the compare page's banner: plain text, naming the first
+// bannerShown regressions and counting the rest.
+func bannerLine(regressions []string, undecided int, opts compareOptions) string {
+	line := verdictLine(regressions, undecided, opts)
+	if total := len(regressions); total > bannerShown {
+		short := append(slices.Clip(regressions[:bannerShown]), fmt.Sprintf("and %d more (every one in the tables below)", total-bannerShown))
+		line = strings.Replace(verdictLine(short, undecided, opts), plural(len(short), "figure")+" regressed", plural(total, "figure")+" regressed", 1)
+	}
+	return strings.ReplaceAll(line, "**", "")
 }

@@ -116,7 +116,7 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; display: b
 th, td { border: 1px solid #ccc; padding: 3px 8px; vertical-align: top; }
 th { background: #f2f2f2; } td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 code { background: #f4f4f4; padding: 0 3px; }
-figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figure { margin: 1em 0; overflow-x: auto; } figure img { border: 1px solid #ddd; }
 figcaption { font-size: 0.85em; color: #444; }
 .verdict { padding: 14px 24px; color: #fff; }
 .verdict p { max-width: 1120px; margin: 0.3em auto; } .verdict ul { max-width: 1070px; margin: 0.3em auto; }

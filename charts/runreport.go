@@ -157,9 +157,9 @@ func runMarkdown(dir string, entries []runEntry, code perf.Outcome, codeFrom str
 			link = relTo(dir, filepath.Join(e.Sc.Dir, "README.md"))
 		}
 		rows = append(rows, []string{fmt.Sprintf("[%s](%s)", entryKey(dir, e), link),
-			fmt.Sprintf("%s (%d)", e.Outcome, int(e.Outcome)), cell(entryWhy(e))})
+			fmt.Sprintf("%s (%d)", e.Outcome, int(e.Outcome)), cell(entryFinding(e)), cell(entryWhy(e))})
 	}
-	writeTable(&b, []string{"scenario", "outcome (exit code)", "why"}, "lll", rows)
+	writeTable(&b, []string{"scenario", "outcome (exit code)", "finding", "why"}, "llll", rows)
 	var sum [][]string
 	for _, e := range entries {
 		if e.Sc.Report != nil && hasSummary(e.Sc.Report) {
@@ -177,6 +177,15 @@ func runMarkdown(dir string, entries []runEntry, code perf.Outcome, codeFrom str
 		}
 	}
 	return b.String()
+}
+
+// entryFinding is the finding of the entry's result (report.Finding), as its page states it
+// under its banner; "" for a result that could not be read.
+func entryFinding(e runEntry) string {
+	if e.Sc.Report == nil {
+		return ""
+	}
+	return report.Finding(e.Sc.Report)
 }
 
 // entryWhy is the outcome's reason, and a drawing failure.
@@ -227,7 +236,7 @@ func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom st
 	}
 	b.WriteString("</header>\n<main>\n")
 
-	b.WriteString("<h2 id=\"verdicts\">Verdicts</h2>\n<table id=\"run-verdicts\">\n<thead><tr><th>scenario</th><th>outcome</th><th class=\"r\">exit code</th><th>why</th><th>files</th></tr></thead>\n<tbody>\n")
+	b.WriteString("<h2 id=\"verdicts\">Verdicts</h2>\n<table id=\"run-verdicts\">\n<thead><tr><th>scenario</th><th>outcome</th><th class=\"r\">exit code</th><th>finding</th><th>why</th><th>files</th></tr></thead>\n<tbody>\n")
 	for _, e := range entries {
 		key := entryKey(dir, e)
 		page, files := link(key, e.Path), []string{link("result.json", e.Path)}
@@ -242,11 +251,11 @@ func runIndexHTML(dir string, entries []runEntry, code perf.Outcome, codeFrom st
 		case e.Sc.Report != nil && len(missedWarnOnly(e.Sc.Report)) > 0:
 			oc = "warn"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"%s\">%s</td><td class=\"r\">%d</td><td>%s</td><td>%s</td></tr>\n",
-			page, oc, esc(e.Outcome.String()), int(e.Outcome), esc(entryWhy(e)), strings.Join(files, " · "))
+		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"%s\">%s</td><td class=\"r\">%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			page, oc, esc(e.Outcome.String()), int(e.Outcome), esc(entryFinding(e)), esc(entryWhy(e)), strings.Join(files, " · "))
 	}
 	if len(entries) == 0 {
-		b.WriteString("<tr><td colspan=\"5\">no result file: the run measured nothing (see its log)</td></tr>\n")
+		b.WriteString("<tr><td colspan=\"6\">no result file: the run measured nothing (see its log)</td></tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n")
 

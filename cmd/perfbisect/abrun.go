@@ -52,7 +52,12 @@ func (r *abRun) Compare(ctx context.Context, a, b bisect.Binary) (bisect.Compari
 	if runErr != nil && !errors.As(runErr, &exit) {
 		return bisect.Comparison{}, fmt.Errorf("scripts/perf.sh: %w", runErr)
 	}
-	if exit != nil && perf.Outcome(exit.ExitCode()) == perf.OutcomeInterrupted {
+	// Stopped with the bisection (its Ctrl-C reaches the run too), or by a signal of its own: an
+	// interrupted comparison, not a run without its figure.
+	if ctx.Err() != nil {
+		return bisect.Comparison{}, fmt.Errorf("run %s interrupted (log %s): %w", id, logPath, ctx.Err())
+	}
+	if exit != nil && (perf.Outcome(exit.ExitCode()) == perf.OutcomeInterrupted || exit.ExitCode() == -1) {
 		return bisect.Comparison{}, fmt.Errorf("run %s interrupted (log %s)", id, logPath)
 	}
 	d, files, rounds, err := r.read(id)
