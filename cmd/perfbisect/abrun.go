@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/daprperf/daprperf/perf"
@@ -29,6 +30,9 @@ type abRun struct {
 	n          int
 }
 
+// runGrace is how long a stopped A/B run has to stop its processes and remove its folders.
+const runGrace = 2 * time.Minute
+
 func (r *abRun) Compare(ctx context.Context, a, b bisect.Binary) (bisect.Comparison, error) {
 	r.n++
 	id := fmt.Sprintf("%s-%02d", r.id, r.n)
@@ -41,6 +45,12 @@ func (r *abRun) Compare(ctx context.Context, a, b bisect.Binary) (bisect.Compari
 	defer logFile.Close()
 	cmd := exec.CommandContext(ctx, filepath.Join(r.repo, "scripts", "perf.sh"), "-run", r.run, r.pkg)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = r.repo, logFile, logFile
+	// When the bisection is stopped, the run is too, as Ctrl-C stops it: SIGINT to its own
+	// process group (the script, the suite and the test binary), which then stops what it
+	// started and removes its folders; it is killed only if it has not ended by runGrace.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = runGrace
 	cmd.Env = append(os.Environ(),
 		"DAPR_PERF_RUN_ID="+id,
 		"DAPR_PERF_REPORT_DIR="+r.root,
