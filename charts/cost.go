@@ -86,7 +86,6 @@ func costChart(rep *perf.Report) (*figure, error) {
 	for _, p := range []*plot.Plot{fig.Plot, fig.Below} {
 		p.X.Min, p.X.Max = x0, x1
 		p.NominalX(names...)
-		p.Legend.Top = true
 	}
 	fig.Plot.Y.Min, fig.Plot.Y.Max = 0, topCPU*1.3
 	fig.Below.Y.Min, fig.Below.Y.Max = 0, topRSS*1.3

@@ -35,10 +35,8 @@ func curveChart(rep *perf.Report) (*figure, error) {
 	fig.Plot.X.Label.Text = "offered rate (requests/s)"
 	fig.Plot.Y.Label.Text = "latency (ms, log)"
 	fig.Plot.Y.Scale, fig.Plot.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	fig.Plot.Legend.Left = true
 	fig.Below.X.Label.Text = "offered rate (requests/s)"
 	fig.Below.Y.Label.Text = "CPU per request (µs)"
-	fig.Below.Legend.Top, fig.Below.Legend.Left = true, true
 	fig.Below.Y.Min = 0
 
 	lines := []struct {

@@ -151,7 +151,6 @@ func latencyPanel(fig *figure, rep *perf.Report, xys plotter.XYs, maxSeconds flo
 	p.X.Label.Text = "percentile (axis: 1/(1-p), log scale)"
 	p.Y.Label.Text = what + " (" + u.Name + ")"
 	p.Y.Min = 0
-	p.Legend.Top, p.Legend.Left = true, true
 	maxX := 100.0
 	for _, xy := range xys {
 		maxX = max(maxX, xy.X)

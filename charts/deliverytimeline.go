@@ -87,7 +87,6 @@ func secondsChart(rep *perf.Report, cs countedSeconds) (*figure, error) {
 	fig.Below.X.Label.Text = cs.xLabel
 	fig.Below.Y.Label.Text = "per second"
 	fig.Below.Y.Min = 0
-	fig.Below.Legend.Top = true
 	at := func(start time.Time, k int) float64 { return start.Sub(t0).Seconds() + float64(k) + 0.5 }
 	var p50, p99, counted, apart plotter.XYs
 	for _, s := range cs.timeline {

@@ -26,10 +26,9 @@ type figure struct {
 	BelowLayers   []plot.Plotter
 	Width, Height int
 	legend        int
-	// entries are the legend's, drawn below the panels (drawLegend); legendsMoved is set once
-	// the panels' own legends are cleared.
-	entries      []legendEntry
-	legendsMoved bool
+	// entries are the legend's, drawn below the panels (drawLegend); the panels' own legends
+	// stay empty.
+	entries []legendEntry
 }
 
 // plots are the figure's panels, top first.
@@ -43,7 +42,6 @@ func (f *figure) plots() []*plot.Plot {
 func newFigure(title string) *figure {
 	p := plot.New()
 	p.Title.Text = wrapTitle(title, titleWidth)
-	p.Legend.Top = true
 	p.Y.Label.Padding = vg.Points(4)
 	p.Y.Tick.Marker = readableTicks{}
 	p.Add(plotter.NewGrid())
@@ -79,7 +77,6 @@ func (f *figure) add(name string, pl plot.Plotter) {
 	f.Plot.Add(pl)
 	f.Layers = append(f.Layers, pl)
 	if th, ok := pl.(plot.Thumbnailer); ok && name != "" {
-		f.Plot.Legend.Add(name, th)
 		f.entries = append(f.entries, legendEntry{name, th})
 		f.legend++
 	}
@@ -90,7 +87,6 @@ func (f *figure) addBelow(name string, pl plot.Plotter) {
 	f.Below.Add(pl)
 	f.BelowLayers = append(f.BelowLayers, pl)
 	if th, ok := pl.(plot.Thumbnailer); ok && name != "" {
-		f.Below.Legend.Add(name, th)
 		f.entries = append(f.entries, legendEntry{name, th})
 	}
 }
@@ -115,8 +111,9 @@ func (f *figure) savePNG(path string) ([]byte, error) {
 
 // render draws the figure as a PNG.
 func (f *figure) render() ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(f.size()), vgimg.UseDPI(dpi))
-	f.draw(draw.New(c))
+	lay := f.layoutLegend(pixels(f.Width))
+	c := vgimg.NewWith(vgimg.UseWH(f.size(lay)), vgimg.UseDPI(dpi))
+	f.draw(draw.New(c), lay)
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 		return nil, err
@@ -129,8 +126,9 @@ func (f *figure) render() ([]byte, error) {
 // faces with the same metrics (Arial, Helvetica) and sans-serif, so that a reader without it
 // sees the same layout in a sans-serif face (an SVG in an <img> takes no font from its page).
 func (f *figure) renderSVG() ([]byte, error) {
-	c := vgsvg.NewWith(vgsvg.UseWH(f.size()))
-	f.draw(draw.New(c))
+	lay := f.layoutLegend(pixels(f.Width))
+	c := vgsvg.NewWith(vgsvg.UseWH(f.size(lay)))
+	f.draw(draw.New(c), lay)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
@@ -139,16 +137,17 @@ func (f *figure) renderSVG() ([]byte, error) {
 		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
 }
 
-// size is the figure's size: its width, and its height with the legend below the panels (the
+// size is the figure's size with its legend laid out as lay: its width, and its height with
+// the legend below the panels (the
 // image grows by the legend's height, so the panels keep their size however many entries it
 // has).
-func (f *figure) size() (w, h vg.Length) {
-	return pixels(f.Width), pixels(f.Height) + f.layoutLegend(pixels(f.Width)).height
+func (f *figure) size(lay legendLayout) (w, h vg.Length) {
+	return pixels(f.Width), pixels(f.Height) + lay.height
 }
 
-// draw draws the panels and, below them, the legend on dc.
-func (f *figure) draw(dc draw.Canvas) {
-	dc = f.drawLegend(dc, f.layoutLegend(pixels(f.Width)))
+// draw draws the panels and, below them, the legend laid out as lay on dc.
+func (f *figure) draw(dc draw.Canvas, lay legendLayout) {
+	dc = f.drawLegend(dc, lay)
 	if f.Below == nil {
 		f.Plot.Draw(dc)
 		return

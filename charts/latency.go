@@ -135,7 +135,6 @@ func latencyChart(rep *perf.Report) (*figure, error) {
 		what += "; from the stored percentiles (no histogram in this file)"
 	}
 	fig := newFigure(fmt.Sprintf("%s: service time by percentile, %s", heading(rep), what))
-	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
 	fig.Plot.X.Scale = plot.LogScale{}
 	fig.Plot.X.Tick.Marker = percentileTicks{}
 	fig.Plot.X.Label.Text = "percentile (axis: 1/(1-p), log scale)"

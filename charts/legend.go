@@ -66,17 +66,10 @@ func (f *figure) layoutLegend(width vg.Length) legendLayout {
 	return lay
 }
 
-// drawLegend clears the panels' own legends (once) and draws lay at the bottom of dc; it
-// returns the panels' area above it.
+// drawLegend draws lay at the bottom of dc and returns the panels' area above it.
 func (f *figure) drawLegend(dc draw.Canvas, lay legendLayout) draw.Canvas {
 	if len(lay.entries) == 0 {
 		return dc
-	}
-	if !f.legendsMoved {
-		f.legendsMoved = true
-		for _, p := range f.plots() {
-			p.Legend = plot.NewLegend()
-		}
 	}
 	gap := vg.Points(legendGap)
 	bottom := draw.Crop(dc, 0, 0, 0, -(dc.Max.Y - dc.Min.Y - lay.height))

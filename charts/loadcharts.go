@@ -115,7 +115,6 @@ func qpsChart(rep *perf.Report) (*figure, error) {
 	bottom.X.Label.Text = "round"
 	bottom.Y.Label.Text = "behind schedule (%)"
 	bottom.Y.Min, bottom.Y.Max = 0, math.Max(1.5, highest*1.15)
-	bottom.Legend.Top = true
 	fig.Below = bottom
 	n := float64(len(rep.Rounds))
 	for _, p := range []*plot.Plot{top, bottom} {

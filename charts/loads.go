@@ -156,7 +156,6 @@ func loadsLatencyChart(rep *perf.Report) (*figure, error) {
 	}
 	fig := newFigure(title)
 	fig.Plot.Y.Label.Text = latencyAxis(rep) + " (" + u.Name + ")"
-	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
 	fig.Plot.Y.Min = 0
 
 	for i := range rep.Loads {

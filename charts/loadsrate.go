@@ -130,7 +130,6 @@ func loadsScheduleChart(rep *perf.Report) (*figure, error) {
 	bottom.Title.Text = "share of the schedule not kept (skipped or late)"
 	bottom.Y.Label.Text = "behind schedule (%)"
 	bottom.Y.Min, bottom.Y.Max = 0, math.Max(1.5, highest*1.15)
-	bottom.Legend.Top = true
 	fig.Below = bottom
 	n := float64(len(rep.Loads))
 	names := make([]string, len(rep.Loads))
@@ -210,7 +209,6 @@ func loadsSpectrumChart(rep *perf.Report) (*figure, error) {
 	}
 	u := latencyUnit(largest)
 	fig := newFigure(fmt.Sprintf("%s: %s by percentile, one line per %s (log axis of 1/(1-p))", heading(rep), latencyWhat(rep), loadWord(rep)))
-	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
 	fig.Plot.X.Scale = plot.LogScale{}
 	fig.Plot.X.Tick.Marker = percentileTicks{}
 	fig.Plot.X.Label.Text = "percentile (axis: 1/(1-p), log scale); each line ends where its requests run out"

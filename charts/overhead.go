@@ -67,7 +67,6 @@ func overheadChart(rep *perf.Report) (*figure, error) {
 	}
 	fig := newFigure(fmt.Sprintf("%s: sidecar overhead per percentile, %s", heading(rep), note))
 	fig.Plot.Y.Label.Text = "overhead, main minus baseline (" + u.Name + ")"
-	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
 
 	var dots plotter.XYs
 	for i, o := range ovs {

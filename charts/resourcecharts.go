@@ -100,7 +100,6 @@ func growthChart(rep *perf.Report) (*figure, error) {
 	fig := newFigure(fmt.Sprintf("%s: sidecar RSS slope per variant, %s\nthreshold %.0f KiB per 1,000 requests: %s",
 		heading(rep), plural(g.Rounds, "round")+" of "+fmtCount(int64(g.RequestsPerRound))+" requests", g.ThresholdKiBPer1000, shorten(orNone(g.ThresholdSource), 90)))
 	fig.Plot.Y.Label.Text = "RSS slope (KiB per 1,000 requests)"
-	fig.Plot.Legend.Top, fig.Plot.Legend.Left = true, true
 	names := make([]string, len(g.Variants))
 	largest := g.ThresholdKiBPer1000
 	var labels plotter.XYLabels

@@ -86,7 +86,6 @@ func timelineChart(rep *perf.Report) (*figure, error) {
 	bottom.X.Label.Text = "seconds since the first phase started"
 	bottom.Y.Label.Text = "answers per second"
 	bottom.Y.Min = 0
-	bottom.Legend.Top = true
 	fig.Below = bottom
 	bottom.Y.Tick.Marker = readableTicks{}
 	for _, p := range []*plot.Plot{top, bottom} {
