@@ -108,7 +108,7 @@ func (g GoBuild) Build(ctx context.Context, c Commit) (string, error) {
 		for _, pin := range g.Pins {
 			path, _, ok := strings.Cut(pin, "@")
 			if !ok {
-				return "", fmt.Errorf("bisect: pin %q: want path@version", pin)
+				return "", fmt.Errorf("bisect: BISECT_PINS (-pins) word %q: want a module path@version", pin)
 			}
 			args = append(args, "-replace="+path+"="+pin)
 		}
