@@ -76,6 +76,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	case o.version == "":
 		return o, fmt.Errorf("-control-plane (make bisect: DAPR_VERSION) is required: the version whose control plane is in .daprd/<version>/, such as v1.18.3")
 	}
+	for _, pin := range strings.Fields(o.pins) {
+		if path, version, ok := strings.Cut(pin, "@"); !ok || path == "" || version == "" {
+			return o, fmt.Errorf("-pins (make bisect: BISECT_PINS) word %q: want a module path@version, such as github.com/dapr/components-contrib@v1.17.3", pin)
+		}
+	}
 	return o, nil
 }
 

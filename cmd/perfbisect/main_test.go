@@ -16,9 +16,10 @@ import (
 
 func TestUsageErrorsNameTheFlag(t *testing.T) {
 	for msg, args := range map[string][]string{
-		"-repo (make bisect: DAPR_BISECT_REPO) is required":    {"-good", "v1.17.0", "-bad", "v1.17.5"},
-		"-good and -bad (make bisect: GOOD, BAD) are required": {"-repo", "/x", "-good", "v1.17.0"},
-		`unexpected arguments ["extra"]`:                       {"-repo", "/x", "extra"},
+		"-repo (make bisect: DAPR_BISECT_REPO) is required":                                                      {"-good", "v1.17.0", "-bad", "v1.17.5"},
+		"-good and -bad (make bisect: GOOD, BAD) are required":                                                   {"-repo", "/x", "-good", "v1.17.0"},
+		`unexpected arguments ["extra"]`:                                                                         {"-repo", "/x", "extra"},
+		`-pins (make bisect: BISECT_PINS) word "github.com/dapr/components-contrib": want a module path@version`: {"-repo", "/x", "-good", "a", "-bad", "b", "-control-plane", "v1.18.3", "-pins", "github.com/x/y@v1 github.com/dapr/components-contrib"},
 	} {
 		var out, errs bytes.Buffer
 		assert.Equal(t, perf.OutcomeConfig, run(args, &out, &errs))
