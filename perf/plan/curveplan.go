@@ -20,7 +20,8 @@ import (
 // most P99, no error, the rate kept): from SearchStart, the rate doubles while it passes, then
 // the bracket between the highest rate that passed and the lowest that failed is halved until
 // it is narrower than Resolution of its lower end, each rate judged by the majority of up to
-// three loads; the answer is its lower end. One warmup
+// three loads; the answer is its lower end. The searches take turns, one load each, so that
+// a machine whose speed drifts over the run moves all of them alike (interleavedSearches). One warmup
 // comes first, its result discarded. There is no baseline: the figures are the latency
 // through both sidecars and each sidecar's CPU per request, against the rate
 // (report.CurvePoints); the overhead plan measures the added latency.
@@ -48,10 +49,6 @@ type CurvePlan struct {
 	SearchStart int
 	Resolution  float64
 }
-
-// maxSearchSteps bounds one search's loads: doubling from 250 to perf.MaxQPS (12 rates) and
-// halving the bracket to 2 % (6 more), up to three loads a rate, take fewer.
-const maxSearchSteps = 60
 
 // curveRun is one run of a CurvePlan: its loads after the overrides, and the curve as it grows.
 type curveRun struct {
@@ -136,8 +133,8 @@ func (r *curveRun) searchWords() string {
 	if r.Searches == 0 {
 		return ""
 	}
-	return fmt.Sprintf("from %d requests/s, doubling while a rate passes (up to %d), then halving the bracket between the highest rate that passed and the lowest that failed until it is narrower than %.0f %% of its lower end (at most %d loads of %v each); each rate judged by the majority of up to %d loads (two alike settle it); the answer is the highest rate that passed",
-		r.SearchStart, r.maxQPS, 100*r.Resolution, maxSearchSteps, r.load.Duration, searchVotes)
+	return fmt.Sprintf("from %d requests/s, doubling while a rate passes (up to %d), then halving the bracket between the highest rate that passed and the lowest that failed until it is narrower than %.0f %% of its lower end (at most %d loads of %v each); each rate judged by the majority of up to %d loads (two alike settle it); the answer is the highest rate that passed; the %d searches take turns, one load each",
+		r.SearchStart, r.maxQPS, 100*r.Resolution, maxSearchSteps, r.load.Duration, searchVotes, r.Searches)
 }
 
 // Steps are the warmup, the curve's loads and the searches (their loads not known ahead: about
@@ -147,8 +144,8 @@ func (r *curveRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 	for _, q := range r.Rates {
 		out = append(out, perf.Step{Name: fmt.Sprintf("curve at %d QPS: %d round(s) of %v, %d connections", q, r.Rounds, r.load.Duration, r.load.Connections), Duration: time.Duration(r.Rounds) * r.load.Duration})
 	}
-	for i := range r.Searches {
-		out = append(out, perf.Step{Name: fmt.Sprintf("search %d/%d for the highest rate within the bound: about 24 loads of %v", i+1, r.Searches, r.load.Duration), Duration: 24 * r.load.Duration})
+	if r.Searches > 0 {
+		out = append(out, perf.Step{Name: fmt.Sprintf("%d searches for the highest rate within the bound, taking turns: about %d loads of %v", r.Searches, 24*r.Searches, r.load.Duration), Duration: time.Duration(24*r.Searches) * r.load.Duration})
 	}
 	return out
 }
@@ -189,11 +186,11 @@ func (r *curveRun) Run(s perf.Session) error {
 			break
 		}
 	}
-	for i := range r.Searches {
-		search, err := searchRate(r.SearchStart, r.maxQPS, r.Resolution, func(step, qps int) (perf.CurveProbe, error) {
-			return probe(fmt.Sprintf("search%d-step%d-%dqps", i+1, step, qps), qps)
+	if r.Searches > 0 {
+		searches, err := interleavedSearches(r.Searches, r.SearchStart, r.maxQPS, r.Resolution, func(search, step, qps int) (perf.CurveProbe, error) {
+			return probe(fmt.Sprintf("search%d-step%d-%dqps", search, step, qps), qps)
 		})
-		r.curve.Searches = append(r.curve.Searches, search)
+		r.curve.Searches = searches
 		if err != nil {
 			return err
 		}
@@ -226,71 +223,6 @@ func (r *curveRun) probe(s perf.Session, dep perf.Deployment, tester testers.Cli
 		}
 	}
 	return pr, nil
-}
-
-// searchVotes is how many loads may judge one rate of a search: a rate passes when most of
-// them keep the bound, so the loads stop once that is settled (two alike, or the third). On a
-// small machine one load's p99 can be a stall's (a collection, another process), not the
-// rate's; a majority of three turns a per-load chance p of a wrong verdict into 3p² − 2p³
-// (0.1 becomes 0.028).
-const searchVotes = 3
-
-// searchRate searches for the highest rate that passes, from start: doubling while a rate
-// passes (up to top), then halving the bracket between the highest that passed and the lowest
-// that failed until hi − lo <= resolution × lo. Each rate is judged by the majority of up to
-// searchVotes loads. probe runs load n of the search (from 1) at qps. A probe's error ends the
-// search with what it has.
-func searchRate(start, top int, resolution float64, probe func(step, qps int) (perf.CurveProbe, error)) (perf.RateSearch, error) {
-	var s perf.RateSearch
-	lo, hi := 0, 0 // highest passed, lowest failed (0: none yet)
-	q := start
-	passed, failed := 0, 0 // the loads at q so far
-	var last perf.CurveProbe
-	for step := 1; step <= maxSearchSteps; step++ {
-		pr, err := probe(step, q)
-		if err != nil {
-			s.Reason = "stopped by an error: " + err.Error()
-			s.HighestQPS = lo
-			return s, err
-		}
-		s.Steps = append(s.Steps, pr)
-		if pr.Pass {
-			passed++
-		} else {
-			failed++
-			last = pr
-		}
-		if 2*passed <= searchVotes && 2*failed <= searchVotes {
-			continue // no majority yet
-		}
-		pass := 2*passed > searchVotes
-		passed, failed = 0, 0
-		if pass {
-			lo = q
-		} else {
-			hi = q
-		}
-		switch {
-		case lo == 0 && hi != 0:
-			s.Reason = fmt.Sprintf("the first rate, %d requests/s, did not keep the bound in most of its loads: %s", start, last.Why)
-			return s, nil
-		case hi == 0 && lo >= top:
-			s.HighestQPS = lo
-			s.Reason = fmt.Sprintf("every rate up to the highest offered, %d requests/s, kept the bound", top)
-			return s, nil
-		case hi == 0:
-			q = min(2*lo, top)
-			continue
-		case float64(hi-lo) <= resolution*float64(lo) || hi-lo <= 1:
-			s.HighestQPS = lo
-			s.Reason = fmt.Sprintf("%d requests/s passed and %d failed, within %.0f %%", lo, hi, 100*resolution)
-			return s, nil
-		}
-		q = lo + (hi-lo)/2
-	}
-	s.HighestQPS = lo
-	s.Reason = fmt.Sprintf("stopped after %d loads: %d requests/s passed, %d failed", maxSearchSteps, lo, hi)
-	return s, nil
 }
 
 // Finish takes the validity of the loads as warnings (a load past the knee falls behind by

@@ -116,7 +116,7 @@ func TestCurvePlanConfigure(t *testing.T) {
 	assert.Equal(t, 16, r.load.Connections)
 	assert.Equal(t, 0.99, r.KeptRatio, "0 reads as 0.99")
 	assert.Equal(t, perf.MaxQPS, r.maxQPS)
-	assert.Len(t, r.Steps(sc, cfg), 1+3+3)
+	assert.Len(t, r.Steps(sc, cfg), 1+3+1, "the warmup, three rates, the searches taking turns")
 
 	t.Setenv(perf.EnvQPS, "600")
 	t.Setenv(perf.EnvDuration, "2s")
@@ -143,4 +143,71 @@ func TestCurvePlanErrorsNameTheField(t *testing.T) {
 	}
 	empty := curveScenario(&CurvePlan{Rounds: 1, Duration: time.Second, P99: time.Second, BoundSource: "x"})
 	assert.ErrorContains(t, configureErr(planOf(empty), empty, &perf.RunConfig{}), "Rates is empty")
+}
+
+// Searches take turns, one load each, so a machine that slows over the run slows all of them
+// alike: run one after another on a machine whose capacity falls by a third over the run, three
+// searches give three answers far apart; taking turns, answers within the resolution of each
+// other.
+func TestInterleavedSearchesSeeTheSameMachine(t *testing.T) {
+	drifting := func(loads *int, order *[]int) func(search, step, qps int) (perf.CurveProbe, error) {
+		return func(search, _, qps int) (perf.CurveProbe, error) {
+			*loads++
+			*order = append(*order, search)
+			capacity := 3000 - 10**loads // 3,000 requests/s at first, less with each load
+			return perf.CurveProbe{OfferedQPS: qps, Pass: qps <= capacity}, nil
+		}
+	}
+	spread := func(ss []perf.RateSearch) float64 {
+		lo, hi := ss[0].HighestQPS, ss[0].HighestQPS
+		for _, s := range ss {
+			lo, hi = min(lo, s.HighestQPS), max(hi, s.HighestQPS)
+		}
+		return float64(hi-lo) / float64(lo)
+	}
+
+	var loads int
+	var order []int
+	var oneByOne []perf.RateSearch
+	for i := range 3 {
+		s, err := searchRate(250, perf.MaxQPS, 0.02, func(step, qps int) (perf.CurveProbe, error) {
+			return drifting(&loads, &order)(i+1, step, qps)
+		})
+		require.NoError(t, err)
+		oneByOne = append(oneByOne, s)
+	}
+	assert.Greater(t, spread(oneByOne), 0.10, "one after another, the drift decides: %+v", oneByOne)
+
+	loads, order = 0, nil
+	turns, err := interleavedSearches(3, 250, perf.MaxQPS, 0.02, drifting(&loads, &order))
+	require.NoError(t, err)
+	require.Len(t, turns, 3)
+	assert.LessOrEqual(t, spread(turns), 0.05, "taking turns: %+v", turns)
+	assert.Equal(t, []int{1, 2, 3, 1, 2, 3}, order[:6], "one load of each in turn")
+	total := 0
+	for _, s := range turns {
+		assert.Contains(t, s.Reason, "within 2 %")
+		total += len(s.Steps)
+	}
+	assert.Equal(t, loads, total, "every load recorded in its own search")
+}
+
+// A load's error ends every search with what it has, and is returned.
+func TestInterleavedSearchesStopTogether(t *testing.T) {
+	boom := errors.New("tester gone")
+	n := 0
+	ss, err := interleavedSearches(2, 250, perf.MaxQPS, 0.02, func(search, step, qps int) (perf.CurveProbe, error) {
+		if n++; n == 7 {
+			return perf.CurveProbe{}, boom
+		}
+		return perf.CurveProbe{OfferedQPS: qps, Pass: true}, nil
+	})
+	require.ErrorIs(t, err, boom)
+	require.Len(t, ss, 2)
+	for i, s := range ss {
+		assert.Equal(t, 250, s.HighestQPS, "search %d: 250 passed, 500 had one load of its two, before the error", i+1)
+		assert.Equal(t, "stopped by an error: tester gone", s.Reason)
+	}
+	assert.Len(t, ss[0].Steps, 3)
+	assert.Len(t, ss[1].Steps, 3)
 }

@@ -1,0 +1,140 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/daprperf/daprperf/perf"
+)
+
+// maxSearchSteps bounds one search's loads: doubling from 250 to perf.MaxQPS (12 rates) and
+// halving the bracket to 2 % (6 more), up to three loads a rate, take fewer.
+const maxSearchSteps = 60
+
+// searchVotes is how many loads may judge one rate of a search: a rate passes when most of
+// them keep the bound, so the loads stop once that is settled (two alike, or the third). On a
+// small machine one load's p99 can be a stall's (a collection, another process), not the
+// rate's; a majority of three turns a per-load chance p of a wrong verdict into 3p² − 2p³
+// (0.1 becomes 0.028).
+const searchVotes = 3
+
+// rateSearch is one search for the highest rate that passes, as a sequence of loads: next
+// names the rate of the next load, record takes its outcome. From start it doubles while a rate
+// passes (up to top), then halves the bracket between the highest rate that passed and the
+// lowest that failed until hi − lo <= resolution × lo; each rate is judged by the majority of
+// up to searchVotes loads. It is a value that waits for its loads, so several searches can take
+// turns on one machine (interleavedSearches).
+type rateSearch struct {
+	start, top     int
+	resolution     float64
+	lo, hi         int // highest rate passed, lowest failed (0: none yet)
+	q              int // the rate being judged
+	passed, failed int // the loads at q so far
+	last           perf.CurveProbe
+	out            perf.RateSearch
+	done           bool
+}
+
+func newRateSearch(start, top int, resolution float64) *rateSearch {
+	return &rateSearch{start: start, top: top, resolution: resolution, q: start}
+}
+
+// next is the rate of the search's next load, and false when the search has ended (its
+// outcome in result).
+func (s *rateSearch) next() (int, bool) {
+	if !s.done && len(s.out.Steps) >= maxSearchSteps {
+		s.end(s.lo, fmt.Sprintf("stopped after %d loads: %d requests/s passed, %d failed", maxSearchSteps, s.lo, s.hi))
+	}
+	return s.q, !s.done
+}
+
+// result is the search as it stands: its loads, the highest rate that passed and why it ended.
+func (s *rateSearch) result() perf.RateSearch { return s.out }
+
+func (s *rateSearch) end(highest int, reason string) {
+	s.out.HighestQPS, s.out.Reason, s.done = highest, reason, true
+}
+
+// stop ends the search at a load's error, with what it has.
+func (s *rateSearch) stop(err error) {
+	s.end(s.lo, "stopped by an error: "+err.Error())
+}
+
+// record takes the outcome of the load at the rate next named.
+func (s *rateSearch) record(pr perf.CurveProbe) {
+	s.out.Steps = append(s.out.Steps, pr)
+	if pr.Pass {
+		s.passed++
+	} else {
+		s.failed++
+		s.last = pr
+	}
+	if 2*s.passed <= searchVotes && 2*s.failed <= searchVotes {
+		return // no majority yet
+	}
+	if 2*s.passed > searchVotes {
+		s.lo = s.q
+	} else {
+		s.hi = s.q
+	}
+	s.passed, s.failed = 0, 0
+	switch {
+	case s.lo == 0 && s.hi != 0:
+		s.end(0, fmt.Sprintf("the first rate, %d requests/s, did not keep the bound in most of its loads: %s", s.start, s.last.Why))
+	case s.hi == 0 && s.lo >= s.top:
+		s.end(s.lo, fmt.Sprintf("every rate up to the highest offered, %d requests/s, kept the bound", s.top))
+	case s.hi == 0:
+		s.q = min(2*s.lo, s.top)
+	case float64(s.hi-s.lo) <= s.resolution*float64(s.lo) || s.hi-s.lo <= 1:
+		s.end(s.lo, fmt.Sprintf("%d requests/s passed and %d failed, within %.0f %%", s.lo, s.hi, 100*s.resolution))
+	default:
+		s.q = s.lo + (s.hi-s.lo)/2
+	}
+}
+
+// searchRate runs one rateSearch: probe runs load n of the search (from 1) at qps. A probe's
+// error ends the search with what it has, and is returned.
+func searchRate(start, top int, resolution float64, probe func(step, qps int) (perf.CurveProbe, error)) (perf.RateSearch, error) {
+	rs, err := interleavedSearches(1, start, top, resolution, func(_, step, qps int) (perf.CurveProbe, error) { return probe(step, qps) })
+	return rs[0], err
+}
+
+// interleavedSearches runs n rateSearches taking turns: one load of the first, one of the
+// second, ... then again, each search left out once it has ended. Searches run one after
+// another each see the machine of their own minutes; taking turns, a machine that slows over
+// the run slows all of them alike, so their spread measures the search, not the drift. probe
+// runs load step (from 1) of search number search (from 1) at qps; its error ends every search
+// with what it has, and is returned.
+func interleavedSearches(n, start, top int, resolution float64, probe func(search, step, qps int) (perf.CurveProbe, error)) ([]perf.RateSearch, error) {
+	ss := make([]*rateSearch, n)
+	for i := range ss {
+		ss[i] = newRateSearch(start, top, resolution)
+	}
+	results := func() []perf.RateSearch {
+		out := make([]perf.RateSearch, n)
+		for i, s := range ss {
+			out[i] = s.result()
+		}
+		return out
+	}
+	for active := true; active; {
+		active = false
+		for i, s := range ss {
+			q, ok := s.next()
+			if !ok {
+				continue
+			}
+			active = true
+			pr, err := probe(i+1, len(s.out.Steps)+1, q)
+			if err != nil {
+				for _, t := range ss {
+					if !t.done {
+						t.stop(err)
+					}
+				}
+				return results(), err
+			}
+			s.record(pr)
+		}
+	}
+	return results(), nil
+}
