@@ -29,10 +29,24 @@ type figure struct {
 	// entries are the legend's, drawn below the panels (drawLegend); the panels' own legends
 	// stay empty.
 	entries []legendEntry
+	// multiples, when set, are small multiples drawn in place of Plot and Below, rows of
+	// panels under Plot's title (setMultiples).
+	multiples [][]*plot.Plot
 }
 
 // plots are the figure's panels, top first.
 func (f *figure) plots() []*plot.Plot {
+	if f.multiples != nil {
+		out := []*plot.Plot{f.Plot}
+		for _, row := range f.multiples {
+			for _, p := range row {
+				if p != nil {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
 	if f.Below != nil {
 		return []*plot.Plot{f.Plot, f.Below}
 	}
@@ -138,16 +152,23 @@ func (f *figure) renderSVG() ([]byte, error) {
 }
 
 // size is the figure's size with its legend laid out as lay: its width, and its height with
-// the legend below the panels (the
-// image grows by the legend's height, so the panels keep their size however many entries it
-// has).
+// the legend below the panels (the image grows by the legend's height, so the panels keep
+// their size however many entries it has), and small multiples' title above them.
 func (f *figure) size(lay legendLayout) (w, h vg.Length) {
-	return pixels(f.Width), pixels(f.Height) + lay.height
+	h = pixels(f.Height) + lay.height
+	if f.multiples != nil {
+		h += titleHeight(f.Plot)
+	}
+	return pixels(f.Width), h
 }
 
 // draw draws the panels and, below them, the legend laid out as lay on dc.
 func (f *figure) draw(dc draw.Canvas, lay legendLayout) {
 	dc = f.drawLegend(dc, lay)
+	if f.multiples != nil {
+		f.drawMultiples(dc)
+		return
+	}
 	if f.Below == nil {
 		f.Plot.Draw(dc)
 		return

@@ -120,7 +120,7 @@ var (
 )
 
 // seriesColor is the colour of the i-th series of a chart, from okabeIto (repeating after 8;
-// resourceChart then changes the dashes).
+// a chart with more series than colours draws small multiples, maxOverlaid).
 func seriesColor(i int) color.Color { return okabeIto[i%len(okabeIto)] }
 
 // translucent is c at about half opacity, for overlapping areas.

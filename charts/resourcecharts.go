@@ -2,11 +2,12 @@ package charts
 
 import (
 	"fmt"
+	"image/color"
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -25,7 +26,9 @@ func rssChart(rep *perf.Report) (*figure, error) {
 
 // resourceChart draws value of every sample of the last round that has resources, one line
 // per process, over seconds since its main phase started. skip leaves out each series' first
-// samples (the first CPU reading has no interval and reads 0).
+// samples (the first CPU reading has no interval and reads 0). Past maxOverlaid processes
+// (an actor run's hosts and testers) it draws small multiples, a panel per process on shared
+// axes, each line in its role's colour with the roles as the legend.
 func resourceChart(rep *perf.Report, what, yLabel string, value func(perf.Sample) float64, skip int) (*figure, error) {
 	round := -1
 	for i := len(rep.Rounds) - 1; i >= 0; i-- {
@@ -39,12 +42,12 @@ func resourceChart(rep *perf.Report, what, yLabel string, value func(perf.Sample
 	}
 	rd := rep.Rounds[round]
 	start := rd.Main.StartTime
-	fig := newFigure(fmt.Sprintf("%s: %s per process, main phase of round %d", heading(rep), what, round+1))
-	fig.Plot.X.Label.Text = "seconds since the main phase started"
-	fig.Plot.Y.Label.Text = yLabel
-	fig.Plot.Y.Min = 0
-	drawn := false
-	for i, s := range rd.Resources {
+	type series struct {
+		name, role string
+		xys        plotter.XYs
+	}
+	var drawn []series
+	for _, s := range rd.Resources {
 		if len(s.Points) <= skip {
 			continue
 		}
@@ -56,24 +59,67 @@ func resourceChart(rep *perf.Report, what, yLabel string, value func(perf.Sample
 		for _, pt := range s.Points[skip:] {
 			xys = append(xys, plotter.XY{X: pt.At.Sub(t0).Seconds(), Y: value(pt)})
 		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Process, err)
-		}
-		line.Color = seriesColor(i)
-		line.Width = vg.Points(1.5)
-		line.Dashes = plotutil.Dashes(i / len(okabeIto))
-		name := s.Process
-		if s.Role != "" {
-			name += " (" + s.Role + ")"
-		}
-		fig.add(name, line)
-		drawn = true
+		drawn = append(drawn, series{s.Process, s.Role, xys})
 	}
-	if !drawn {
+	if len(drawn) == 0 {
 		return nil, nil
 	}
-	fig.Plot.X.Min = min(fig.Plot.X.Min, 0)
+	fig := newFigure(fmt.Sprintf("%s: %s per process, main phase of round %d", heading(rep), what, round+1))
+	newLine := func(se series, c color.Color) (*plotter.Line, error) {
+		line, err := plotter.NewLine(se.xys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", se.name, err)
+		}
+		line.Color, line.Width = c, vg.Points(1.5)
+		return line, nil
+	}
+	if len(drawn) <= maxOverlaid {
+		fig.Plot.X.Label.Text = "seconds since the main phase started"
+		fig.Plot.Y.Label.Text = yLabel
+		fig.Plot.Y.Min = 0
+		for i, se := range drawn {
+			line, err := newLine(se, seriesColor(i))
+			if err != nil {
+				return nil, err
+			}
+			name := se.name
+			if se.role != "" {
+				name += " (" + se.role + ")"
+			}
+			fig.add(name, line)
+		}
+		fig.Plot.X.Min = min(fig.Plot.X.Min, 0)
+		return markInvalid(fig, rep), nil
+	}
+	fig.Plot.Title.Text += fmt.Sprintf("\n%d processes, one panel each on the same axes: seconds since the main phase started, %s", len(drawn), yLabel)
+	var roles []string
+	var panels []*plot.Plot
+	for _, se := range drawn {
+		ri := slices.Index(roles, orNone(se.role))
+		first := ri < 0
+		if first {
+			ri, roles = len(roles), append(roles, orNone(se.role))
+		}
+		line, err := newLine(se, seriesColor(ri))
+		if err != nil {
+			return nil, err
+		}
+		p := plot.New()
+		p.Title.Text = se.name
+		p.Title.TextStyle.Font.Size = vg.Points(9)
+		p.X.Tick.Marker, p.Y.Tick.Marker = readableTicks{}, readableTicks{}
+		p.Add(plotter.NewGrid(), line)
+		p.Y.Min = 0
+		p.X.Min = min(p.X.Min, 0)
+		panels = append(panels, p)
+		fig.Layers = append(fig.Layers, line)
+		if first {
+			fig.entries = append(fig.entries, legendEntry{roles[ri], line})
+			fig.legend++
+		}
+	}
+	sameAxes(panels)
+	fig.setMultiples(panels)
 	return markInvalid(fig, rep), nil
 }
 

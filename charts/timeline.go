@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -22,16 +23,31 @@ type timedPhase struct {
 }
 
 // timedPhases are the report's loads with a timeline, in order: each round's baseline (blue)
-// and main (orange), or each named load in a colour of its own. A load shared by several
-// testers is drawn once per tester, in the load's colour, with each tester's own share.
+// and main (orange), or each group of named loads (loadGroup: a variant's rounds, a search's
+// steps) in a colour of its own, named for the group with its count of loads. A load shared by
+// several testers is drawn once per tester, in the load's colour, with each tester's own share.
 func timedPhases(rep *perf.Report) []timedPhase {
 	var out []timedPhase
 	for i := range rep.Rounds {
 		rd := &rep.Rounds[i]
 		out = append(out, timedPhase{baselineName, baselineColor, &rd.Baseline}, timedPhase{mainName, mainColor, &rd.Main})
 	}
+	var groups []string
+	count := map[string]int{}
+	for _, l := range rep.Loads {
+		g := loadGroup(l.Name)
+		if count[g] == 0 {
+			groups = append(groups, g)
+		}
+		count[g]++
+	}
 	for i := range rep.Loads {
-		out = append(out, timedPhase{rep.Loads[i].Name, seriesColor(i), &rep.Loads[i].Result})
+		g := loadGroup(rep.Loads[i].Name)
+		name := g
+		if count[g] > 1 {
+			name = fmt.Sprintf("%s (%d loads)", g, count[g])
+		}
+		out = append(out, timedPhase{name, seriesColor(slices.Index(groups, g)), &rep.Loads[i].Result})
 	}
 	var kept []timedPhase
 	for _, ph := range out {
