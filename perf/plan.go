@@ -81,6 +81,9 @@ type RunConfig struct {
 	// ABMaxRounds is the rounds an A/B run may grow to while a gated figure is undecided
 	// (EnvABMaxRounds; at least Rounds).
 	ABMaxRounds int
+	// ABGated are the A/B differences (Difference.Figure) whose verdicts decide when the run
+	// stops adding rounds (EnvABGate; report.ABGatedFigures when unset).
+	ABGated []string
 	// ABSetAside is how many rounds of an A/B run may be set aside and run again because a
 	// measured phase in them fell behind its schedule or missed its rate (EnvABSetAside).
 	ABSetAside int

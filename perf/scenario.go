@@ -156,6 +156,9 @@ const EnvRepeats = "DAPR_PERF_REPEATS"
 // MaxRepeats bounds DAPR_PERF_REPEATS.
 const MaxRepeats = 50
 
+// EnvABGate names the figures an A/B run adds rounds for until they are decided (Env.ABGate).
+const EnvABGate = "DAPR_PERF_AB_GATE"
+
 // EnvABMaxRounds is the budget of an A/B run's rounds (Env.ABMaxRounds).
 const EnvABMaxRounds = "DAPR_PERF_AB_MAX_ROUNDS"
 

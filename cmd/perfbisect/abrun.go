@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +29,17 @@ type abRun struct {
 	figure     string // a Difference.Figure of an A/B run ("latency p90")
 	logDir     string // where each run's output goes
 	n          int
+}
+
+// gateFor is the DAPR_PERF_AB_GATE value that gates only figure, "latency p50", "latency p90"
+// or "latency p99", so that a comparison stops adding rounds once the figure the bisection
+// reads is decided, not when p50 and p90 both are; "" for any other figure (the default gate).
+func gateFor(figure string) string {
+	p, ok := strings.CutPrefix(figure, "latency ")
+	if ok && slices.Contains([]string{"p50", "p90", "p99"}, p) {
+		return p
+	}
+	return ""
 }
 
 // runGrace is how long a stopped A/B run has to stop its processes and remove its folders.
@@ -57,6 +69,9 @@ func (r *abRun) Compare(ctx context.Context, a, b bisect.Binary) (bisect.Compari
 		"DAPR_PERF_DAPRD="+a.Path,
 		"DAPR_PERF_DAPRD_B="+b.Path,
 		"DAPR_PERF_COMMAND=make bisect ("+a.Commit.Short()+" against "+b.Commit.Short()+")")
+	if g := gateFor(r.figure); g != "" && os.Getenv(perf.EnvABGate) == "" {
+		cmd.Env = append(cmd.Env, perf.EnvABGate+"="+g)
+	}
 	runErr := cmd.Run()
 	var exit *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &exit) {

@@ -19,6 +19,7 @@ type fakeRounds struct {
 	b50, b90 func(i int) float64
 	ran      []int
 	failAt   int
+	gated    []string // report.ABGatedFigures when nil
 }
 
 func (f *fakeRounds) round(i int) error {
@@ -49,7 +50,11 @@ func (f *fakeRounds) run(t *testing.T, planned, maxRounds int) error {
 			t.Fatal(err)
 		}
 	}
-	return extendAB(f.rep, planned, maxRounds, f.round, t.Logf)
+	gated := f.gated
+	if gated == nil {
+		gated = report.ABGatedFigures()
+	}
+	return extendAB(f.rep, planned, maxRounds, gated, f.round, t.Logf)
 }
 
 func factor(f float64) func(int) float64 { return func(int) float64 { return f } }
@@ -100,6 +105,31 @@ func TestABRoundsStopWhenDecided(t *testing.T) {
 	}
 	if stop := f.rep.AB.Stop; stop.Reason != perf.ABStopDecided || stop.Ran != 12 || len(f.ran) != 12 {
 		t.Errorf("20 %% slower in 12 rounds: %+v, rounds %v", f.rep.AB.Stop, f.ran)
+	}
+}
+
+// DAPR_PERF_AB_GATE=p90 (a bisection of p90) stops the rounds once p90 is decided, while a
+// p50 that stays undecided would run them to the budget under the default gate.
+func TestABRoundsStopWhenTheGatedFigureIsDecided(t *testing.T) {
+	f := &fakeRounds{b50: alternating(0.10), b90: factor(1.10)}
+	if err := f.run(t, 8, 30); err != nil {
+		t.Fatal(err)
+	}
+	if stop := f.rep.AB.Stop; stop.Reason != perf.ABStopBudget || stop.Ran != 30 || !slices.Equal(stop.Undecided, []string{"latency p50"}) {
+		t.Errorf("p50 and p90 gated: %+v; want the budget spent on p50", stop)
+	}
+	f = &fakeRounds{b50: alternating(0.10), b90: factor(1.10), gated: report.ABGatedFiguresOf("p90")}
+	if err := f.run(t, 8, 30); err != nil {
+		t.Fatal(err)
+	}
+	stop := f.rep.AB.Stop
+	if stop.Reason != perf.ABStopDecided || stop.Ran >= 30 || !slices.Equal(stop.Gated, []string{"latency p90"}) {
+		t.Errorf("p90 gated: %+v; want decided before the budget", stop)
+	}
+	for gate, want := range map[string][]string{"p50": {"latency p50"}, "p99": {"latency p99"}, "p50+p90": report.ABGatedFigures(), "": report.ABGatedFigures()} {
+		if got := report.ABGatedFiguresOf(gate); !slices.Equal(got, want) {
+			t.Errorf("ABGatedFiguresOf(%q) = %v, want %v", gate, got, want)
+		}
 	}
 }
 
@@ -181,5 +211,29 @@ func TestABMaxRoundsEnv(t *testing.T) {
 				t.Errorf("REPEATS=%s MAX=%q: %d, %v; want %d", c.repeats, c.max, got, err, c.want)
 			}
 		})
+	}
+}
+
+// DAPR_PERF_AB_GATE picks the figures an A/B run adds rounds for; a value it does not accept is
+// an error naming it and what it accepts.
+func TestABGateEnv(t *testing.T) {
+	sc := perf.Scenario{Test: "ab", Transport: perf.HTTP, Tester: "tester",
+		Apps:     []perf.App{{Name: "tester", Kind: perf.Tester}, {Name: "app", Kind: perf.HTTPApp}},
+		Baseline: perf.Route{To: "app"}, Main: perf.Route{To: "app"}}
+	cfg := perf.RunConfig{Platform: testPlatform("local")}
+	mustConfigure(t, OverheadPlan{}, sc, &cfg)
+	if !slices.Equal(cfg.ABGated, report.ABGatedFigures()) {
+		t.Errorf("unset: %v", cfg.ABGated)
+	}
+	t.Setenv(perf.EnvABGate, "p90")
+	cfg = perf.RunConfig{Platform: testPlatform("local")}
+	mustConfigure(t, OverheadPlan{}, sc, &cfg)
+	if !slices.Equal(cfg.ABGated, []string{"latency p90"}) {
+		t.Errorf("p90: %v", cfg.ABGated)
+	}
+	t.Setenv(perf.EnvABGate, "p95")
+	err := configureErr(OverheadPlan{}, sc, &perf.RunConfig{Platform: testPlatform("local")})
+	if err == nil || !strings.Contains(err.Error(), `DAPR_PERF_AB_GATE="p95"`) || !strings.Contains(err.Error(), "p50+p90, p50, p90 or p99") {
+		t.Errorf("p95: %v", err)
 	}
 }

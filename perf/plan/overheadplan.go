@@ -43,6 +43,10 @@ func (op OverheadPlan) Configure(sc perf.Scenario, cfg *perf.RunConfig) (perf.Pl
 	cfg.ABMaxRounds, err = perf.ABMaxRoundsFromEnv(cfg.Env, cfg.Rounds, report.DefaultABMaxRounds)
 	add(err)
 	cfg.ABSetAside = perf.ABSetAsideFromEnv(cfg.Env, cfg.ABMaxRounds)
+	cfg.ABGated = report.ABGatedFigures()
+	if g := cfg.Env.ABGate; g != nil {
+		cfg.ABGated = report.ABGatedFiguresOf(*g)
+	}
 	var note string
 	cfg.Idle, note = sc.IdleWindowFromEnv(cfg.Env)
 	if note != "" {
@@ -275,7 +279,7 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 	for i := range cfg.Rounds {
 		if err := runRound(i); err != nil {
 			if ab {
-				rep.AB.Stop = &perf.ABStop{Planned: cfg.Rounds, MaxRounds: cfg.ABMaxRounds, Ran: len(rep.AB.Rounds), Gated: report.ABGatedFigures(), Reason: perf.ABStopFailed}
+				rep.AB.Stop = &perf.ABStop{Planned: cfg.Rounds, MaxRounds: cfg.ABMaxRounds, Ran: len(rep.AB.Rounds), Gated: cfg.ABGated, Reason: perf.ABStopFailed}
 			}
 			return err
 		}
@@ -283,21 +287,21 @@ func runOverheadRounds(s perf.Session, dep perf.Deployment, sides []*side) error
 	if !ab {
 		return nil
 	}
-	return extendAB(rep, cfg.Rounds, cfg.ABMaxRounds, runRound, s.T().Logf)
+	return extendAB(rep, cfg.Rounds, cfg.ABMaxRounds, cfg.ABGated, runRound, s.T().Logf)
 }
 
 // extendAB decides an A/B run's rounds: after the planned rounds, and after each pair added
 // since, it judges rep's A and B rounds (report.PairedDifferences by rep.AB.Rule); while a
-// figure of report.ABGatedFigures is undecided and fewer than maxRounds have run, it runs the
+// figure of gated (RunConfig.ABGated) is undecided and fewer than maxRounds have run, it runs the
 // next two rounds through runRound (round index from 0; runRound appends to rep.Rounds and
 // rep.AB.Rounds and keeps the A B / B A alternation by index), or the one the budget leaves.
 // It records how and why the rounds stopped in rep.AB.Stop, and returns runRound's first error.
-func extendAB(rep *perf.Report, planned, maxRounds int, runRound func(i int) error, logf func(format string, args ...any)) error {
+func extendAB(rep *perf.Report, planned, maxRounds int, gated []string, runRound func(i int) error, logf func(format string, args ...any)) error {
 	rule := report.ABRule(planned, maxRounds)
 	if rep.AB.Rule != nil {
 		rule = *rep.AB.Rule
 	}
-	stop := &perf.ABStop{Planned: planned, MaxRounds: maxRounds, Gated: report.ABGatedFigures()}
+	stop := &perf.ABStop{Planned: planned, MaxRounds: maxRounds, Gated: gated}
 	rep.AB.Stop = stop
 	for {
 		stop.Ran = min(len(rep.Rounds), len(rep.AB.Rounds))

@@ -85,6 +85,18 @@ func ABRule(planned, maxRounds int) perf.ChangeRule {
 // for their noisier rounds would spend the budget on every run.
 func ABGatedFigures() []string { return []string{"latency p50", "latency p90"} }
 
+// ABGatedFiguresOf is the gated figures a value of perf.EnvABGate names: "p50+p90"
+// (ABGatedFigures), or one percentile, "p50", "p90" or "p99", as "latency <p>"; a bisection
+// that reads one figure gates only it, so its comparisons stop when that one is decided. An
+// unknown value (Env has checked it) gives ABGatedFigures.
+func ABGatedFiguresOf(gate string) []string {
+	switch gate {
+	case "p50", "p90", "p99":
+		return []string{"latency " + gate}
+	}
+	return ABGatedFigures()
+}
+
 // Undecided names the figures of gated that ds leaves undecided: a verdict of
 // perf.VerdictUndecided, or no difference of that figure at all.
 func Undecided(ds []perf.Difference, gated []string) []string {
