@@ -17,13 +17,14 @@ import (
 // The charts of plans whose results are a list of named loads (perf.Report.Loads, no
 // baseline/main rounds): the stage plan (one load per k6 stage), the iterations plan (one per
 // shared-iterations run), the fault plan (base, faults), the reminder plan (its registration
-// loads) and the delivery plan (its one publish load). The growth plan has Loads too, but its
-// figure is the RSS slope (growthChart), so it is left out here.
+// loads) and the delivery plan (its one publish load). The growth and curve plans have Loads
+// too, but their figures are drawn on their own (the RSS slope, the curve), so their Kind
+// leaves them out here (report.Kind.LoadsCharted).
 
-// namedLoads reports whether rep's figures are its Loads: it has loads, no rounds, and is not a
-// growth run.
+// namedLoads reports whether rep's figures are its Loads: it has loads, no rounds, and its
+// plan kind charts them.
 func namedLoads(rep *perf.Report) bool {
-	return len(rep.Rounds) == 0 && len(rep.Loads) > 0 && rep.Growth == nil && rep.Curve == nil
+	return len(rep.Rounds) == 0 && len(rep.Loads) > 0 && report.KindOf(rep).LoadsCharted()
 }
 
 // loadPercentiles are the percentiles drawn per load: Dapr's k6 reports give p90 and p95

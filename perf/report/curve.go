@@ -176,6 +176,8 @@ type curveKind struct{ kindBase }
 
 func (curveKind) Name() string { return perf.KindCurve }
 
+func (curveKind) LoadsCharted() bool { return false }
+
 func (curveKind) Headline(r *perf.Report, _ *perf.Figures) string { return curveHeadline(r) }
 
 func (curveKind) Header(r *perf.Report) string {

@@ -28,6 +28,11 @@ type Kind interface {
 	// Failures are the kind's own checks that failed (the growth detector's), each a line;
 	// any of them fails the run as a failed bound does.
 	Failures(r *perf.Report) []string
+	// LoadsCharted says whether the per-load charts and tables (each load's percentiles, rate
+	// and spectrum) show the report's named loads: false for a kind whose loads are steps to a
+	// figure drawn on its own (growth's slopes, the curve's points), where one bar per load
+	// would be noise.
+	LoadsCharted() bool
 	// LoadWord names one of the report's named loads (Report.Loads) in titles and axes:
 	// "stage", "run", "phase" or "load".
 	LoadWord() string
@@ -99,6 +104,7 @@ type kindBase struct{}
 func (kindBase) Figures(*perf.Report, *perf.Figures)                 {}
 func (kindBase) Failures(*perf.Report) []string                      { return nil }
 func (kindBase) LoadWord() string                                    { return "load" }
+func (kindBase) LoadsCharted() bool                                  { return true }
 func (kindBase) Table(*strings.Builder, *perf.Report, *perf.Figures) {}
 func (kindBase) Headline(*perf.Report, *perf.Figures) string         { return "" }
 func (kindBase) LatencyWhat() (string, string)                       { return "service time", "service time" }
@@ -132,6 +138,8 @@ func (overheadKind) Table(b *strings.Builder, r *perf.Report, f *perf.Figures) {
 type growthKind struct{ kindBase }
 
 func (growthKind) Name() string { return perf.KindGrowth }
+
+func (growthKind) LoadsCharted() bool { return false }
 
 func (growthKind) Headline(r *perf.Report, _ *perf.Figures) string { return growthHeadline(r) }
 
