@@ -20,9 +20,10 @@ import (
 // most P99, no error, the rate kept): from SearchStart, the rate doubles while it passes, then
 // the bracket between the highest rate that passed and the lowest that failed is halved until
 // it is narrower than Resolution of its lower end, each rate judged by the majority of up to
-// three loads; the answer is its lower end. The searches take turns, one load each, so that
-// a machine whose speed drifts over the run moves all of them alike (interleavedSearches). One warmup
-// comes first, its result discarded. There is no baseline: the figures are the latency
+// three loads, and both ends of the last bracket judged a second time (an end that does not
+// hold is moved, and the halving goes on: rateSearch); the answer is its lower end. The
+// searches take turns, one load each, so that a machine whose speed drifts over the run moves
+// all of them alike (interleavedSearches). One warmup comes first, its result discarded. There is no baseline: the figures are the latency
 // through both sidecars and each sidecar's CPU per request, against the rate
 // (report.CurvePoints); the overhead plan measures the added latency.
 //
@@ -133,7 +134,7 @@ func (r *curveRun) searchWords() string {
 	if r.Searches == 0 {
 		return ""
 	}
-	return fmt.Sprintf("from %d requests/s, doubling while a rate passes (up to %d), then halving the bracket between the highest rate that passed and the lowest that failed until it is narrower than %.0f %% of its lower end (at most %d loads of %v each); each rate judged by the majority of up to %d loads (two alike settle it); the answer is the highest rate that passed; the %d searches take turns, one load each",
+	return fmt.Sprintf("from %d requests/s, doubling while a rate passes (up to %d), then halving the bracket between the highest rate that passed and the lowest that failed until it is narrower than %.0f %% of its lower end (at most %d loads of %v each); each rate judged by the majority of up to %d loads (two alike settle it); both ends of the last bracket judged again, a rate judged twice taking the majority of all its loads, and an end that does not hold moved; the answer is the highest rate that passed; the %d searches take turns, one load each",
 		r.SearchStart, r.maxQPS, 100*r.Resolution, maxSearchSteps, r.load.Duration, searchVotes, r.Searches)
 }
 

@@ -20,29 +20,50 @@ const searchVotes = 3
 // rateSearch is one search for the highest rate that passes, as a sequence of loads: next
 // names the rate of the next load, record takes its outcome. From start it doubles while a rate
 // passes (up to top), then halves the bracket between the highest rate that passed and the
-// lowest that failed until hi − lo <= resolution × lo; each rate is judged by the majority of
-// up to searchVotes loads. It is a value that waits for its loads, so several searches can take
-// turns on one machine (interleavedSearches).
+// lowest that failed until hi − lo <= resolution × lo. Each visit to a rate judges it by the
+// majority of up to searchVotes loads.
+//
+// Near the knee a rate passes or fails by chance, and one lucky verdict sends a plain bisection
+// into a bracket it never leaves: a rate that passed two of three loads where most loads fail
+// puts every later rate above the knee. So before it ends, the search judges each end of its
+// bracket a second time (a search in which no rate failed has no bracket to judge), and a rate
+// judged twice takes the majority of all its loads (a tie fails). An end that does not hold is
+// moved: a lower end that now fails becomes the upper one, and the highest rate below it that
+// passed the lower (the halving goes on from there); an upper end that now passes becomes the
+// lower one. This is noisy binary search with backtracking, as in Feige, Raghavan, Peleg and
+// Upfal ("Computing with noisy information", SIAM J. Comput. 1994), in its simplest form: only
+// the last bracket's ends are checked.
+//
+// It is a value that waits for its loads, so several searches can take turns on one machine
+// (interleavedSearches).
 type rateSearch struct {
 	start, top     int
 	resolution     float64
-	lo, hi         int // highest rate passed, lowest failed (0: none yet)
 	q              int // the rate being judged
-	passed, failed int // the loads at q so far
-	last           perf.CurveProbe
+	passed, failed int // this visit's loads at q so far
+	rates          map[int]*rateTally
+	last           perf.CurveProbe // the last load that failed
 	out            perf.RateSearch
 	done           bool
 }
 
+// rateTally is every load a search ran at one rate: its passes and fails, its visits, and the
+// verdict of its loads so far.
+type rateTally struct {
+	pass, fail, visits int
+	ok                 bool
+}
+
 func newRateSearch(start, top int, resolution float64) *rateSearch {
-	return &rateSearch{start: start, top: top, resolution: resolution, q: start}
+	return &rateSearch{start: start, top: top, resolution: resolution, q: start, rates: map[int]*rateTally{}}
 }
 
 // next is the rate of the search's next load, and false when the search has ended (its
 // outcome in result).
 func (s *rateSearch) next() (int, bool) {
 	if !s.done && len(s.out.Steps) >= maxSearchSteps {
-		s.end(s.lo, fmt.Sprintf("stopped after %d loads: %d requests/s passed, %d failed", maxSearchSteps, s.lo, s.hi))
+		lo, hi := s.bracket()
+		s.end(lo, fmt.Sprintf("stopped after %d loads: %d requests/s passed, %d failed", maxSearchSteps, lo, hi))
 	}
 	return s.q, !s.done
 }
@@ -56,7 +77,29 @@ func (s *rateSearch) end(highest int, reason string) {
 
 // stop ends the search at a load's error, with what it has.
 func (s *rateSearch) stop(err error) {
-	s.end(s.lo, "stopped by an error: "+err.Error())
+	lo, _ := s.bracket()
+	s.end(lo, "stopped by an error: "+err.Error())
+}
+
+// bracket is the search's bracket from the verdicts so far: hi the lowest rate that failed (0
+// when none has), lo the highest rate below it that passed (0 when none has).
+func (s *rateSearch) bracket() (lo, hi int) {
+	for q, t := range s.rates {
+		if !t.ok && (hi == 0 || q < hi) {
+			hi = q
+		}
+	}
+	for q, t := range s.rates {
+		if t.ok && q > lo && (hi == 0 || q < hi) {
+			lo = q
+		}
+	}
+	return lo, hi
+}
+
+// confirmed says whether rate q has been judged twice.
+func (s *rateSearch) confirmed(q int) bool {
+	return q == 0 || s.rates[q] != nil && s.rates[q].visits >= 2
 }
 
 // record takes the outcome of the load at the rate next named.
@@ -71,23 +114,34 @@ func (s *rateSearch) record(pr perf.CurveProbe) {
 	if 2*s.passed <= searchVotes && 2*s.failed <= searchVotes {
 		return // no majority yet
 	}
-	if 2*s.passed > searchVotes {
-		s.lo = s.q
-	} else {
-		s.hi = s.q
+	t := s.rates[s.q]
+	if t == nil {
+		t = &rateTally{}
+		s.rates[s.q] = t
 	}
+	t.pass, t.fail, t.visits = t.pass+s.passed, t.fail+s.failed, t.visits+1
+	t.ok = t.pass > t.fail
 	s.passed, s.failed = 0, 0
+
+	lo, hi := s.bracket()
+	// A bracket is closed when it is narrow enough, or when the lowest rate failed; a search
+	// that no rate failed (every rate up to the top kept) has no knee to confirm.
+	closed := hi != 0 && (lo == 0 || float64(hi-lo) <= s.resolution*float64(lo) || hi-lo <= 1)
 	switch {
-	case s.lo == 0 && s.hi != 0:
-		s.end(0, fmt.Sprintf("the first rate, %d requests/s, did not keep the bound in most of its loads: %s", s.start, s.last.Why))
-	case s.hi == 0 && s.lo >= s.top:
-		s.end(s.lo, fmt.Sprintf("every rate up to the highest offered, %d requests/s, kept the bound", s.top))
-	case s.hi == 0:
-		s.q = min(2*s.lo, s.top)
-	case float64(s.hi-s.lo) <= s.resolution*float64(s.lo) || s.hi-s.lo <= 1:
-		s.end(s.lo, fmt.Sprintf("%d requests/s passed and %d failed, within %.0f %%", s.lo, s.hi, 100*s.resolution))
+	case closed && !s.confirmed(lo):
+		s.q = lo // judge the lower end again
+	case closed && !s.confirmed(hi):
+		s.q = hi // and the upper
+	case lo == 0 && hi != 0:
+		s.end(0, fmt.Sprintf("the first rate, %d requests/s, did not keep the bound in most of its loads, judged twice: %s", s.start, s.last.Why))
+	case hi == 0 && lo >= s.top:
+		s.end(lo, fmt.Sprintf("every rate up to the highest offered, %d requests/s, kept the bound", s.top))
+	case closed:
+		s.end(lo, fmt.Sprintf("%d requests/s passed and %d failed, within %.0f %%, each judged twice", lo, hi, 100*s.resolution))
+	case hi == 0:
+		s.q = min(2*lo, s.top)
 	default:
-		s.q = s.lo + (s.hi-s.lo)/2
+		s.q = lo + (hi-lo)/2
 	}
 }
 
