@@ -23,9 +23,9 @@ import (
 // three loads, and both ends of the last bracket judged a second time (an end that does not
 // hold is moved, and the halving goes on: rateSearch); the answer is its lower end. The
 // searches take turns, one load each, so that a machine whose speed drifts over the run moves
-// all of them alike (interleavedSearches). One warmup comes first, its result discarded. There is no baseline: the figures are the latency
-// through both sidecars and each sidecar's CPU per request, against the rate
-// (report.CurvePoints); the overhead plan measures the added latency.
+// all of them alike (interleavedSearches). One warmup comes first, its result discarded. There
+// is no baseline: the figures are the latency through both sidecars and each sidecar's CPU per
+// request, against the rate (report.CurvePoints); the overhead plan measures the added latency.
 //
 // Env overrides: DAPR_TEST_DURATION sets every load's length; DAPR_PERF_REPEATS the rounds at
 // each rate; DAPR_PERF_CURVE_P99 the bound's p99; DAPR_PERF_CONNECTIONS the connections (Scenario.MainOptions otherwise);
@@ -146,7 +146,7 @@ func (r *curveRun) Steps(_ perf.Scenario, cfg perf.RunConfig) []perf.Step {
 		out = append(out, perf.Step{Name: fmt.Sprintf("curve at %d QPS: %d round(s) of %v, %d connections", q, r.Rounds, r.load.Duration, r.load.Connections), Duration: time.Duration(r.Rounds) * r.load.Duration})
 	}
 	if r.Searches > 0 {
-		out = append(out, perf.Step{Name: fmt.Sprintf("%d searches for the highest rate within the bound, taking turns: about %d loads of %v", r.Searches, 24*r.Searches, r.load.Duration), Duration: time.Duration(24*r.Searches) * r.load.Duration})
+		out = append(out, perf.Step{Name: fmt.Sprintf("%d searches for the highest rate within the bound, taking turns: about %d loads of %v", r.Searches, 30*r.Searches, r.load.Duration), Duration: time.Duration(30*r.Searches) * r.load.Duration})
 	}
 	return out
 }

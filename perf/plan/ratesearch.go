@@ -6,8 +6,10 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
-// maxSearchSteps bounds one search's loads: doubling from 250 to perf.MaxQPS (12 rates) and
-// halving the bracket to 2 % (6 more), up to three loads a rate, take fewer.
+// maxSearchSteps bounds one search's loads: doubling from 250 to perf.MaxQPS (12 rates),
+// halving the bracket to 2 % (6 more) and judging its ends again, two or three loads a rate,
+// take fewer; a search that follows a machine slowing under it can reach it (the answer is then
+// the bracket it had).
 const maxSearchSteps = 60
 
 // searchVotes is how many loads may judge one rate of a search: a rate passes when most of
