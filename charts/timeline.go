@@ -33,16 +33,18 @@ func timedPhases(rep *perf.Report) []timedPhase {
 		out = append(out, timedPhase{baselineName, baselineColor, &rd.Baseline}, timedPhase{mainName, mainColor, &rd.Main})
 	}
 	var groups []string
+	group := make([]string, len(rep.Loads))
 	count := map[string]int{}
-	for _, l := range rep.Loads {
+	for i, l := range rep.Loads {
 		g := loadGroup(l.Name)
 		if count[g] == 0 {
 			groups = append(groups, g)
 		}
+		group[i] = g
 		count[g]++
 	}
 	for i := range rep.Loads {
-		g := loadGroup(rep.Loads[i].Name)
+		g := group[i]
 		name := g
 		if count[g] > 1 {
 			name = fmt.Sprintf("%s (%d loads)", g, count[g])

@@ -36,7 +36,7 @@ type abRun struct {
 // reads is decided, not when p50 and p90 both are; "" for any other figure (the default gate).
 func gateFor(figure string) string {
 	p, ok := strings.CutPrefix(figure, "latency ")
-	if ok && slices.Contains([]string{"p50", "p90", "p99"}, p) {
+	if ok && slices.Equal(report.ABGatedFiguresOf(p), []string{figure}) {
 		return p
 	}
 	return ""

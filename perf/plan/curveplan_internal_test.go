@@ -11,6 +11,13 @@ import (
 	"github.com/daprperf/daprperf/perf"
 )
 
+// searchRate runs one rateSearch, as the searches did before they took turns: probe runs load n of the search (from 1) at qps. A probe's
+// error ends the search with what it has, and is returned.
+func searchRate(start, top int, resolution float64, probe func(step, qps int) (perf.CurveProbe, error)) (perf.RateSearch, error) {
+	rs, err := interleavedSearches(1, start, top, resolution, func(_, step, qps int) (perf.CurveProbe, error) { return probe(step, qps) })
+	return rs[0], err
+}
+
 // capacity is a probe of a machine that keeps the bound up to max requests/s.
 func capacity(max int, offered *[]int) func(step, qps int) (perf.CurveProbe, error) {
 	return func(_, qps int) (perf.CurveProbe, error) {

@@ -147,13 +147,6 @@ func (s *rateSearch) record(pr perf.CurveProbe) {
 	}
 }
 
-// searchRate runs one rateSearch: probe runs load n of the search (from 1) at qps. A probe's
-// error ends the search with what it has, and is returned.
-func searchRate(start, top int, resolution float64, probe func(step, qps int) (perf.CurveProbe, error)) (perf.RateSearch, error) {
-	rs, err := interleavedSearches(1, start, top, resolution, func(_, step, qps int) (perf.CurveProbe, error) { return probe(step, qps) })
-	return rs[0], err
-}
-
 // interleavedSearches runs n rateSearches taking turns: one load of the first, one of the
 // second, ... then again, each search left out once it has ended. Searches run one after
 // another each see the machine of their own minutes; taking turns, a machine that slows over
